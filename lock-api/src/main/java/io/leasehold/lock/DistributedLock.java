@@ -1,0 +1,103 @@
+package io.leasehold.lock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * A named lock shared through Redis: a cheap handle, obtained from {@link LockClient#lock(String)}.
+ *
+ * <p><b>Ownership</b> is an explicit {@link Lease}: each acquisition stores a fresh 128-bit random
+ * owner value in Redis, never a thread or client id. <b>Reentrancy</b> is explicit: the blocking
+ * {@link #callLocked}/{@link #runLocked} are reentrant on the same thread (a nested call reuses the
+ * outer lease without a Redis call); Kotlin's {@code withLock} is reentrant within the coroutine that
+ * holds the lock and its children; {@code acquire*} always make a new acquisition and so are
+ * <em>not</em> reentrant (a second acquire on a held lock waits like any other contender).
+ *
+ * <p><b>Fairness.</b> Waiters of one {@link LockClient} queue first-in first-out per lock name, and
+ * only the head of that queue contends; across clients there is no fairness.
+ *
+ * <p><b>Waiting</b> is driven by the lock's release channel with a fallback retry when the holder's
+ * TTL runs out: no polling.
+ *
+ * <p><b>Cancellation.</b> A wait that times out, is interrupted, or whose future is cancelled leaves no
+ * lock behind: if the acquire reached Redis anyway, the engine releases it with the same owner
+ * value. If it is cancelled after acquisition, the lease is released before the cancellation is
+ * reported.
+ *
+ * <p>Every wait makes at least one attempt; a call returns within its wait plus at most one
+ * command timeout ({@link LockClient.Builder#commandTimeout}).
+ *
+ * <p>Prefer {@link #callLocked} / {@link #runLocked} (or Kotlin's {@code withLock}): they release on
+ * every path and react to lease loss. This interface's implementation is threadsafe.
+ */
+public interface DistributedLock {
+
+    String name();
+
+    LockOptions options();
+
+    /**
+     * Waits up to {@code wait} for the lock. Prefer {@link #callLocked}.
+     *
+     * @throws LockTimeoutException  if another owner held it for the whole wait
+     * @throws LockBackendException  if Redis failed
+     * @throws LockInterruptedException if the thread was interrupted while waiting (its interrupt flag is set again)
+     */
+    Lease acquire(Duration wait);
+
+    /** One attempt, no waiting: empty if another owner holds the lock. Prefer {@link #callLocked}. */
+    Optional<Lease> tryAcquire();
+
+    /** Waits up to {@code wait}: empty if another owner held the lock for the whole wait. */
+    Optional<Lease> tryAcquire(Duration wait);
+
+    /**
+     * Asynchronous {@link #acquire(Duration)}: the future fails with {@link LockTimeoutException} or
+     * {@link LockBackendException}. Cancelling the future abandons the wait cleanly.
+     */
+    CompletableFuture<Lease> acquireAsync(Duration wait);
+
+    /** Asynchronous {@link #tryAcquire(Duration)}. */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait);
+
+    /**
+     * Runs {@code body} while holding the lock, and releases it afterwards, also on exceptions.
+     * Reentrant on this thread. If the lease is lost while {@code body} runs, the thread running it
+     * is interrupted and, once it returns, {@link LeaseLostException} is thrown.
+     *
+     * @throws LockTimeoutException  if another owner held it for the whole wait
+     * @throws LockBackendException  if Redis failed while acquiring
+     * @throws LeaseLostException    if the lease was lost while {@code body} ran
+     * @throws LockInterruptedException if interrupted while waiting
+     * @throws Exception             whatever {@code body} threw (the lock is released first)
+     */
+    <T> T callLocked(Duration wait, Callable<T> body) throws Exception;
+
+    /** {@link #callLocked} for a {@link Runnable}; throws no checked exception. */
+    void runLocked(Duration wait, Runnable body);
+
+    /**
+     * Acquires asynchronously, runs {@code body} with the lease, and releases when the returned
+     * stage completes (either way). Not reentrant. If the lease is lost before the body's stage
+     * completes, the result fails with {@link LeaseLostException}.
+     */
+    <T> CompletableFuture<T> callLockedAsync(Duration wait, Function<Lease, ? extends CompletionStage<T>> body);
+
+    /** Whether anyone holds the lock right now, as Redis sees it. */
+    boolean isLocked();
+
+    /** The current holder's fencing token and remaining TTL, if the lock is held. */
+    Optional<LockInfo> inspect();
+
+    /**
+     * Deletes the lock whoever holds it and wakes waiters: an operator's tool. The holder's lease
+     * is signalled {@link LeaseLoss.Reason#STOLEN} at its next renewal.
+     *
+     * @return true if a lock was deleted
+     */
+    boolean forceRelease();
+}

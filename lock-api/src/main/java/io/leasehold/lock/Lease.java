@@ -1,0 +1,77 @@
+package io.leasehold.lock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Proof of ownership of a {@link DistributedLock}: one acquisition, with its own random owner
+ * value in Redis and its own fencing token.
+ *
+ * <p><b>Not reentrant, not tied to a thread.</b> A lease may be released from any thread or
+ * coroutine; it is the lease, not the thread that acquired it, that owns the lock.
+ *
+ * <p>A lease ends in exactly one of two ways: its owner {@linkplain #release() releases} it, or it
+ * is <em>lost</em> ({@link #lost()} completes with the reason). While auto-renew is on the engine
+ * renews it in the background. Prefer {@link DistributedLock#callLocked} or Kotlin's
+ * {@code withLock}, which release for you and react to loss.
+ *
+ * <p>This interface's implementation is threadsafe.
+ */
+public interface Lease extends AutoCloseable {
+
+    String lockName();
+
+    /**
+     * A number strictly greater than every earlier lease's token for this lock name, across
+     * clients, key expiry, and loss of Redis data (as long as the Redis server clock does not go
+     * backwards). Pass it to the resource you protect and let it reject smaller tokens.
+     */
+    long fencingToken();
+
+    /**
+     * How long this lease is still certainly valid: counted from when the acquire (or last
+     * renewal) request was <em>sent</em>, on the monotonic clock, minus a drift margin. Never more
+     * than Redis's own TTL. Zero once released or lost.
+     */
+    Duration remaining();
+
+    /** True while the lease is neither released nor lost and {@link #remaining()} is above zero. */
+    boolean isValid();
+
+    /**
+     * Completes when the lease is lost, with the reason; never completes on a normal release.
+     * Dependent actions run on a Leasehold thread: keep them short.
+     */
+    CompletableFuture<LeaseLoss> lost();
+
+    /**
+     * Releases the lock if this lease still owns it. Idempotent.
+     *
+     * @return true if this call deleted the lock in Redis; false if the lease was already released
+     *         or lost, or Redis no longer had the lock for this owner
+     * @throws LockBackendException if Redis could not be reached; renewal has stopped and the lock
+     *                              expires after its lease time
+     */
+    boolean release();
+
+    /** Asynchronous {@link #release()}: the future fails with {@link LockBackendException} on a Redis failure. */
+    CompletableFuture<Boolean> releaseAsync();
+
+    /**
+     * Sets the lease's remaining time in Redis to {@code leaseTime} from now, and its local validity
+     * accordingly. With auto-renew on, later renewals go back to the lock's lease time.
+     *
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or too long
+     * @throws IllegalStateException    if the lease was released
+     * @throws LeaseLostException       if the lease was lost, or Redis no longer has it for this owner
+     * @throws LockBackendException     if Redis could not be reached
+     */
+    void extend(Duration leaseTime);
+
+    /** Asynchronous {@link #extend(Duration)}; argument errors are thrown, not put in the future. */
+    CompletableFuture<Void> extendAsync(Duration leaseTime);
+
+    /** Same as {@link #release()}, for try-with-resources. */
+    @Override
+    void close();
+}

@@ -1,0 +1,70 @@
+package io.leasehold.lock;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Why a lease ended before its owner released it. Delivered by {@link Lease#lost()}, by
+ * {@link LockEventListener#onLeaseLost(LeaseLoss)} and inside {@link LeaseLostException}.
+ *
+ * <p>This class is immutable and threadsafe.
+ */
+public final class LeaseLoss {
+
+    /** The reason a lease was lost. */
+    public enum Reason {
+        /** The lease's validity ran out without renewal (auto-renew off, or not renewed in time). */
+        EXPIRED,
+        /** Redis no longer holds the lock for this owner: it was deleted, flushed, or another owner has it. */
+        STOLEN,
+        /** Renewal could not be confirmed before the local validity deadline: Redis unreachable or failing. */
+        BACKEND_UNAVAILABLE,
+        /** The lease reached {@link LockOptions#maxHoldTime()}; renewal stopped on purpose. */
+        MAX_HOLD_EXCEEDED
+    }
+
+    private final String lockName;
+    private final long fencingToken;
+    private final Reason reason;
+    private final Instant detectedAt;
+    private final @Nullable Throwable cause;
+
+    public LeaseLoss(String lockName, long fencingToken, Reason reason, Instant detectedAt, @Nullable Throwable cause) {
+        this.lockName = Objects.requireNonNull(lockName, "lockName");
+        this.fencingToken = fencingToken;
+        this.reason = Objects.requireNonNull(reason, "reason");
+        this.detectedAt = Objects.requireNonNull(detectedAt, "detectedAt");
+        this.cause = cause;
+    }
+
+    public String lockName() {
+        return lockName;
+    }
+
+    /** The fencing token of the lease that was lost. */
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+
+    /** Wall-clock time at which the engine declared the loss. */
+    public Instant detectedAt() {
+        return detectedAt;
+    }
+
+    /** The backend failure behind {@link Reason#BACKEND_UNAVAILABLE}, if one was seen. */
+    public Optional<Throwable> cause() {
+        return Optional.ofNullable(cause);
+    }
+
+    @Override
+    public String toString() {
+        return "LeaseLoss{lock='" + lockName + "', token=" + fencingToken + ", reason=" + reason
+                + ", detectedAt=" + detectedAt + (cause == null ? "" : ", cause=" + cause) + "}";
+    }
+}

@@ -1,0 +1,154 @@
+package io.leasehold.lock;
+
+import io.leasehold.lock.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a lock is held: lease time, auto-renewal, a max-hold bound and the default wait.
+ * Built with {@link #builder()}; every setter validates at once and {@link Builder#build()}
+ * checks combinations.
+ *
+ * <p>This class is immutable and threadsafe.
+ *
+ * @see LockClient#lock(String, LockOptions)
+ */
+public final class LockOptions {
+
+    /** Default lease: 30 s. With auto-renew the lock is renewed every third of it. */
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+    /** Shortest lease accepted: below it the drift margin would eat the whole validity. */
+    public static final Duration MIN_LEASE_TIME = Duration.ofMillis(50);
+    /** Auto-renew is on by default: a holder keeps the lock as long as it runs and reaches Redis. */
+    public static final boolean DEFAULT_AUTO_RENEW = true;
+    /** Default wait for the overloads and Kotlin functions that take no wait: 30 s. */
+    public static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
+
+    private static final LockOptions DEFAULTS = new Builder().build();
+
+    private final Duration leaseTime;
+    private final boolean autoRenew;
+    private final @Nullable Duration maxHoldTime;
+    private final Duration defaultWait;
+
+    private LockOptions(Builder builder) {
+        this.leaseTime = builder.leaseTime;
+        this.autoRenew = builder.autoRenew;
+        this.maxHoldTime = builder.maxHoldTime;
+        this.defaultWait = builder.defaultWait;
+    }
+
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from these options. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.leaseTime = leaseTime;
+        b.autoRenew = autoRenew;
+        b.maxHoldTime = maxHoldTime;
+        b.defaultWait = defaultWait;
+        return b;
+    }
+
+    /** How long Redis keeps the lock without renewal. */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** Whether the engine's watchdog renews the lease while it is held. */
+    public boolean autoRenew() {
+        return autoRenew;
+    }
+
+    /** The longest a lease may be held, counted from acquisition; empty means no bound. */
+    public Optional<Duration> maxHoldTime() {
+        return Optional.ofNullable(maxHoldTime);
+    }
+
+    /** The wait used where a call takes none. */
+    public Duration defaultWait() {
+        return defaultWait;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof LockOptions)) {
+            return false;
+        }
+        LockOptions that = (LockOptions) o;
+        return autoRenew == that.autoRenew && leaseTime.equals(that.leaseTime)
+                && Objects.equals(maxHoldTime, that.maxHoldTime) && defaultWait.equals(that.defaultWait);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(leaseTime, autoRenew, maxHoldTime, defaultWait);
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions{leaseTime=" + leaseTime + ", autoRenew=" + autoRenew + ", maxHoldTime="
+                + (maxHoldTime == null ? "none" : maxHoldTime) + ", defaultWait=" + defaultWait + "}";
+    }
+
+    /** Builds {@link LockOptions}. Not threadsafe. */
+    public static final class Builder {
+
+        private Duration leaseTime = DEFAULT_LEASE_TIME;
+        private boolean autoRenew = DEFAULT_AUTO_RENEW;
+        private @Nullable Duration maxHoldTime;
+        private Duration defaultWait = DEFAULT_WAIT;
+
+        private Builder() {
+        }
+
+        /** Lease time: greater than 0, at least {@link #MIN_LEASE_TIME}, at most 365 days. */
+        public Builder leaseTime(Duration leaseTime) {
+            Checks.positive("leaseTime", leaseTime, null);
+            this.leaseTime = Checks.atLeast("leaseTime", leaseTime, MIN_LEASE_TIME, null);
+            return this;
+        }
+
+        public Builder autoRenew(boolean autoRenew) {
+            this.autoRenew = autoRenew;
+            return this;
+        }
+
+        /** Max hold time: greater than 0 and at least the lease time (checked by {@link #build()}). */
+        public Builder maxHoldTime(Duration maxHoldTime) {
+            this.maxHoldTime = Checks.positive("maxHoldTime", maxHoldTime, null);
+            return this;
+        }
+
+        /** Removes the max-hold bound (the default). */
+        public Builder noMaxHoldTime() {
+            this.maxHoldTime = null;
+            return this;
+        }
+
+        /** Default wait: 0 (try once) or more, at most 365 days. */
+        public Builder defaultWait(Duration defaultWait) {
+            this.defaultWait = Checks.notNegative("defaultWait", defaultWait, null);
+            return this;
+        }
+
+        public LockOptions build() {
+            if (maxHoldTime != null && maxHoldTime.compareTo(leaseTime) < 0) {
+                throw new IllegalArgumentException("maxHoldTime must be at least leaseTime (" + leaseTime
+                        + "), but was " + maxHoldTime);
+            }
+            return new LockOptions(this);
+        }
+    }
+}

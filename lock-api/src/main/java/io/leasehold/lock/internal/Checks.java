@@ -1,0 +1,79 @@
+package io.leasehold.lock.internal;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Argument checks whose messages name the parameter, the rule, the value and (when there is one)
+ * the lock, e.g. {@code leaseTime must be greater than 0, but was PT0S (lock 'orders:42')}.
+ * Keeping message and check in one place keeps them in agreement.
+ */
+public final class Checks {
+
+    /** Longest accepted duration: a year keeps every nanosecond and millisecond sum far from overflow. */
+    public static final Duration MAX_DURATION = Duration.ofDays(365);
+
+    /** Longest accepted lock name, in characters. */
+    public static final int MAX_NAME_LENGTH = 512;
+
+    private Checks() {
+    }
+
+    public static String lockName(@Nullable String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("name must not be null");
+        }
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank, but was '" + name + "'");
+        }
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("name must be at most " + MAX_NAME_LENGTH + " characters, but was "
+                    + name.length() + " characters ('" + name.substring(0, 32) + "...')");
+        }
+        return name;
+    }
+
+    /** A duration that must be &gt; 0 and at most {@link #MAX_DURATION}. */
+    public static Duration positive(String parameter, @Nullable Duration value, @Nullable String lockName) {
+        notNull(parameter, value, lockName);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(parameter + " must be greater than 0, but was " + value + where(lockName));
+        }
+        return atMostMax(parameter, value, lockName);
+    }
+
+    /** A duration that must be &ge; 0 and at most {@link #MAX_DURATION}. */
+    public static Duration notNegative(String parameter, @Nullable Duration value, @Nullable String lockName) {
+        notNull(parameter, value, lockName);
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(parameter + " must not be negative, but was " + value + where(lockName));
+        }
+        return atMostMax(parameter, value, lockName);
+    }
+
+    /** A duration that must be at least {@code min}. */
+    public static Duration atLeast(String parameter, Duration value, Duration min, @Nullable String lockName) {
+        if (value.compareTo(min) < 0) {
+            throw new IllegalArgumentException(parameter + " must be at least " + min + ", but was " + value + where(lockName));
+        }
+        return value;
+    }
+
+    public static <T> T notNull(String parameter, @Nullable T value, @Nullable String lockName) {
+        if (value == null) {
+            throw new IllegalArgumentException(parameter + " must not be null" + where(lockName));
+        }
+        return value;
+    }
+
+    private static Duration atMostMax(String parameter, Duration value, @Nullable String lockName) {
+        if (value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(parameter + " must be at most " + MAX_DURATION + ", but was " + value + where(lockName));
+        }
+        return value;
+    }
+
+    public static String where(@Nullable String lockName) {
+        return lockName == null ? "" : " (lock '" + lockName + "')";
+    }
+}

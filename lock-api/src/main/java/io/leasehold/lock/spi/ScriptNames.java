@@ -1,0 +1,23 @@
+package io.leasehold.lock.spi;
+
+import java.util.List;
+
+/**
+ * Names of the bundled scripts, for backends that emulate them (the testkit's in-memory backend)
+ * and for tests that count calls. See each script's header for KEYS, ARGV and the reply.
+ */
+public final class ScriptNames {
+
+    public static final String ACQUIRE = "acquire";
+    public static final String RELEASE = "release";
+    public static final String RENEW = "renew";
+    public static final String EXTEND = "extend";
+    public static final String INSPECT = "inspect";
+    public static final String FORCE_RELEASE = "force-release";
+
+    /** Every bundled script. */
+    public static final List<String> ALL = List.of(ACQUIRE, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
+
+    private ScriptNames() {
+    }
+}

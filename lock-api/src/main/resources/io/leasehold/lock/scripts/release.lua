@@ -1,0 +1,18 @@
+-- release: delete the lock if this owner holds it, and tell waiters.
+-- KEYS[1]  lock key            <prefix>{<name>}
+-- KEYS[2]  release channel     <prefix>{<name>}:released (same slot as the lock)
+-- ARGV[1]  owner
+-- ARGV[2]  publish command     'SPUBLISH' (sharded pub/sub) or 'PUBLISH'
+-- Returns  1                   released (and published)
+--          0                   not held by this owner (absent, expired or another owner's)
+local current = redis.call('GET', KEYS[1])
+if not current then
+  return 0
+end
+local sep = string.find(current, ':', 1, true)
+if string.sub(current, 1, sep - 1) ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call(ARGV[2], KEYS[2], 'released')
+return 1

@@ -1,0 +1,67 @@
+package io.leasehold.lock.testkit;
+
+import io.leasehold.lock.spi.LockBackend;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What the conformance suite needs from a backend under test: fresh backends (one per simulated
+ * application node) on one shared store, an administrative path to that store, and fault
+ * injection. A driver's test supplies one; the in-memory backend and the real-Redis fixtures
+ * provide ready-made ones.
+ *
+ * <p>Faults apply to every backend this fixture made. A fixture that cannot inject a fault lists it
+ * in {@link #unsupportedFaults()} with the reason; the suite then skips that scenario and reports
+ * the reason, never silently.
+ */
+public interface LockBackendFixture extends AutoCloseable {
+
+    /** A short name for reports, e.g. {@code in-memory} or {@code lettuce-cluster}. */
+    String name();
+
+    /** A new backend with its own connection(s) to the shared store; the caller closes it. */
+    LockBackend newBackend();
+
+    /** Deletes {@code key} behind every holder's back (an operator or a bug elsewhere). */
+    void deleteKey(String key);
+
+    /** Makes {@code key} expire now, as if its TTL had run out. */
+    void expireNow(String key);
+
+    /** Loses all data: every lock and every fencing counter (a flush or a restart without persistence). */
+    void flushAll();
+
+    /** Makes the store unreachable for every backend of this fixture (calls fail or hang) until {@link #makeAvailable()}. */
+    void makeUnavailable();
+
+    /** Ends {@link #makeUnavailable()}. */
+    void makeAvailable();
+
+    /** The next script call on any backend of this fixture executes in the store, but its reply never reaches the caller. */
+    void loseNextReply();
+
+    /** Delays every script call by {@code latency} before it executes; {@link Duration#ZERO} removes the delay. */
+    void setLatency(Duration latency);
+
+    /** Clears every fault (called by the suite after each scenario). */
+    void resetFaults();
+
+    /** Faults this fixture cannot inject, each with the reason; empty when it supports them all. */
+    default Map<Fault, String> unsupportedFaults() {
+        return Map.of();
+    }
+
+    /** Stops whatever the fixture started. */
+    @Override
+    void close();
+
+    /** The faults a fixture may inject. */
+    enum Fault {
+        DELETE_KEY,
+        EXPIRE_NOW,
+        FLUSH_ALL,
+        UNAVAILABLE,
+        LOSE_REPLY,
+        LATENCY
+    }
+}
