@@ -1,0 +1,213 @@
+@file:JvmName("DistributedLockExtensionsKt")
+
+package io.leasehold.lock
+
+import java.util.concurrent.atomic.AtomicReference
+import kotlin.coroutines.cancellation.CancellationException
+import kotlin.time.Duration
+import kotlin.time.toJavaDuration
+import kotlin.time.toKotlinDuration
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.job
+import kotlinx.coroutines.withContext
+
+// Kotlin coroutine API of DistributedLock.
+//
+// Names are chosen so that no Java member of DistributedLock shadows them: a Java member with the same
+// name and an applicable signature wins over an extension, and a Kotlin lambda SAM-converts to
+// Callable/Runnable, so e.g. a Kotlin `callLocked(wait) { }` would silently call the blocking Java
+// method. Hence `withLock` and `await*`, and overloads only where the parameter type
+// (kotlin.time.Duration) makes the Java member inapplicable.
+
+/**
+ * Acquires this lock, runs [block] with the [Lease] and releases the lock, suspending (not
+ * blocking) while it waits.
+ *
+ * **Reentrant within the coroutine that holds the lock and its children**: a `withLock` on an equal
+ * lock (same client, same name) inside [block], or inside a coroutine launched from [block], reuses
+ * the held lease without any Redis call and ignores its own [wait]; only the outermost `withLock`
+ * releases. A sibling coroutine launched outside [block] does not share the lease and waits like any
+ * other contender. Reentrancy is carried by the coroutine context, never by thread: the block may
+ * resume on any thread.
+ *
+ * **Owner**: the lease, one fresh random owner value in Redis per acquisition, not a thread or a
+ * coroutine.
+ *
+ * **Fairness**: waiters of one [LockClient] queue first-in first-out per lock name; across clients
+ * there is no fairness.
+ *
+ * **Cancellation**: the wait is cancellable; if the caller is cancelled while waiting, the
+ * acquisition is abandoned and nothing stays locked (if the acquire reached Redis anyway, the engine
+ * releases it). If cancelled after acquisition, the lock is released before the
+ * [CancellationException] propagates. The release always runs in a [NonCancellable] context, on
+ * normal return, on exceptions and on cancellation.
+ *
+ * **Loss**: [block] runs in a child scope. If the lease is lost while [block] runs (see
+ * [LeaseLoss.Reason]), that scope is cancelled, so [block] is cancelled at its next suspension
+ * point, and `withLock` throws [LeaseLostException] carrying the [LeaseLoss], not a
+ * [CancellationException], because the caller itself was not cancelled. A loss declared before
+ * [block] returns wins over the block's result or exception (the exception is added as suppressed):
+ * the work may have overlapped with another holder, so use [Lease.fencingToken] where it matters.
+ * If the caller is cancelled as well, its [CancellationException] propagates.
+ *
+ * **Release failure**: if Redis cannot be reached to release, the lock expires after its lease time
+ * (renewal has stopped). When [block] succeeded, the [LockBackendException] is thrown (the result is
+ * discarded: the caller should know the lock may stay held for up to a lease time); when [block]
+ * failed, it is added as suppressed to the block's exception.
+ *
+ * Prefer this function to [awaitAcquire] plus a manual release: it releases on every path and
+ * reacts to loss.
+ *
+ * @param wait how long to wait for the lock; defaults to the lock's [LockOptions.defaultWait].
+ *   Zero makes one attempt.
+ * @throws LockTimeoutException if another owner held the lock for the whole wait
+ * @throws LockBackendException if Redis failed while acquiring, or while releasing after [block]
+ *   succeeded
+ * @throws LeaseLostException if the lease was lost while [block] ran
+ * @throws IllegalArgumentException if [wait] is negative or longer than a year (the Java API's message)
+ */
+public suspend fun <T> DistributedLock.withLock(
+    wait: Duration = options().defaultWait().toKotlinDuration(),
+    block: suspend CoroutineScope.(Lease) -> T,
+): T {
+    val held = HeldLeases.of(currentCoroutineContext())
+    val reentered = held.leaseFor(this)
+    if (reentered != null && reentered.isValid()) {
+        // No acquisition, and no release either: the outermost withLock owns the lease.
+        return runUnderLease(reentered, held) { block(it) }
+    }
+    val lease = awaitAcquire(wait)
+    var failure: Throwable? = null
+    try {
+        return runUnderLease(lease, held.with(this, lease)) { block(it) }
+    } catch (e: Throwable) {
+        failure = e
+        throw e
+    } finally {
+        releaseAfterBlock(lease, failure)
+    }
+}
+
+/**
+ * Runs [block] in a child scope carrying [context], and turns a loss of [lease] while it runs into
+ * [LeaseLostException].
+ */
+private suspend fun <T> runUnderLease(
+    lease: Lease,
+    context: HeldLeases,
+    block: suspend CoroutineScope.(Lease) -> T,
+): T {
+    val lossDuringBlock = AtomicReference<LeaseLoss?>(null)
+    val result = try {
+        withContext(context) {
+            val blockJob = coroutineContext.job
+            // thenAccept runs on a Leasehold thread (or right here if the loss is already known);
+            // Job.cancel is short and non-blocking, as that thread requires.
+            val watch = lease.lost().thenAccept { loss ->
+                lossDuringBlock.set(loss)
+                blockJob.cancel(LeaseLossCancellation(loss))
+            }
+            try {
+                block(lease)
+            } finally {
+                // Cancelling the dependent stage unhooks the action; lease.lost() itself is untouched.
+                watch.cancel(false)
+            }
+        }
+    } catch (e: Throwable) {
+        val loss = lossDuringBlock.get()
+        if (loss == null || !currentCoroutineContext().isActive) {
+            throw e
+        }
+        throw LeaseLostException(loss).also { if (e !is CancellationException) it.addSuppressed(e) }
+    }
+    lossDuringBlock.get()?.let { throw LeaseLostException(it) }
+    return result
+}
+
+/** Releases under [NonCancellable]; see [withLock] for how a release failure is reported. */
+private suspend fun releaseAfterBlock(lease: Lease, blockFailure: Throwable?) {
+    try {
+        withContext(NonCancellable) {
+            lease.releaseAsync().awaitWithoutCancelling()
+        }
+    } catch (e: Throwable) {
+        if (blockFailure == null) {
+            throw e
+        }
+        if (e !== blockFailure) {
+            blockFailure.addSuppressed(e)
+        }
+    }
+}
+
+/** The cause with which [withLock] cancels its block when the lease is lost. */
+internal class LeaseLossCancellation(val loss: LeaseLoss) :
+    CancellationException("lease on lock '${loss.lockName()}' was lost: ${loss.reason()}")
+
+/**
+ * Suspends until this lock is acquired and returns the new [Lease]; the caller must release it
+ * ([Lease.awaitRelease] or [Lease.close]). Suspending twin of [DistributedLock.acquireAsync].
+ *
+ * **Not reentrant**: every call makes a new acquisition, so calling it while this coroutine already
+ * holds the lock waits like any other contender (and, with no other release in sight, times out).
+ *
+ * **Cancellation**: cancelling the caller while it waits cancels the acquisition and leaves nothing
+ * locked: if the acquire reached Redis anyway, or its lease arrived just as the caller was
+ * cancelled, the lease is released.
+ *
+ * Prefer [withLock]: it releases on every path and reacts to loss.
+ *
+ * @param wait how long to wait; defaults to the lock's [LockOptions.defaultWait]. Zero makes one attempt.
+ * @throws LockTimeoutException if another owner held the lock for the whole wait
+ * @throws LockBackendException if Redis failed
+ */
+public suspend fun DistributedLock.awaitAcquire(
+    wait: Duration = options().defaultWait().toKotlinDuration(),
+): Lease =
+    acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> lease.releaseAsync() }
+
+/**
+ * Suspends up to [wait] for this lock and returns the new [Lease], or `null` if another owner held
+ * it for the whole wait. Suspending twin of [DistributedLock.tryAcquireAsync], returning `null`
+ * rather than an empty `Optional`.
+ *
+ * **Not reentrant**, cancellable like [awaitAcquire]. Prefer [withLock].
+ *
+ * @param wait how long to wait; zero (the default) makes one attempt.
+ * @throws LockBackendException if Redis failed (never for a merely contended lock)
+ */
+public suspend fun DistributedLock.awaitTryAcquire(wait: Duration = Duration.ZERO): Lease? =
+    tryAcquireAsync(wait.toJavaDuration())
+        .awaitOrAbandon { maybeLease -> maybeLease.ifPresent { it.releaseAsync() } }
+        .orElse(null)
+
+/**
+ * Blocks the calling thread up to [wait] for this lock: [DistributedLock.acquire] taking a
+ * [kotlin.time.Duration]. In a coroutine use [awaitAcquire] instead, or better [withLock].
+ *
+ * **Not reentrant.**
+ *
+ * @throws LockTimeoutException if another owner held the lock for the whole wait
+ * @throws LockBackendException if Redis failed
+ * @throws LockInterruptedException if the thread was interrupted while waiting
+ */
+public fun DistributedLock.acquire(wait: Duration): Lease = acquire(wait.toJavaDuration())
+
+/**
+ * Blocks the calling thread up to [wait] for this lock, returning `null` if another owner held it
+ * for the whole wait: [DistributedLock.tryAcquire] taking a [kotlin.time.Duration].
+ *
+ * Unlike the Java overload taking a `java.time.Duration`, which returns `Optional<Lease>`, this one
+ * returns `Lease?`, the Kotlin way (as [awaitTryAcquire] does); the parameter type alone picks the
+ * overload. In a coroutine use [awaitTryAcquire] instead, or better [withLock].
+ *
+ * **Not reentrant.**
+ *
+ * @throws LockBackendException if Redis failed
+ * @throws LockInterruptedException if the thread was interrupted while waiting
+ */
+public fun DistributedLock.tryAcquire(wait: Duration): Lease? = tryAcquire(wait.toJavaDuration()).orElse(null)
