@@ -20,6 +20,7 @@ package io.leasehold.lock.testkit.redis;
 public final class RedisFixtures {
 
     private static StandaloneRedis sharedStandalone;
+    private static SentinelRedis sharedSentinel;
 
     private RedisFixtures() {
     }
@@ -44,5 +45,24 @@ public final class RedisFixtures {
             ProcessReaper.register(sharedStandalone);
         }
         return sharedStandalone;
+    }
+
+    /** Starts a Sentinel group (master, replica, three Sentinels) for the caller, who closes it; needs a local redis-server. */
+    public static SentinelRedis startSentinel() {
+        return startSentinel(RedisEnvironment.current());
+    }
+
+    /** {@link #startSentinel()} with an explicit environment. */
+    public static SentinelRedis startSentinel(RedisEnvironment env) {
+        return SentinelRedis.start(RedisSource.binaryFor(env, "Sentinel"));
+    }
+
+    /** The JVM-wide shared Sentinel group; see {@link #sharedStandalone()}. */
+    public static synchronized SentinelRedis sharedSentinel() {
+        if (sharedSentinel == null) {
+            sharedSentinel = startSentinel();
+            ProcessReaper.register(sharedSentinel);
+        }
+        return sharedSentinel;
     }
 }
