@@ -21,6 +21,7 @@ public final class RedisFixtures {
 
     private static StandaloneRedis sharedStandalone;
     private static SentinelRedis sharedSentinel;
+    private static ClusterRedis sharedCluster;
 
     private RedisFixtures() {
     }
@@ -64,5 +65,24 @@ public final class RedisFixtures {
             ProcessReaper.register(sharedSentinel);
         }
         return sharedSentinel;
+    }
+
+    /** Starts a three-master cluster for the caller, who closes it; needs a local redis-server. */
+    public static ClusterRedis startCluster() {
+        return startCluster(RedisEnvironment.current());
+    }
+
+    /** {@link #startCluster()} with an explicit environment. */
+    public static ClusterRedis startCluster(RedisEnvironment env) {
+        return ClusterRedis.start(RedisSource.binaryFor(env, "cluster"));
+    }
+
+    /** The JVM-wide shared three-master cluster; see {@link #sharedStandalone()}. */
+    public static synchronized ClusterRedis sharedCluster() {
+        if (sharedCluster == null) {
+            sharedCluster = startCluster();
+            ProcessReaper.register(sharedCluster);
+        }
+        return sharedCluster;
     }
 }
