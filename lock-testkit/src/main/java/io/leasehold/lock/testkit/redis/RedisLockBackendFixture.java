@@ -77,6 +77,18 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
         return sharing(name, RedisFixtures.sharedStandalone(), backendFactory);
     }
 
+    /** A fixture over {@link RedisFixtures#sharedSentinel()}. */
+    public static RedisLockBackendFixture<SentinelRedis> sharedSentinel(String name,
+            Function<? super SentinelRedis, ? extends LockBackend> backendFactory) {
+        return sharing(name, RedisFixtures.sharedSentinel(), backendFactory);
+    }
+
+    /** A fixture over {@link RedisFixtures#sharedCluster()}. */
+    public static RedisLockBackendFixture<ClusterRedis> sharedCluster(String name,
+            Function<? super ClusterRedis, ? extends LockBackend> backendFactory) {
+        return sharing(name, RedisFixtures.sharedCluster(), backendFactory);
+    }
+
     /** The topology, e.g. to kill a node or run {@code SCRIPT FLUSH} in a driver-specific test. */
     public T topology() {
         return topology;
