@@ -18,7 +18,8 @@ import java.util.function.Function;
  * <em>not</em> reentrant (a second acquire on a held lock waits like any other contender).
  *
  * <p><b>Fairness.</b> Waiters of one {@link LockClient} queue first-in first-out per lock name, and
- * only the head of that queue contends; across clients there is no fairness.
+ * only the head of that queue contends (a newcomer makes one immediate attempt before it queues);
+ * across clients there is no fairness.
  *
  * <p><b>Waiting</b> is driven by the lock's release channel with a fallback retry when the holder's
  * TTL runs out: no polling.
@@ -30,6 +31,9 @@ import java.util.function.Function;
  *
  * <p>Every wait makes at least one attempt; a call returns within its wait plus at most one
  * command timeout ({@link LockClient.Builder#commandTimeout}).
+ *
+ * <p>Two handles obtained from the same {@link LockClient} for the same name are {@code equals}
+ * (reentrancy keys on that), whatever their options.
  *
  * <p>Prefer {@link #callLocked} / {@link #runLocked} (or Kotlin's {@code withLock}): they release on
  * every path and react to lease loss. This interface's implementation is threadsafe.

@@ -1,0 +1,55 @@
+package io.leasehold.lock.internal;
+
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LockEventListener;
+import io.leasehold.lock.LockException;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Fans events out to the registered listeners. A listener that throws is ignored, so that
+ * observability can never break locking.
+ */
+final class Listeners {
+
+    private final List<LockEventListener> listeners;
+
+    Listeners(List<LockEventListener> listeners) {
+        this.listeners = List.copyOf(listeners);
+    }
+
+    void acquired(String name, long token, Duration waited) {
+        each(l -> l.onAcquired(name, token, waited));
+    }
+
+    void acquireFailed(String name, LockException failure, Duration waited) {
+        each(l -> l.onAcquireFailed(name, failure, waited));
+    }
+
+    void released(String name, long token, Duration held) {
+        each(l -> l.onReleased(name, token, held));
+    }
+
+    void renewed(String name, long token) {
+        each(l -> l.onRenewed(name, token));
+    }
+
+    void renewalFailed(String name, long token, Throwable cause) {
+        each(l -> l.onRenewalFailed(name, token, cause));
+    }
+
+    void leaseLost(LeaseLoss loss) {
+        each(l -> l.onLeaseLost(loss));
+    }
+
+    private void each(Consumer<LockEventListener> call) {
+        for (LockEventListener listener : listeners) {
+            try {
+                call.accept(listener);
+            } catch (RuntimeException ignored) {
+                // A broken listener must not break locking; there is no logger in lock-api by design.
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.leasehold.lock.internal;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Java reentrancy (G10): the leases that blocking {@code callLocked}/{@code runLocked} calls on the
+ * current thread hold, keyed by lock handle (equal handles: same client, same name). Only the
+ * blocking body-style calls use it; leases from {@code acquire*} are explicit handles and never
+ * reentrant. Nothing about threads ever reaches Redis.
+ */
+final class ThreadHeldLeases {
+
+    private static final ThreadLocal<Map<DefaultDistributedLock, DefaultLease>> HELD = ThreadLocal.withInitial(HashMap::new);
+
+    private ThreadHeldLeases() {
+    }
+
+    static @Nullable DefaultLease get(DefaultDistributedLock lock) {
+        return HELD.get().get(lock);
+    }
+
+    static void put(DefaultDistributedLock lock, DefaultLease lease) {
+        HELD.get().put(lock, lease);
+    }
+
+    static void remove(DefaultDistributedLock lock) {
+        Map<DefaultDistributedLock, DefaultLease> held = HELD.get();
+        held.remove(lock);
+        if (held.isEmpty()) {
+            HELD.remove(); // leave nothing behind on pooled threads
+        }
+    }
+}
