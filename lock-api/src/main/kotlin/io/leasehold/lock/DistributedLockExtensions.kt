@@ -31,7 +31,8 @@ import kotlinx.coroutines.withContext
  * the held lease without any Redis call and ignores its own [wait]; only the outermost `withLock`
  * releases. A sibling coroutine launched outside [block] does not share the lease and waits like any
  * other contender. Reentrancy is carried by the coroutine context, never by thread: the block may
- * resume on any thread.
+ * resume on any thread. Reentering a lock whose held lease was lost throws [LeaseLostException] at
+ * once; reentering one whose lease the block released by hand acquires it afresh.
  *
  * **Owner**: the lease, one fresh random owner value in Redis per acquisition, not a thread or a
  * coroutine.
@@ -75,9 +76,16 @@ public suspend fun <T> DistributedLock.withLock(
 ): T {
     val held = HeldLeases.of(currentCoroutineContext())
     val reentered = held.leaseFor(this)
-    if (reentered != null && reentered.isValid()) {
-        // No acquisition, and no release either: the outermost withLock owns the lease.
-        return runUnderLease(reentered, held) { block(it) }
+    if (reentered != null) {
+        val lost = reentered.lost()
+        if (lost.isDone && !lost.isCompletedExceptionally) {
+            throw LeaseLostException(lost.join())
+        }
+        if (reentered.isValid()) {
+            // No acquisition, and no release either: the outermost withLock owns the lease.
+            return runUnderLease(reentered, held) { block(it) }
+        }
+        // Released by hand inside the outer block: acquire afresh, like any other contender.
     }
     val lease = awaitAcquire(wait)
     var failure: Throwable? = null

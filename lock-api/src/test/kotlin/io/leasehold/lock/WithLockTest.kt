@@ -5,6 +5,7 @@ import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
@@ -13,6 +14,7 @@ import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.test.runCurrent
 import kotlinx.coroutines.test.runTest
+import kotlinx.coroutines.withContext
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.Test
@@ -277,6 +279,23 @@ class WithLockTest {
         }
 
         assertThat(lock.acquisitions).hasSize(2)
+    }
+
+    @Test
+    fun shouldThrowLeaseLostExceptionWhenReenteringALockWhoseLeaseWasLost() = runTest {
+        val lock = FakeLock("orders:1")
+        var innerFailure: Throwable? = null
+
+        val outerFailure = runCatching {
+            lock.withLock(1.seconds) { lease ->
+                (lease as FakeLease).loseWith(LeaseLoss.Reason.STOLEN)
+                innerFailure = runCatching { withContext(NonCancellable) { lock.withLock(1.seconds) { } } }.exceptionOrNull()
+            }
+        }.exceptionOrNull()
+
+        assertThat(innerFailure).isInstanceOf(LeaseLostException::class.java)
+        assertThat(outerFailure).isInstanceOf(LeaseLostException::class.java)
+        assertThat(lock.acquisitions).hasSize(1)
     }
 
     @Test
