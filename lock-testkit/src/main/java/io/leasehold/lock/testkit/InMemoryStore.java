@@ -1,0 +1,154 @@
+package io.leasehold.lock.testkit;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The keyspace of an {@link InMemoryLockBackend}: string keys with optional millisecond TTLs,
+ * and the few Redis commands the scripts use, with Redis's return values.
+ *
+ * <p>Expiry is lazy, as in Redis, but checked on every access against the time passed in, so a
+ * moved clock is observed by the very next command. A key is gone once its whole TTL has elapsed
+ * ({@code now >= expireAt}); Redis keeps a key through the millisecond in which PTTL reads 0, a
+ * window no caller can rely on.
+ *
+ * <p>Not threadsafe: every method must be called while holding this object's monitor, which is
+ * the store lock that makes one script execution atomic.
+ */
+final class InMemoryStore {
+
+    /** Marks a key without a TTL. */
+    static final long NO_EXPIRY = Long.MAX_VALUE;
+
+    private final Map<String, Entry> entries = new HashMap<>();
+    /** Highest fencing token ever issued; see {@link #serverTimeMicros(long)}. Survives {@link #clear()}. */
+    private long highestToken = Long.MIN_VALUE;
+
+    private record Entry(String value, long expireAtMillis) {
+        boolean expiredAt(long nowMillis) {
+            return nowMillis >= expireAtMillis;
+        }
+    }
+
+    /** GET: the value, or null when absent or expired. */
+    String get(String key, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        return entry == null ? null : entry.value();
+    }
+
+    /** SET without options: stores the value and drops any TTL. */
+    void set(String key, String value) {
+        entries.put(key, new Entry(value, NO_EXPIRY));
+    }
+
+    /** SET key value PX ttl; the caller has checked {@code ttlMillis > 0}. */
+    void setPx(String key, String value, long ttlMillis, long nowMillis) {
+        entries.put(key, new Entry(value, expireAt(ttlMillis, nowMillis)));
+    }
+
+    /**
+     * PEXPIRE: 1 when the key exists (a TTL of 0 or less deletes it, as in Redis), else 0.
+     *
+     * @throws ArithmeticException when now + ttl overflows; Redis rejects that as an invalid expire time
+     */
+    long pexpire(String key, long ttlMillis, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        if (entry == null) {
+            return 0;
+        }
+        if (ttlMillis <= 0) {
+            entries.remove(key);
+        } else {
+            entries.put(key, new Entry(entry.value(), expireAt(ttlMillis, nowMillis)));
+        }
+        return 1;
+    }
+
+    /** PTTL: remaining milliseconds, -1 for a key without TTL, -2 for a missing key. */
+    long pttl(String key, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        if (entry == null) {
+            return -2;
+        }
+        return entry.expireAtMillis() == NO_EXPIRY ? -1 : entry.expireAtMillis() - nowMillis;
+    }
+
+    /** EXISTS for one key. */
+    boolean exists(String key, long nowMillis) {
+        return live(key, nowMillis) != null;
+    }
+
+    /** DEL for one key: true when a live key was deleted. */
+    boolean del(String key, long nowMillis) {
+        return live(key, nowMillis) != null && entries.remove(key) != null;
+    }
+
+    /**
+     * INCR: the new value; keeps the key's TTL, as Redis does.
+     *
+     * @throws NumberFormatException when the value is not an integer
+     * @throws ArithmeticException when the increment would overflow
+     */
+    long incr(String key, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        long next = Math.incrementExact(entry == null ? 0 : Long.parseLong(entry.value()));
+        entries.put(key, new Entry(Long.toString(next), entry == null ? NO_EXPIRY : entry.expireAtMillis()));
+        return next;
+    }
+
+    /** The live keys, sorted. */
+    Set<String> keys(long nowMillis) {
+        removeExpired(nowMillis);
+        return new TreeSet<>(entries.keySet());
+    }
+
+    /** FLUSHALL: every key goes, counters included. */
+    void clear() {
+        entries.clear();
+    }
+
+    /**
+     * The emulated Redis {@code TIME}, in microseconds: the clock, but never below the highest
+     * token issued so far. A real server spends well over a microsecond per acquisition, which is
+     * why a counter re-seeded from {@code TIME} lands above every earlier token; a {@link ManualClock}
+     * standing still (or a user clock moved backwards) spends no time at all, and this floor stands
+     * in for the time that would have passed. With a clock that runs, the floor never shows.
+     */
+    long serverTimeMicros(long clockMicros) {
+        return Math.max(clockMicros, highestToken);
+    }
+
+    /** Records a fencing token handed out, for {@link #serverTimeMicros(long)}. */
+    void tokenIssued(long token) {
+        highestToken = Math.max(highestToken, token);
+    }
+
+    private Entry live(String key, long nowMillis) {
+        Entry entry = entries.get(key);
+        if (entry != null && entry.expiredAt(nowMillis)) {
+            entries.remove(key);
+            return null;
+        }
+        return entry;
+    }
+
+    private void removeExpired(long nowMillis) {
+        Iterator<Entry> it = entries.values().iterator();
+        while (it.hasNext()) {
+            if (it.next().expiredAt(nowMillis)) {
+                it.remove();
+            }
+        }
+    }
+
+    private static long expireAt(long ttlMillis, long nowMillis) {
+        long at = Math.addExact(nowMillis, ttlMillis);
+        if (at == NO_EXPIRY) {
+            throw new ArithmeticException("expire time overflows");
+        }
+        return at;
+    }
+}

@@ -1,0 +1,207 @@
+package io.leasehold.lock.testkit;
+
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The six bundled Lua scripts, transliterated line by line into Java over an {@link InMemoryStore}:
+ * same commands in the same order, same replies, and — as in Redis — no rollback of the writes
+ * made before a script fails.
+ *
+ * <p>Not threadsafe: {@link #run} must be called holding the store's monitor.
+ */
+final class ScriptEmulator {
+
+    private static final String RELEASED = "released";
+    /** Name → SHA-1 of the bundled source, so that a foreign script of the same name is refused. */
+    private static final Map<String, String> BUNDLED = bundledShas();
+
+    private final InMemoryStore store;
+    private final PubSubHub hub;
+
+    ScriptEmulator(InMemoryStore store, PubSubHub hub) {
+        this.store = store;
+        this.hub = hub;
+    }
+
+    /**
+     * Checks that {@code script} is one of the bundled scripts, the only ones this backend can run.
+     *
+     * @throws UnsupportedOperationException naming the script otherwise
+     */
+    static void requireBundled(LuaScript script) {
+        String sha1 = BUNDLED.get(script.name());
+        if (sha1 == null) {
+            throw new UnsupportedOperationException("the in-memory backend cannot run script '" + script.name()
+                    + "': it emulates only the bundled scripts " + ScriptNames.ALL);
+        }
+        if (!sha1.equals(script.sha1())) {
+            throw new UnsupportedOperationException("the in-memory backend cannot run script '" + script.name()
+                    + "' with sha1 " + script.sha1() + ": it emulates only the bundled source, sha1 " + sha1);
+        }
+    }
+
+    /** Runs the emulation of {@code script}, which {@link #requireBundled} accepted. */
+    Object run(String script, ScriptCall call) {
+        return switch (script) {
+            case ScriptNames.ACQUIRE -> acquire(call);
+            case ScriptNames.RELEASE -> release(call);
+            case ScriptNames.RENEW -> renew(call);
+            case ScriptNames.EXTEND -> extend(call);
+            case ScriptNames.INSPECT -> inspect(call);
+            case ScriptNames.FORCE_RELEASE -> forceRelease(call);
+            default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
+        };
+    }
+
+    private Object acquire(ScriptCall c) {
+        long now = c.nowMillis();
+        String current = store.get(c.key(1), now);
+        if (current != null) {
+            int sep = c.separator(current, 1);
+            String token = current.substring(sep + 1);
+            if (current.substring(0, sep).equals(c.arg(1))) {
+                pexpire(c, 1, 2);
+                return List.of(1L, token, c.integerArg(2, "tonumber"));
+            }
+            return List.of(0L, token, store.pttl(c.key(1), now));
+        }
+        if (!store.exists(c.key(2), now)) {
+            // Redis: SET fence TIME-in-microseconds (see InMemoryStore#serverTimeMicros).
+            store.set(c.key(2), Long.toString(store.serverTimeMicros(c.clockMicros())));
+        }
+        incr(c, 2);
+        pexpire(c, 2, 3);
+        String token = store.get(c.key(2), now);
+        if (token == null) {
+            // PEXPIRE with a counter TTL <= 0 deleted the counter; Lua then concatenates nil.
+            throw c.error("ERR attempt to concatenate a nil value (local 'token')",
+                    "ARGV[3] (counter idle TTL) must be positive, but was '" + c.arg(3) + "'");
+        }
+        String value = c.requiredArg(1) + ":" + token;
+        long lease = c.integerArg(2, "SET PX");
+        if (lease <= 0) {
+            throw c.error("ERR invalid expire time in 'set' command", "ARGV[2] (lease) must be positive, but was " + lease);
+        }
+        try {
+            store.setPx(c.key(1), value, lease, now);
+        } catch (ArithmeticException e) {
+            throw c.error("ERR invalid expire time in 'set' command", "ARGV[2] (lease) overflows: " + lease);
+        }
+        store.tokenIssued(Long.parseLong(token));
+        return List.of(1L, token, lease);
+    }
+
+    private Object release(ScriptCall c) {
+        String current = store.get(c.key(1), c.nowMillis());
+        if (current == null) {
+            return 0L;
+        }
+        int sep = c.separator(current, 1);
+        if (!current.substring(0, sep).equals(c.arg(1))) {
+            return 0L;
+        }
+        store.del(c.key(1), c.nowMillis());
+        publish(c, 2, 2);
+        return 1L;
+    }
+
+    private Object renew(ScriptCall c) {
+        List<Object> result = new ArrayList<>(c.keyCount());
+        for (int i = 1; i <= c.keyCount(); i++) {
+            String current = store.get(c.key(i), c.nowMillis());
+            if (current == null) {
+                result.add(0L);
+            } else {
+                int sep = c.separator(current, i);
+                if (current.substring(0, sep).equals(c.arg(2 * i - 1))) {
+                    pexpire(c, i, 2 * i);
+                    result.add(1L);
+                } else {
+                    result.add(-1L);
+                }
+            }
+        }
+        return List.copyOf(result);
+    }
+
+    private Object extend(ScriptCall c) {
+        String current = store.get(c.key(1), c.nowMillis());
+        if (current == null) {
+            return 0L;
+        }
+        int sep = c.separator(current, 1);
+        if (!current.substring(0, sep).equals(c.arg(1))) {
+            return -1L;
+        }
+        pexpire(c, 1, 2);
+        return 1L;
+    }
+
+    private Object inspect(ScriptCall c) {
+        String current = store.get(c.key(1), c.nowMillis());
+        if (current == null) {
+            return List.of();
+        }
+        int sep = c.separator(current, 1);
+        return List.of(current.substring(sep + 1), store.pttl(c.key(1), c.nowMillis()));
+    }
+
+    private Object forceRelease(ScriptCall c) {
+        if (!store.del(c.key(1), c.nowMillis())) {
+            return 0L;
+        }
+        publish(c, 1, 2);
+        return 1L;
+    }
+
+    /** redis.call('PEXPIRE', KEYS[keyIndex], ARGV[argIndex]). */
+    private void pexpire(ScriptCall c, int keyIndex, int argIndex) {
+        long ttl = c.integerArg(argIndex, "PEXPIRE");
+        try {
+            store.pexpire(c.key(keyIndex), ttl, c.nowMillis());
+        } catch (ArithmeticException e) {
+            throw c.error("ERR invalid expire time in 'pexpire' command", "ARGV[" + argIndex + "] overflows: " + ttl);
+        }
+    }
+
+    /** redis.call('INCR', KEYS[keyIndex]). */
+    private void incr(ScriptCall c, int keyIndex) {
+        try {
+            store.incr(c.key(keyIndex), c.nowMillis());
+        } catch (NumberFormatException e) {
+            throw c.error("ERR value is not an integer or out of range", "KEYS[" + keyIndex + "] does not hold an integer");
+        } catch (ArithmeticException e) {
+            throw c.error("ERR increment or decrement would overflow", "KEYS[" + keyIndex + "]");
+        }
+    }
+
+    /**
+     * redis.call(ARGV[commandIndex], KEYS[channelIndex], 'released'). Every subscription of this
+     * backend is sharded ({@code SSUBSCRIBE}, as {@code shardedPubSub()} says), and, as in Redis,
+     * plain {@code PUBLISH} does not reach sharded subscribers: it runs, and nobody hears it.
+     */
+    private void publish(ScriptCall c, int commandIndex, int channelIndex) {
+        String command = c.requiredArg(commandIndex);
+        String channel = c.key(channelIndex);
+        if (command.equalsIgnoreCase("SPUBLISH")) {
+            hub.publish(channel, RELEASED);
+        } else if (!command.equalsIgnoreCase("PUBLISH")) {
+            throw c.error("ERR Unknown Redis command called from script",
+                    "ARGV[" + commandIndex + "] must be 'SPUBLISH' or 'PUBLISH', but was '" + command + "'");
+        }
+    }
+
+    private static Map<String, String> bundledShas() {
+        Map<String, String> shas = new LinkedHashMap<>();
+        for (String name : ScriptNames.ALL) {
+            shas.put(name, Objects.requireNonNull(LuaScript.bundled(name).sha1()));
+        }
+        return Map.copyOf(shas);
+    }
+}

@@ -1,0 +1,174 @@
+package io.leasehold.lock.testkit;
+
+import static io.leasehold.lock.testkit.ScriptCaller.await;
+import static io.leasehold.lock.testkit.ScriptCaller.channel;
+import static io.leasehold.lock.testkit.ScriptCaller.failure;
+import static io.leasehold.lock.testkit.ScriptCaller.fenceKey;
+import static io.leasehold.lock.testkit.ScriptCaller.lockKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Fault switches: unavailable, latency, lost replies, and the data faults. */
+class InMemoryFaultSwitchesTest {
+
+    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock());
+    private final ScriptCaller scripts = new ScriptCaller(redis);
+
+    @AfterEach
+    void close() {
+        redis.close();
+    }
+
+    @Test
+    void shouldFailEveryCallFastWithConnectExceptionWhileUnavailable() {
+        redis.makeUnavailable();
+
+        CompletableFuture<Object> acquire = scripts.acquireAsync("orders", "owner-a", 30_000);
+        Throwable evalError = failure(acquire);
+        Throwable subscribeError = failure(redis.subscribe(channel("orders"), new RecordingListener()));
+
+        assertTrue(acquire.isDone(), "fails fast");
+        assertInstanceOf(ConnectException.class, evalError);
+        assertTrue(evalError.getMessage().contains("in-memory backend was made unavailable"), evalError.getMessage());
+        assertInstanceOf(ConnectException.class, subscribeError);
+        assertFalse(redis.exists(lockKey("orders")), "nothing ran");
+        assertFalse(redis.isAvailable());
+    }
+
+    @Test
+    void shouldServeCallsAgainWhenMadeAvailable() {
+        redis.makeUnavailable();
+        redis.makeAvailable();
+
+        assertEquals(1L, scripts.acquire("orders", "owner-a", 30_000).get(0));
+    }
+
+    @Test
+    void shouldTellSubscribersTheyWereResubscribedWhenMadeAvailableAgain() {
+        RecordingListener listener = new RecordingListener();
+        await(redis.subscribe(channel("orders"), listener));
+
+        redis.makeUnavailable();
+        redis.makeAvailable();
+
+        assertEquals(channel("orders"), listener.nextResubscribed());
+    }
+
+    @Test
+    void shouldRunDelayedCallsLaterOnTheLatencyThreadWithoutBlockingTheCaller() {
+        Duration latency = Duration.ofMillis(200);
+        redis.setLatency(latency);
+        long start = System.nanoTime();
+
+        CompletableFuture<Thread> completedOn = scripts.acquireAsync("orders", "owner-a", 30_000)
+                .thenApply(reply -> Thread.currentThread());
+
+        Thread thread = await(completedOn);
+        assertTrue(System.nanoTime() - start >= latency.toNanos(), "waited out the latency");
+        assertEquals("leasehold-inmemory-latency", thread.getName());
+        assertTrue(redis.exists(lockKey("orders")));
+    }
+
+    @Test
+    void shouldNotRunADelayedCallBeforeItsLatencyAndFailItOnClose() {
+        redis.setLatency(Duration.ofHours(1));
+
+        CompletableFuture<Object> acquire = scripts.acquireAsync("orders", "owner-a", 30_000);
+
+        assertFalse(acquire.isDone(), "eval returns at once");
+        assertFalse(redis.exists(lockKey("orders")), "the call waits out its latency before it runs");
+        redis.close();
+        assertInstanceOf(IllegalStateException.class, failure(acquire));
+    }
+
+    @Test
+    void shouldExecuteTheNextCallButNeverAnswerItWhenItsReplyIsLost() {
+        redis.loseNextReply();
+
+        CompletableFuture<Object> lost = scripts.acquireAsync("orders", "owner-a", 30_000);
+
+        assertTrue(redis.get(lockKey("orders")).orElseThrow().startsWith("owner-a:"), "the call ran");
+        assertFalse(lost.isDone(), "its reply is lost");
+        assertEquals(List.of(), scripts.renew(List.of(), List.of()), "the call after it is answered");
+    }
+
+    @Test
+    void shouldLoseOneReplyPerRequest() {
+        redis.loseNextReply();
+        redis.loseNextReply();
+
+        CompletableFuture<Object> first = scripts.acquireAsync("a", "owner-a", 30_000);
+        CompletableFuture<Object> second = scripts.acquireAsync("b", "owner-a", 30_000);
+        CompletableFuture<Object> third = scripts.acquireAsync("c", "owner-a", 30_000);
+
+        assertFalse(first.isDone());
+        assertFalse(second.isDone());
+        assertEquals(1L, ((List<?>) await(third)).get(0));
+    }
+
+    @Test
+    void shouldClearEveryFaultOnReset() {
+        redis.makeUnavailable();
+        redis.setLatency(Duration.ofHours(1));
+        redis.loseNextReply();
+
+        redis.resetFaults();
+        CompletableFuture<Object> acquire = scripts.acquireAsync("orders", "owner-a", 30_000);
+
+        assertTrue(acquire.isDone(), "no latency, no lost reply");
+        assertEquals(1L, ((List<?>) await(acquire)).get(0));
+        assertTrue(redis.isAvailable());
+    }
+
+    @Test
+    void shouldRejectANegativeLatencyNamingIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> redis.setLatency(Duration.ofMillis(-5)));
+
+        assertEquals("latency must not be negative, but was PT-0.005S", e.getMessage());
+    }
+
+    @Test
+    void shouldExpireAKeyNowKeepingItsCounter() {
+        scripts.acquire("orders", "owner-a", 30_000);
+
+        assertTrue(redis.expireNow(lockKey("orders")));
+
+        assertEquals(-2L, redis.pttl(lockKey("orders")));
+        assertTrue(redis.exists(fenceKey("orders")));
+        assertEquals(0L, scripts.extend("orders", "owner-a", 30_000));
+        assertFalse(redis.expireNow(lockKey("orders")), "nothing left to expire");
+    }
+
+    @Test
+    void shouldDeleteAKeyBehindTheHoldersBack() {
+        scripts.acquire("orders", "owner-a", 30_000);
+
+        assertTrue(redis.deleteKey(lockKey("orders")));
+
+        assertEquals(List.of(0L), scripts.renew(List.of("orders"), List.of("owner-a", "30000")));
+        assertEquals(1L, scripts.acquire("orders", "owner-b", 30_000).get(0));
+    }
+
+    @Test
+    void shouldLoseLocksAndCountersOnFlushAll() {
+        scripts.acquire("a", "owner-a", 30_000);
+        scripts.acquire("b", "owner-b", 30_000);
+
+        redis.flushAll();
+
+        assertEquals(java.util.Set.of(), redis.keys());
+        assertEquals(Optional.empty(), redis.get(fenceKey("a")));
+    }
+}

@@ -1,0 +1,122 @@
+package io.leasehold.lock.testkit;
+
+import static io.leasehold.lock.testkit.ScriptCaller.fenceKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The fencing counter: seeded from server time in microseconds, monotonic across every loss. */
+class InMemoryFencingCounterTest {
+
+    private static final Instant START = Instant.ofEpochSecond(1_700_000_000L, 123_456_789L);
+    private static final long START_MICROS = 1_700_000_000_123_456L;
+
+    @Test
+    void shouldSeedMissingCounterFromClockMicrosThenIncrement() {
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock(START))) {
+            long token = new ScriptCaller(redis).acquireToken("orders", "owner-a", 30_000);
+
+            assertEquals(START_MICROS + 1, token);
+            assertEquals(Optional.of(Long.toString(START_MICROS + 1)), redis.get(fenceKey("orders")));
+        }
+    }
+
+    @Test
+    void shouldIssueIncreasingTokensToSuccessiveHolders() {
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock(START))) {
+            ScriptCaller scripts = new ScriptCaller(redis);
+            long first = scripts.acquireToken("orders", "owner-a", 30_000);
+            scripts.release("orders", "owner-a");
+
+            long second = scripts.acquireToken("orders", "owner-b", 30_000);
+
+            assertEquals(first + 1, second);
+        }
+    }
+
+    @Test
+    void shouldReseedAboveEarlierTokensAfterFlushAll() {
+        ManualClock clock = new ManualClock(START);
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock)) {
+            ScriptCaller scripts = new ScriptCaller(redis);
+            long before = scripts.acquireToken("orders", "owner-a", 30_000);
+            clock.advance(Duration.ofMillis(1));
+
+            redis.flushAll();
+            long after = scripts.acquireToken("orders", "owner-b", 30_000);
+
+            assertEquals(START_MICROS + 1_000 + 1, after, "re-seeded from the clock");
+            assertTrue(after > before);
+        }
+    }
+
+    @Test
+    void shouldKeepTokensIncreasingAcrossFlushAllWhileManualClockStandsStill() {
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock(START))) {
+            ScriptCaller scripts = new ScriptCaller(redis);
+            long previous = 0;
+            for (int i = 0; i < 20; i++) {
+                long token = scripts.acquireToken("orders", "owner-" + i, 30_000);
+                long earlier = previous;
+                assertTrue(token > earlier, () -> "token " + token + " is not above the earlier " + earlier);
+                previous = token;
+                redis.flushAll();
+            }
+        }
+    }
+
+    @Test
+    void shouldReseedAboveEarlierTokensWhenCounterExpiresIdle() {
+        ManualClock clock = new ManualClock(START);
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock)) {
+            ScriptCaller scripts = new ScriptCaller(redis);
+            long before = scripts.acquireToken("orders", "owner-a", 1_000);
+            scripts.release("orders", "owner-a");
+
+            clock.advance(Duration.ofMillis(ScriptCaller.COUNTER_TTL_MS));
+            assertFalse(redis.exists(fenceKey("orders")), "the idle counter has expired");
+            long after = scripts.acquireToken("orders", "owner-b", 1_000);
+
+            assertEquals(START_MICROS + ScriptCaller.COUNTER_TTL_MS * 1_000 + 1, after);
+            assertTrue(after > before);
+        }
+    }
+
+    @Test
+    void shouldKeepTokensStrictlyIncreasingAcrossFlushesOnTheSystemClock() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
+            ScriptCaller scripts = new ScriptCaller(redis);
+            long previous = 0;
+            for (int i = 0; i < 200; i++) {
+                String owner = "owner-" + i;
+                long token = scripts.acquireToken("orders", owner, 30_000);
+                assertTrue(token > previous, () -> "token " + token + " is not above its predecessor");
+                previous = token;
+                if (i % 3 == 0) {
+                    redis.flushAll();
+                } else {
+                    scripts.release("orders", owner);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldNotTakeATokenWhenTheLockIsHeld() {
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock(START))) {
+            ScriptCaller scripts = new ScriptCaller(redis);
+            scripts.acquireToken("orders", "owner-a", 30_000);
+
+            List<?> refused = scripts.acquire("orders", "owner-b", 30_000);
+
+            assertEquals(0L, refused.get(0));
+            assertEquals(Optional.of(Long.toString(START_MICROS + 1)), redis.get(fenceKey("orders")));
+        }
+    }
+}

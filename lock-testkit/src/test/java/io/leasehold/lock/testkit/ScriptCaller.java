@@ -1,0 +1,107 @@
+package io.leasehold.lock.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Calls the bundled scripts on a backend with the engine's key layout, and waits for replies. */
+final class ScriptCaller {
+
+    static final String PREFIX = "test:";
+    static final long COUNTER_TTL_MS = 3_600_000;
+    static final long TIMEOUT_SECONDS = 10;
+
+    static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
+    static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
+    static final LuaScript RENEW = LuaScript.bundled(ScriptNames.RENEW);
+    static final LuaScript EXTEND = LuaScript.bundled(ScriptNames.EXTEND);
+    static final LuaScript INSPECT = LuaScript.bundled(ScriptNames.INSPECT);
+    static final LuaScript FORCE_RELEASE = LuaScript.bundled(ScriptNames.FORCE_RELEASE);
+
+    private final LockBackend backend;
+
+    ScriptCaller(LockBackend backend) {
+        this.backend = backend;
+    }
+
+    static String lockKey(String name) {
+        return LockKeys.lockKey(PREFIX, name);
+    }
+
+    static String fenceKey(String name) {
+        return LockKeys.fenceKey(PREFIX, name);
+    }
+
+    static String channel(String name) {
+        return LockKeys.releaseChannel(PREFIX, name);
+    }
+
+    CompletableFuture<Object> acquireAsync(String name, String owner, long leaseMs) {
+        return backend.eval(ACQUIRE, List.of(lockKey(name), fenceKey(name)),
+                List.of(owner, Long.toString(leaseMs), Long.toString(COUNTER_TTL_MS)));
+    }
+
+    List<?> acquire(String name, String owner, long leaseMs) {
+        return (List<?>) await(acquireAsync(name, owner, leaseMs));
+    }
+
+    /** The token of a successful acquisition, as a number. */
+    long acquireToken(String name, String owner, long leaseMs) {
+        List<?> reply = acquire(name, owner, leaseMs);
+        assertTrue(reply.get(0).equals(1L), () -> "expected to acquire " + name + " but got " + reply);
+        return Long.parseLong((String) reply.get(1));
+    }
+
+    Object release(String name, String owner) {
+        return release(name, owner, "SPUBLISH");
+    }
+
+    Object release(String name, String owner, String publishCommand) {
+        return await(backend.eval(RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publishCommand)));
+    }
+
+    Object renew(List<String> names, List<String> ownersAndLeases) {
+        return await(backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), ownersAndLeases));
+    }
+
+    Object extend(String name, String owner, long leaseMs) {
+        return await(backend.eval(EXTEND, List.of(lockKey(name)), List.of(owner, Long.toString(leaseMs))));
+    }
+
+    Object inspect(String name) {
+        return await(backend.eval(INSPECT, List.of(lockKey(name)), List.of()));
+    }
+
+    Object forceRelease(String name) {
+        return await(backend.eval(FORCE_RELEASE, List.of(lockKey(name), channel(name)), List.of("SPUBLISH")));
+    }
+
+    static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError("call failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("no reply within " + TIMEOUT_SECONDS + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /** The exception {@code future} fails with, within the timeout. */
+    static Throwable failure(CompletableFuture<?> future) {
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+}
