@@ -28,8 +28,8 @@ final class PubSubHub {
     private static final System.Logger LOG = System.getLogger(PubSubHub.class.getName());
 
     private final Map<String, List<Sub>> channels = new ConcurrentHashMap<>();
-    /** Single thread, started on first use, so that a backend that never publishes starts none. */
     private final DaemonThreads threads = new DaemonThreads(THREAD_NAME);
+    /** Single thread, started on first use, so that a backend that never publishes starts none. */
     private final ExecutorService delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(), threads);
     private volatile boolean closed;
