@@ -73,8 +73,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LettuceLockBackend implements LockBackend {
 
+    private static final System.Logger LOG = System.getLogger(LettuceLockBackend.class.getName());
     /** How long {@link #shardedPubSub()} may wait for the first connection before it answers. */
-    private static final Duration PROBE_WAIT = Duration.ofSeconds(2);
+    private static final Duration PROBE_WAIT = Duration.ofSeconds(10);
     /** How long {@link #close()} waits for the two connections to close. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
@@ -86,8 +87,12 @@ public final class LettuceLockBackend implements LockBackend {
     private final ReconnectListener reconnects;
     private final AtomicReference<@Nullable AutoCloseable> moveWatch = new AtomicReference<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Whether the server has sharded pub/sub; null until the first connection has asked it. */
-    private volatile @Nullable Boolean sharded;
+    /**
+     * Whether this backend uses sharded pub/sub: null until the first connection has asked the
+     * server, or until {@link #shardedPubSub()} had to answer without it; fixed from then on, so that
+     * what the engine publishes with and what this backend subscribes with always agree.
+     */
+    private final AtomicReference<@Nullable Boolean> sharded = new AtomicReference<>();
 
     private LettuceLockBackend(Topology topology) {
         this.topology = topology;
@@ -165,18 +170,24 @@ public final class LettuceLockBackend implements LockBackend {
     /**
      * {@inheritDoc}
      *
-     * <p>Known once the script connection has opened. Before that (only right after creation) this
-     * waits up to two seconds for it, except on a Netty thread, where it never waits; if the server
-     * still has not answered it returns false.
+     * <p>The server is asked ({@code INFO server}) when the script connection first opens, which
+     * the backend starts at creation; a {@link LockClient} asks this once, when it is built. If the
+     * server has not answered yet, this waits up to ten seconds for it (never on a Netty thread);
+     * if Redis is still unreachable then, the answer is false (plain pub/sub, which every server
+     * has), logged as a warning, and kept for the life of this backend. Processes that disagree
+     * still exclude each other correctly, but their waiters miss each other's release messages
+     * and fall back to the holder's lease time.
      */
     @Override
     public boolean shardedPubSub() {
-        Boolean known = sharded;
-        if (known == null && !onNettyThread()) {
+        if (sharded.get() == null && !onNettyThread()) {
             awaitQuietly(commands.get(), PROBE_WAIT);
-            known = sharded;
         }
-        return Boolean.TRUE.equals(known);
+        if (sharded.compareAndSet(null, false)) {
+            LOG.log(System.Logger.Level.WARNING, "Redis did not answer whether it supports sharded pub/sub within "
+                    + PROBE_WAIT + "; " + this + " uses plain pub/sub (PUBLISH/SUBSCRIBE) from now on");
+        }
+        return Boolean.TRUE.equals(sharded.get());
     }
 
     @Override
@@ -218,7 +229,7 @@ public final class LettuceLockBackend implements LockBackend {
 
     /** Asks the server whether it has sharded pub/sub, once; the connection is ready after that. */
     private CompletableFuture<CommandConnection> probeServer(CommandConnection connection) {
-        if (sharded != null) {
+        if (sharded.get() != null) {
             return CompletableFuture.completedFuture(connection);
         }
         CommandArgs<String, String> section = new CommandArgs<>(StringCodec.UTF8).add("server");
@@ -226,13 +237,13 @@ public final class LettuceLockBackend implements LockBackend {
                 .toCompletableFuture()
                 .handle((info, failure) -> {
                     if (failure == null) {
-                        sharded = ServerFeatures.supportsShardedPubSub(info);
+                        sharded.compareAndSet(null, ServerFeatures.supportsShardedPubSub(info));
                         return connection;
                     }
                     Throwable cause = ScriptExecutor.unwrap(failure);
                     if (cause instanceof RedisCommandExecutionException) {
                         // INFO is disabled on some managed services; plain pub/sub works everywhere.
-                        sharded = false;
+                        sharded.compareAndSet(null, false);
                         return connection;
                     }
                     connection.connection().closeAsync();
@@ -342,7 +353,7 @@ public final class LettuceLockBackend implements LockBackend {
         }
 
         private boolean useSharded() {
-            return Boolean.TRUE.equals(sharded);
+            return Boolean.TRUE.equals(sharded.get());
         }
     }
 }

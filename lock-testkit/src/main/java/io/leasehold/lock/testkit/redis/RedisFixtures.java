@@ -20,6 +20,8 @@ package io.leasehold.lock.testkit.redis;
 public final class RedisFixtures {
 
     private static StandaloneRedis sharedStandalone;
+    private static SentinelRedis sharedSentinel;
+    private static ClusterRedis sharedCluster;
 
     private RedisFixtures() {
     }
@@ -44,5 +46,43 @@ public final class RedisFixtures {
             ProcessReaper.register(sharedStandalone);
         }
         return sharedStandalone;
+    }
+
+    /** Starts a Sentinel group (master, replica, three Sentinels) for the caller, who closes it; needs a local redis-server. */
+    public static SentinelRedis startSentinel() {
+        return startSentinel(RedisEnvironment.current());
+    }
+
+    /** {@link #startSentinel()} with an explicit environment. */
+    public static SentinelRedis startSentinel(RedisEnvironment env) {
+        return SentinelRedis.start(RedisSource.binaryFor(env, "Sentinel"));
+    }
+
+    /** The JVM-wide shared Sentinel group; see {@link #sharedStandalone()}. */
+    public static synchronized SentinelRedis sharedSentinel() {
+        if (sharedSentinel == null) {
+            sharedSentinel = startSentinel();
+            ProcessReaper.register(sharedSentinel);
+        }
+        return sharedSentinel;
+    }
+
+    /** Starts a three-master cluster for the caller, who closes it; needs a local redis-server. */
+    public static ClusterRedis startCluster() {
+        return startCluster(RedisEnvironment.current());
+    }
+
+    /** {@link #startCluster()} with an explicit environment. */
+    public static ClusterRedis startCluster(RedisEnvironment env) {
+        return ClusterRedis.start(RedisSource.binaryFor(env, "cluster"));
+    }
+
+    /** The JVM-wide shared three-master cluster; see {@link #sharedStandalone()}. */
+    public static synchronized ClusterRedis sharedCluster() {
+        if (sharedCluster == null) {
+            sharedCluster = startCluster();
+            ProcessReaper.register(sharedCluster);
+        }
+        return sharedCluster;
     }
 }

@@ -54,6 +54,20 @@ class RedisFixturesTest {
     }
 
     @Test
+    void shouldSayThatSentinelAndClusterNeedALocalBinaryEvenWithRedisUrlAndDocker() {
+        RedisEnvironment env = RedisEnvironment.of(
+                Map.of("PATH", "/nonexistent-dir", "REDIS_URL", "redis://127.0.0.1:1"), false, () -> true);
+
+        RedisFixtureException sentinel = assertThrows(RedisFixtureException.class, () -> RedisFixtures.startSentinel(env));
+        RedisFixtureException cluster = assertThrows(RedisFixtureException.class, () -> RedisFixtures.startCluster(env));
+
+        assertTrue(sentinel.getMessage().startsWith("No redis-server binary for a Sentinel topology (which needs a local"
+                + " binary; REDIS_URL and Docker give only a standalone server)"), sentinel.getMessage());
+        assertTrue(cluster.getMessage().startsWith("No redis-server binary for a cluster topology"), cluster.getMessage());
+        assertSaysHowToGetRedis(sentinel.getMessage());
+    }
+
+    @Test
     void shouldUseAnExternalServerFromRedisUrlWithoutControllingItsProcess() {
         try (StandaloneRedis local = RedisFixtures.startStandalone()) {
             String url = local.uri() + "/2";

@@ -1,0 +1,332 @@
+package io.leasehold.lock.testkit.conformance;
+
+import io.leasehold.lock.testkit.LockBackendFixture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The conformance suite as a JUnit 5 test class: what every {@link io.leasehold.lock.spi.LockBackend}
+ * must do, one test per {@linkplain ConformanceScenarios scenario}. A backend's test extends it and
+ * supplies a fixture:
+ *
+ * <pre>{@code
+ * class InMemoryConformanceTest extends LockConformanceSuite {
+ *     @Override
+ *     protected LockBackendFixture createFixture() {
+ *         return new InMemoryFixture();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>One fixture serves the whole class (created before the first test, closed after the last);
+ * its faults are cleared after every test. A scenario that needs a fault the fixture lists in
+ * {@link LockBackendFixture#unsupportedFaults()} is reported as skipped, with the fixture's reason,
+ * never as passed.
+ *
+ * <p>The scenarios themselves live in {@link ConformanceScenarios}, shared with the kotest form
+ * ({@code lockConformanceTests}); each test method here only names its scenario.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+public abstract class LockConformanceSuite {
+
+    private LockBackendFixture fixture;
+
+    /** The fixture to run the suite against; called once per test class. */
+    protected abstract LockBackendFixture createFixture();
+
+    /** The fixture under test, for subclasses that add tests of their own. */
+    protected final LockBackendFixture fixture() {
+        if (fixture == null) {
+            throw new IllegalStateException("the fixture is created before the first test of " + getClass().getName());
+        }
+        return fixture;
+    }
+
+    @BeforeAll
+    protected final void startFixture() {
+        fixture = createFixture();
+    }
+
+    @AfterAll
+    protected final void closeFixture() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    private void run(String scenarioName) {
+        Scenario scenario = ConformanceScenarios.named(scenarioName);
+        String skipReason = ConformanceScenarios.skipReason(scenario, fixture());
+        if (skipReason != null) {
+            Assumptions.abort(skipReason);
+        }
+        ConformanceScenarios.run(scenario, fixture());
+    }
+
+    // ---- G1 mutual exclusion (ExclusionScenarios.kt)
+    /** G1, G3. */
+    @Test
+    public void shouldKeepMutualExclusionUnderConcurrentFuzz() {
+        run("shouldKeepMutualExclusionUnderConcurrentFuzz");
+    }
+    /** G1, G9, G10. */
+    @Test
+    public void shouldRefuseSecondAcquirerWhileHeld() {
+        run("shouldRefuseSecondAcquirerWhileHeld");
+    }
+    /** G1. */
+    @Test
+    public void shouldNotBlockIndependentNames() {
+        run("shouldNotBlockIndependentNames");
+    }
+    /** G1, G3. */
+    @Test
+    public void shouldAcquireRightAfterRelease() {
+        run("shouldAcquireRightAfterRelease");
+    }
+    /** G1, G6, G11. */
+    @Test
+    public void shouldFreeLockWhenLeaseExpires() {
+        run("shouldFreeLockWhenLeaseExpires");
+    }
+
+    // ---- G2 atomic owner checks (StaleLeaseScenarios.kt)
+    /** G2; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldNotReleaseAnotherOwnersLock() {
+        run("shouldNotReleaseAnotherOwnersLock");
+    }
+    /** G2, G6; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldNotExtendAnotherOwnersLock() {
+        run("shouldNotExtendAnotherOwnersLock");
+    }
+    /** G2, G11. */
+    @Test
+    public void shouldNotReleaseOrExtendAnotherOwnersLockAfterExpiry() {
+        run("shouldNotReleaseOrExtendAnotherOwnersLockAfterExpiry");
+    }
+
+    // ---- G3 fencing tokens (FencingScenarios.kt)
+    /** G3. */
+    @Test
+    public void shouldIncreaseFencingTokensAcrossHoldersAndExpiry() {
+        run("shouldIncreaseFencingTokensAcrossHoldersAndExpiry");
+    }
+    /** G3; needs Fault.FLUSH_ALL. */
+    @Test
+    public void shouldIncreaseFencingTokensAcrossDataLoss() {
+        run("shouldIncreaseFencingTokensAcrossDataLoss");
+    }
+
+    // ---- G4 conservative validity (ValidityScenarios.kt)
+    /** G4. */
+    @Test
+    public void shouldNeverReportMoreRemainingThanTrueTtl() {
+        run("shouldNeverReportMoreRemainingThanTrueTtl");
+    }
+    /** G4; needs Fault.LATENCY. */
+    @Test
+    public void shouldNotCountLatencyAsValidity() {
+        run("shouldNotCountLatencyAsValidity");
+    }
+
+    // ---- G5 auto-renew, batching, max hold (RenewalScenarios.kt)
+    /** G5. */
+    @Test
+    public void shouldKeepLockPastSeveralLeaseTimesWithAutoRenew() {
+        run("shouldKeepLockPastSeveralLeaseTimesWithAutoRenew");
+    }
+    /** G5. */
+    @Test
+    public void shouldBatchRenewalsOfManyLeases() {
+        run("shouldBatchRenewalsOfManyLeases");
+    }
+    /** G5, G6. */
+    @Test
+    public void shouldStopRenewalAtMaxHoldAndSignalMaxHoldExceeded() {
+        run("shouldStopRenewalAtMaxHoldAndSignalMaxHoldExceeded");
+    }
+
+    // ---- G6 loss signals (LossScenarios.kt)
+    /** G6, G11; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldSignalStolenWhenLockIsDeletedBehindHoldersBack() {
+        run("shouldSignalStolenWhenLockIsDeletedBehindHoldersBack");
+    }
+    /** G3, G6; needs Fault.EXPIRE_NOW. */
+    @Test
+    public void shouldSignalStolenWhenLockExpiresEarlyAndLetNextOwnerIn() {
+        run("shouldSignalStolenWhenLockExpiresEarlyAndLetNextOwnerIn");
+    }
+    /** G4, G6; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldSignalBackendUnavailableBeforeServerSideExpiry() {
+        run("shouldSignalBackendUnavailableBeforeServerSideExpiry");
+    }
+    /** G2, G6, G7. */
+    @Test
+    public void shouldWakeWaiterAndSignalStolenOnForceRelease() {
+        run("shouldWakeWaiterAndSignalStolenOnForceRelease");
+    }
+    /** G6; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldInterruptCallLockedBodyOnLoss() {
+        run("shouldInterruptCallLockedBodyOnLoss");
+    }
+
+    // ---- G7 waiting without polling, G9 timeouts (WaitingScenarios.kt)
+    /** G7. */
+    @Test
+    public void shouldWakeWaiterOnReleaseWellBeforeFallbackRetry() {
+        run("shouldWakeWaiterOnReleaseWellBeforeFallbackRetry");
+    }
+    /** G7. */
+    @Test
+    public void shouldNotPollWhileWaiting() {
+        run("shouldNotPollWhileWaiting");
+    }
+    /** G7. */
+    @Test
+    public void shouldShareOneSubscriptionAmongLocalWaiters() {
+        run("shouldShareOneSubscriptionAmongLocalWaiters");
+    }
+    /** G7, G9. */
+    @Test
+    public void shouldReturnWithinBoundWhenWaitTimesOut() {
+        run("shouldReturnWithinBoundWhenWaitTimesOut");
+    }
+
+    // ---- G8 clean cancellation (CancellationScenarios.kt)
+    /** G8. */
+    @Test
+    public void shouldLeaveNoLockWhenWaitIsCancelled() {
+        run("shouldLeaveNoLockWhenWaitIsCancelled");
+    }
+    /** G8. */
+    @Test
+    public void shouldLeaveNoLockWhenWaitingThreadIsInterrupted() {
+        run("shouldLeaveNoLockWhenWaitingThreadIsInterrupted");
+    }
+    /** G8, G9; needs Fault.LOSE_REPLY. */
+    @Test
+    public void shouldLeaveNoOrphanWhenAcquireReplyIsLost() {
+        run("shouldLeaveNoOrphanWhenAcquireReplyIsLost");
+    }
+    /** G8; needs Fault.LATENCY. */
+    @Test
+    public void shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled() {
+        run("shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled");
+    }
+
+    // ---- callLocked / runLocked / callLockedAsync: release on every path (G8), reentrancy by thread (G10) (BodyScenarios.kt)
+    /** G8. */
+    @Test
+    public void shouldReleaseWhenCallLockedBodyThrows() {
+        run("shouldReleaseWhenCallLockedBodyThrows");
+    }
+    /** G8. */
+    @Test
+    public void shouldReleaseWhenCallLockedAsyncStageCompletes() {
+        run("shouldReleaseWhenCallLockedAsyncStageCompletes");
+    }
+    /** G10. */
+    @Test
+    public void shouldReenterCallLockedOnSameThreadOnly() {
+        run("shouldReenterCallLockedOnSameThreadOnly");
+    }
+
+    // ---- Kotlin withLock (G6, G8, G10) (KotlinScenarios.kt)
+    /** G6; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldCancelWithLockBlockOnLossAndThrowLeaseLost() {
+        run("shouldCancelWithLockBlockOnLossAndThrowLeaseLost");
+    }
+    /** G8. */
+    @Test
+    public void shouldReleaseWhenWithLockBlockThrows() {
+        run("shouldReleaseWhenWithLockBlockThrows");
+    }
+    /** G10. */
+    @Test
+    public void shouldReenterWithLockInSameCoroutineAndChildren() {
+        run("shouldReenterWithLockInSameCoroutineAndChildren");
+    }
+    /** G10. */
+    @Test
+    public void shouldNotReenterWithLockAcrossSiblingCoroutines() {
+        run("shouldNotReenterWithLockAcrossSiblingCoroutines");
+    }
+    /** G8. */
+    @Test
+    public void shouldLeaveNoLockWhenWithLockIsCancelledWhileWaiting() {
+        run("shouldLeaveNoLockWhenWithLockIsCancelledWhileWaiting");
+    }
+
+    // ---- G9 three outcomes (OutcomeScenarios.kt)
+    /** G9. */
+    @Test
+    public void shouldReportContentionAsTimeoutNotFailure() {
+        run("shouldReportContentionAsTimeoutNotFailure");
+    }
+    /** G9; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldReportUnreachableBackendAsBackendFailureNotContention() {
+        run("shouldReportUnreachableBackendAsBackendFailureNotContention");
+    }
+
+    // ---- G11 bad input (InputScenarios.kt)
+    /** G11. */
+    @Test
+    public void shouldRejectBadLockNamesWithClearMessages() {
+        run("shouldRejectBadLockNamesWithClearMessages");
+    }
+    /** G11. */
+    @Test
+    public void shouldRejectBadWaitsWithClearMessages() {
+        run("shouldRejectBadWaitsWithClearMessages");
+    }
+    /** G11. */
+    @Test
+    public void shouldRejectBadLeaseDurationsWithClearMessages() {
+        run("shouldRejectBadLeaseDurationsWithClearMessages");
+    }
+    /** G11, G12. */
+    @Test
+    public void shouldRejectUseAfterClose() {
+        run("shouldRejectUseAfterClose");
+    }
+    /** G11. */
+    @Test
+    public void shouldTreatDoubleReleaseAsNoOp() {
+        run("shouldTreatDoubleReleaseAsNoOp");
+    }
+    /** G11. */
+    @Test
+    public void shouldRejectExtendAfterRelease() {
+        run("shouldRejectExtendAfterRelease");
+    }
+
+    // ---- G12 lifecycle (LifecycleScenarios.kt)
+    /** G12. */
+    @Test
+    public void shouldReleaseHeldLeasesOnClose() {
+        run("shouldReleaseHeldLeasesOnClose");
+    }
+    /** G12. */
+    @Test
+    public void shouldLeaveNoLeaseholdThreadsAfterClose() {
+        run("shouldLeaveNoLeaseholdThreadsAfterClose");
+    }
+    /** G12. */
+    @Test
+    public void shouldCloseIdempotently() {
+        run("shouldCloseIdempotently");
+    }
+}

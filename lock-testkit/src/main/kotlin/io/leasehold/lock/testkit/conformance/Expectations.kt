@@ -1,0 +1,103 @@
+package io.leasehold.lock.testkit.conformance
+
+import io.kotest.assertions.withClue
+import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.types.shouldBeInstanceOf
+import io.leasehold.lock.LeaseLoss
+import io.leasehold.lock.LockEventListener
+import io.leasehold.lock.LockException
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionException
+import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
+
+// Small assertion helpers shared by the scenarios, so that each scenario reads as Given/When/Then.
+
+/** The value of this future, failing the scenario if it does not complete within [timeout]. */
+internal fun <T> CompletableFuture<T>.value(what: String, timeout: Duration = Timing.AWAIT): T =
+    try {
+        get(timeout.toNanos(), TimeUnit.NANOSECONDS)
+    } catch (e: TimeoutException) {
+        throw AssertionError("timed out after $timeout waiting for $what")
+    } catch (e: ExecutionException) {
+        throw AssertionError("expected $what, but it failed with ${e.cause}", e.cause)
+    }
+
+/** How this future failed, failing the scenario if it succeeds or does not complete within [timeout]. */
+internal fun CompletableFuture<*>.failure(what: String, timeout: Duration = Timing.AWAIT): Throwable {
+    val value = try {
+        get(timeout.toNanos(), TimeUnit.NANOSECONDS)
+    } catch (e: TimeoutException) {
+        throw AssertionError("timed out after $timeout waiting for $what to fail")
+    } catch (e: ExecutionException) {
+        return e.cause ?: e
+    } catch (e: java.util.concurrent.CancellationException) {
+        return e
+    }
+    throw AssertionError("expected $what to fail, but it completed with $value")
+}
+
+/** The cause a [CompletableFuture] stage wrapped, or [this] if it is not a wrapper. */
+internal fun Throwable.unwrapped(): Throwable =
+    if ((this is CompletionException || this is ExecutionException) && cause != null) cause!!.unwrapped() else this
+
+/**
+ * The exception of type [T] that [block] throws, or with which the future it returns fails: some
+ * argument and state checks of async methods may legitimately happen either way.
+ */
+internal inline fun <reified T : Throwable> rejected(what: String, block: () -> Any?): T {
+    val outcome = try {
+        block()
+    } catch (e: Throwable) {
+        return withClue(what) { e.unwrapped().shouldBeInstanceOf<T>() }
+    }
+    if (outcome is CompletableFuture<*>) {
+        return withClue(what) { outcome.failure(what).unwrapped().shouldBeInstanceOf<T>() }
+    }
+    throw AssertionError("expected $what to be rejected with ${T::class.simpleName}, but it returned $outcome")
+}
+
+/** Asserts that this exception's message names every one of [parts] (parameter, rule, value, lock). */
+internal fun Throwable.shouldMention(vararg parts: String) {
+    val message = message ?: throw AssertionError("expected a message naming ${parts.toList()}, but $this has none")
+    parts.forEach { message shouldContain it }
+}
+
+/** Asserts that a [LockException] is about lock [name]. */
+internal fun LockException.shouldBeAbout(name: String) {
+    withClue("lockName() of $this") { lockName() shouldContain name }
+}
+
+/** Time since [startNanos] ([System.nanoTime]). */
+internal fun elapsedSince(startNanos: Long): Duration = Duration.ofNanos(System.nanoTime() - startNanos)
+
+/** A listener that records what the engine reports, for scenarios that check listener calls. */
+internal class RecordingListener : LockEventListener {
+    val losses: MutableList<LeaseLoss> = CopyOnWriteArrayList()
+    val acquired: MutableList<Long> = CopyOnWriteArrayList()
+    val released: MutableList<Long> = CopyOnWriteArrayList()
+
+    override fun onAcquired(lockName: String, fencingToken: Long, waited: Duration) {
+        acquired += fencingToken
+    }
+
+    override fun onReleased(lockName: String, fencingToken: Long, held: Duration) {
+        released += fencingToken
+    }
+
+    override fun onLeaseLost(loss: LeaseLoss) {
+        losses += loss
+    }
+}
+
+/** The value of this optional, failing the scenario with [what] if it is empty. */
+internal fun <T : Any> java.util.Optional<T>.present(what: String): T =
+    orElseThrow { AssertionError("expected $what, but got an empty Optional") }
+
+/** Fails the scenario with [what] if this optional holds a value. */
+internal fun java.util.Optional<*>.shouldBeAbsent(what: String) {
+    if (isPresent) throw AssertionError("expected $what to be empty, but got ${get()}")
+}

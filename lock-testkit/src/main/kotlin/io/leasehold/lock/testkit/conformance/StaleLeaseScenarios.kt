@@ -1,0 +1,73 @@
+package io.leasehold.lock.testkit.conformance
+
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
+import io.kotest.matchers.comparables.shouldBeLessThanOrEqualTo
+import io.kotest.matchers.shouldBe
+import io.leasehold.lock.LeaseLoss
+import io.leasehold.lock.LeaseLostException
+import io.leasehold.lock.testkit.LockBackendFixture.Fault
+import java.time.Duration
+
+// G2: owner checks are atomic; a stale lease never deletes or extends another holder's lock.
+
+internal val staleLeaseScenarios: List<Scenario> = listOf(
+
+    scenario("shouldNotReleaseAnotherOwnersLock", "G2", Fault.DELETE_KEY) {
+        // Given A's lock was deleted behind its back (A does not know: no renewal runs) and B took it
+        val a = newClient()
+        val b = newClient()
+        val c = newClient()
+        val stale = a.lock(lockName, options(autoRenew = false)).acquire(Timing.ACQUIRE_WAIT)
+        fixture.deleteKey(lockKey())
+        val fresh = b.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        // When A releases its stale lease
+        val released = stale.release()
+        // Then nothing was released: Redis compared the owner before deleting
+        withClue("release() of a stale lease") { released shouldBe false }
+        withClue("isLocked() after the stale release") { c.lock(lockName).isLocked shouldBe true }
+        withClue("holder after the stale release") {
+            c.lock(lockName).inspect().present("inspect()").fencingToken() shouldBe fresh.fencingToken()
+        }
+        c.lock(lockName).tryAcquire().shouldBeAbsent("tryAcquire() by a third node after the stale release")
+        withClue("release() by the real holder") { fresh.release() shouldBe true }
+    },
+
+    scenario("shouldNotExtendAnotherOwnersLock", "G2, G6", Fault.DELETE_KEY) {
+        // Given A's lock was deleted behind its back and B took it with a 10 s lease and no renewal
+        val a = newClient()
+        val b = newClient()
+        val bLease = Duration.ofSeconds(10)
+        val stale = a.lock(lockName, options(autoRenew = false)).acquire(Timing.ACQUIRE_WAIT)
+        fixture.deleteKey(lockKey())
+        val fresh = b.lock(lockName, options(leaseTime = bLease, autoRenew = false)).acquire(Timing.ACQUIRE_WAIT)
+        // When A extends its stale lease far beyond B's
+        val thrown = shouldThrow<LeaseLostException> { stale.extend(Duration.ofSeconds(120)) }
+        // Then A is told it lost the lock, and B's lock keeps B's token and B's lease
+        withClue("loss reason of a lease whose lock another owner holds") {
+            thrown.loss().reason() shouldBe LeaseLoss.Reason.STOLEN
+        }
+        withClue("stale lease isValid() after a failed extend") { stale.isValid shouldBe false }
+        val info = b.lock(lockName).inspect().present("inspect() after the stale extend")
+        withClue("holder after the stale extend") { info.fencingToken() shouldBe fresh.fencingToken() }
+        withClue("holder's TTL after the stale extend (B's lease is $bLease)") { info.remainingTtl() shouldBeLessThanOrEqualTo bLease }
+        withClue("release() by the real holder") { fresh.release() shouldBe true }
+    },
+
+    scenario("shouldNotReleaseOrExtendAnotherOwnersLockAfterExpiry", "G2, G11") {
+        // Given A's short unrenewed lease expired and B took the lock with a 20 s lease
+        val a = newClient()
+        val b = newClient()
+        val bLease = Duration.ofSeconds(20)
+        val stale = a.lock(lockName, options(leaseTime = Timing.SHORT_LEASE, autoRenew = false)).acquire(Timing.ACQUIRE_WAIT)
+        val fresh = b.lock(lockName, options(leaseTime = bLease, autoRenew = false)).acquire(Timing.ACQUIRE_WAIT)
+        // When A releases and extends its expired lease
+        withClue("release() of an expired lease") { stale.release() shouldBe false }
+        shouldThrow<LeaseLostException> { stale.extend(Duration.ofSeconds(120)) }
+        // Then B's lock is untouched
+        val info = b.lock(lockName).inspect().present("inspect() after the stale calls")
+        withClue("holder after the stale calls") { info.fencingToken() shouldBe fresh.fencingToken() }
+        withClue("holder's TTL after the stale extend (B's lease is $bLease)") { info.remainingTtl() shouldBeLessThanOrEqualTo bLease }
+        withClue("release() by the real holder") { fresh.release() shouldBe true }
+    },
+)
