@@ -9,6 +9,7 @@ import kotlin.time.toJavaDuration
 import kotlin.time.toKotlinDuration
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.cancelChildren
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.job
@@ -102,6 +103,11 @@ public suspend fun <T> DistributedLock.withLock(
 /**
  * Runs [block] in a child scope carrying [context], and turns a loss of [lease] while it runs into
  * [LeaseLostException].
+ *
+ * The block's own exception is carried out of the scope as a value, not thrown through it: with
+ * kotlinx's stack-trace recovery on (debug mode, `-ea`), an exception thrown out of `withContext`
+ * reaches the caller as a copy, and a lock must hand back exactly what its block threw. The block's
+ * children are then cancelled by hand, as `coroutineScope` would have done.
  */
 private suspend fun <T> runUnderLease(
     lease: Lease,
@@ -109,17 +115,24 @@ private suspend fun <T> runUnderLease(
     block: suspend CoroutineScope.(Lease) -> T,
 ): T {
     val lossDuringBlock = AtomicReference<LeaseLoss?>(null)
-    val result = try {
+    val blockFailure = AtomicReference<Throwable?>(null)
+    val outcome: Result<T> = try {
         withContext(context) {
-            val blockJob = coroutineContext.job
+            val scopeJob = coroutineContext.job
             // thenAccept runs on a Leasehold thread (or right here if the loss is already known);
             // Job.cancel is short and non-blocking, as that thread requires.
             val watch = lease.lost().thenAccept { loss ->
                 lossDuringBlock.set(loss)
-                blockJob.cancel(LeaseLossCancellation(loss))
+                scopeJob.cancel(LeaseLossCancellation(loss))
             }
             try {
-                block(lease)
+                Result.success(block(lease))
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Throwable) {
+                blockFailure.set(e)
+                scopeJob.cancelChildren(CancellationException("the withLock block failed: $e"))
+                Result.failure(e)
             } finally {
                 // Cancelling the dependent stage unhooks the action; lease.lost() itself is untouched.
                 watch.cancel(false)
@@ -130,10 +143,14 @@ private suspend fun <T> runUnderLease(
         if (loss == null || !currentCoroutineContext().isActive) {
             throw e
         }
-        throw LeaseLostException(loss).also { if (e !is CancellationException) it.addSuppressed(e) }
+        throw LeaseLostException(loss).also { lost ->
+            (blockFailure.get() ?: e.takeUnless { it is CancellationException })?.let(lost::addSuppressed)
+        }
     }
-    lossDuringBlock.get()?.let { throw LeaseLostException(it) }
-    return result
+    lossDuringBlock.get()?.let { loss ->
+        throw LeaseLostException(loss).also { lost -> outcome.exceptionOrNull()?.let(lost::addSuppressed) }
+    }
+    return outcome.getOrThrow()
 }
 
 /** Releases under [NonCancellable]; see [withLock] for how a release failure is reported. */

@@ -15,6 +15,7 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.test.runCurrent
 import kotlinx.coroutines.test.runTest
 import kotlinx.coroutines.withContext
+import kotlinx.coroutines.yield
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.Test
@@ -181,6 +182,49 @@ class WithLockTest {
         val thrown = runCatching { lock.withLock(1.seconds) { throw IllegalStateException("boom") } }.exceptionOrNull()
 
         assertThat(thrown).isInstanceOf(IllegalStateException::class.java).hasMessage("boom")
+        assertThat(lock.granted.single().releaseCalls.get()).isEqualTo(1)
+    }
+
+    @Test
+    fun shouldRethrowTheBlocksOwnExceptionInstance() = runTest {
+        // Tests run with -ea, which turns on kotlinx's stack-trace recovery: an exception that
+        // crosses a scope boundary would arrive as a copy. withLock must hand back the original.
+        val lock = FakeLock("orders:1")
+        val boom = IllegalStateException("boom")
+
+        val thrownAtOnce = runCatching { lock.withLock(1.seconds) { throw boom } }.exceptionOrNull()
+        val thrownAfterSuspending = runCatching {
+            lock.withLock(1.seconds) {
+                yield()
+                throw boom
+            }
+        }.exceptionOrNull()
+
+        assertThat(thrownAtOnce).isSameAs(boom)
+        assertThat(thrownAfterSuspending).isSameAs(boom)
+    }
+
+    @Test
+    fun shouldCancelTheBlocksChildrenWhenTheBlockThrows() = runTest {
+        val lock = FakeLock("orders:1")
+        var childCancelled = false
+
+        val thrown = runCatching {
+            lock.withLock(1.seconds) {
+                launch {
+                    try {
+                        awaitCancellation()
+                    } finally {
+                        childCancelled = true
+                    }
+                }
+                yield()
+                throw IllegalStateException("boom")
+            }
+        }.exceptionOrNull()
+
+        assertThat(thrown).hasMessage("boom")
+        assertThat(childCancelled).isTrue()
         assertThat(lock.granted.single().releaseCalls.get()).isEqualTo(1)
     }
 
