@@ -149,6 +149,7 @@ class FaultInjectingBackendTest {
         assertInstanceOf(IllegalStateException.class, failure.getCause());
         assertEquals(1, fake.evals.get(), "the pending call never reached the delegate");
         assertEquals(1, fake.closes.get(), "close is idempotent");
+        latencyThread.join(TimeUnit.SECONDS.toMillis(10));
         assertFalse(latencyThread.isAlive(), "close stopped the latency thread");
     }
 

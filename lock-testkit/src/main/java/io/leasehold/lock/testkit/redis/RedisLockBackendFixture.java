@@ -31,7 +31,9 @@ import java.util.function.Function;
  *
  * <p>A fixture that {@link #owning owns} its topology stops it on {@link #close()}; one that
  * {@link #sharing shares} it (the {@code shared*} factories share the per-JVM topologies of
- * {@link RedisFixtures}) restores and flushes it instead, at creation and at close.
+ * {@link RedisFixtures}) restores and flushes it instead, at creation and at close. Sharing assumes
+ * that the test classes using one topology run one after another (Surefire's default), since each
+ * flushes it.
  *
  * <p>This class is threadsafe.
  *
