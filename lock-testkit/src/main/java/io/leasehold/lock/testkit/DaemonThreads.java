@@ -1,34 +1,53 @@
 package io.leasehold.lock.testkit;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
-/** Thread factory and shutdown helper for the in-memory backend's daemon threads. */
-final class DaemonThreads {
+/**
+ * Makes the in-memory backend's daemon threads, all with one name, and remembers them so that
+ * closing can wait until they have really ended — an executor reports termination a moment before
+ * its last thread is dead, and "no thread left after close" must hold at once.
+ *
+ * <p>This class is threadsafe.
+ */
+final class DaemonThreads implements ThreadFactory {
 
-    private DaemonThreads() {
+    private final String name;
+    private final List<Thread> created = new CopyOnWriteArrayList<>();
+
+    DaemonThreads(String name) {
+        this.name = name;
     }
 
-    /** Daemon threads all named {@code name} (each executor using it runs a single thread). */
-    static ThreadFactory named(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
+    @Override
+    public Thread newThread(Runnable runnable) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        created.add(thread);
+        return thread;
     }
 
     /**
-     * Waits for a shut-down {@code executor} to finish, unless the caller is its own thread (a
-     * listener closing the backend), which would wait for itself.
+     * Waits up to {@code timeoutMillis} for the shut-down {@code executor} and every thread made
+     * here to end, unless the caller is one of them (a listener closing the backend), which would
+     * wait for itself; that thread ends as soon as its task returns.
      */
-    static void awaitUnlessSelf(ExecutorService executor, String threadName, long timeoutMillis) {
-        if (Thread.currentThread().getName().equals(threadName)) {
+    void awaitStopped(ExecutorService executor, long timeoutMillis) {
+        if (created.contains(Thread.currentThread())) {
             return;
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         try {
             executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+            for (Thread thread : created) {
+                long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMillis > 0) {
+                    thread.join(leftMillis);
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

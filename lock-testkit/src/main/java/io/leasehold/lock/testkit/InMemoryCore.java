@@ -38,8 +38,8 @@ final class InMemoryCore {
     final PubSubHub hub = new PubSubHub();
     private final InMemoryStore store = new InMemoryStore();
     private final ScriptEmulator emulator = new ScriptEmulator(store, hub);
-    private final ScheduledThreadPoolExecutor delays =
-            new ScheduledThreadPoolExecutor(1, DaemonThreads.named(LATENCY_THREAD));
+    private final DaemonThreads delayThreads = new DaemonThreads(LATENCY_THREAD);
+    private final ScheduledThreadPoolExecutor delays = new ScheduledThreadPoolExecutor(1, delayThreads);
     /** Delayed calls not yet run, with their script names, failed on close so that no caller hangs. */
     private final Map<CompletableFuture<Object>, String> delayed = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -146,7 +146,7 @@ final class InMemoryCore {
             }
         });
         hub.close(timeoutMillis);
-        DaemonThreads.awaitUnlessSelf(delays, LATENCY_THREAD, timeoutMillis);
+        delayThreads.awaitStopped(delays, timeoutMillis);
     }
 
     private void execute(String name, List<String> keys, List<String> args, CompletableFuture<Object> reply) {

@@ -28,9 +28,10 @@ final class PubSubHub {
     private static final System.Logger LOG = System.getLogger(PubSubHub.class.getName());
 
     private final Map<String, List<Sub>> channels = new ConcurrentHashMap<>();
+    private final DaemonThreads threads = new DaemonThreads(THREAD_NAME);
     /** Single thread, started on first use, so that a backend that never publishes starts none. */
     private final ExecutorService delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(), DaemonThreads.named(THREAD_NAME));
+            new LinkedBlockingQueue<>(), threads);
     private volatile boolean closed;
 
     /** Registers {@code listener}; {@code onEnd} runs once when the subscription ends. */
@@ -76,7 +77,7 @@ final class PubSubHub {
         closed = true;
         channels.values().forEach(subs -> subs.forEach(Sub::end));
         delivery.shutdownNow();
-        DaemonThreads.awaitUnlessSelf(delivery, THREAD_NAME, timeoutMillis);
+        threads.awaitStopped(delivery, timeoutMillis);
     }
 
     private void submit(Runnable task) {

@@ -66,18 +66,19 @@ class InMemoryFaultSwitchesTest {
     }
 
     @Test
-    void shouldRunDelayedCallsLaterOnTheLatencyThreadWithoutBlockingTheCaller() {
-        Duration latency = Duration.ofMillis(200);
-        redis.setLatency(latency);
-        long start = System.nanoTime();
+    void shouldRunDelayedCallsLaterOnTheLatencyThread() throws InterruptedException {
+        ThreadRecordingClock clock = new ThreadRecordingClock();
+        try (InMemoryLockBackend slow = InMemoryLockBackend.withClock(clock)) {
+            Duration latency = Duration.ofMillis(200);
+            slow.setLatency(latency);
+            long start = System.nanoTime();
 
-        CompletableFuture<Thread> completedOn = scripts.acquireAsync("orders", "owner-a", 30_000)
-                .thenApply(reply -> Thread.currentThread());
+            await(new ScriptCaller(slow).acquireAsync("orders", "owner-a", 30_000));
 
-        Thread thread = await(completedOn);
-        assertTrue(System.nanoTime() - start >= latency.toNanos(), "waited out the latency");
-        assertEquals("leasehold-inmemory-latency", thread.getName());
-        assertTrue(redis.exists(lockKey("orders")));
+            assertTrue(System.nanoTime() - start >= latency.toNanos(), "waited out the latency");
+            assertEquals("leasehold-inmemory-latency", clock.readers.take().getName(), "the script ran there");
+            assertTrue(slow.exists(lockKey("orders")));
+        }
     }
 
     @Test

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ConnectException;
 import java.time.Duration;
@@ -94,21 +93,24 @@ class InMemoryNodesAndLifecycleTest {
 
     @Test
     void shouldLeaveNoThreadRunningAfterClose() throws InterruptedException {
+        ThreadRecordingClock clock = new ThreadRecordingClock();
+        InMemoryLockBackend backend = InMemoryLockBackend.withClock(clock);
         RecordingListener listener = new RecordingListener();
-        await(redis.subscribe(channel("orders"), listener));
-        redis.setLatency(Duration.ofMillis(1));
-        ScriptCaller scripts = new ScriptCaller(redis);
-        Thread latencyThread = await(scripts.acquireAsync("orders", "owner-a", 30_000)
-                .thenApply(reply -> Thread.currentThread()));
+        await(backend.subscribe(channel("orders"), listener));
+        backend.setLatency(Duration.ofMillis(1));
+        ScriptCaller scripts = new ScriptCaller(backend);
+        scripts.acquire("orders", "owner-a", 30_000);
         scripts.release("orders", "owner-a");
         listener.next();
         Thread pubSubThread = listener.threads.take();
+        Thread latencyThread = clock.readers.take(); // scripts read the clock on the thread running them
 
-        redis.close();
+        backend.close();
 
-        assertFalse(latencyThread.isAlive(), latencyThread.getName() + " still runs");
-        assertFalse(pubSubThread.isAlive(), pubSubThread.getName() + " still runs");
-        assertTrue(latencyThread.getName().startsWith("leasehold-") && pubSubThread.getName().startsWith("leasehold-"));
+        assertEquals("leasehold-inmemory-latency", latencyThread.getName());
+        assertEquals("leasehold-inmemory-pubsub", pubSubThread.getName());
+        assertFalse(latencyThread.isAlive(), "the latency thread still runs after close");
+        assertFalse(pubSubThread.isAlive(), "the pub/sub thread still runs after close");
     }
 
     @Test

@@ -1,0 +1,66 @@
+package io.leasehold.lock.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The backend under the real engine: the Javadoc example, pub/sub wake-up, and a loss signal. */
+class InMemoryLockClientTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @Test
+    void shouldRunTheUsageExampleFromTheJavadoc() {
+        ManualClock clock = new ManualClock();
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
+             LockClient nodeA = LockClient.create(redis);
+             LockClient nodeB = LockClient.create(redis.newNode())) {
+            LockOptions noRenew = LockOptions.builder().autoRenew(false).build();
+            Lease first = nodeA.lock("orders:42", noRenew).acquire(Duration.ofSeconds(1));
+            clock.advance(noRenew.leaseTime());
+            Lease second = nodeB.lock("orders:42").acquire(Duration.ofSeconds(1));
+
+            assertTrue(second.fencingToken() > first.fencingToken());
+            assertTrue(redis.exists("leasehold:{orders:42}"));
+        }
+    }
+
+    @Test
+    void shouldWakeAWaiterOnAnotherNodeWhenTheHolderReleases() throws Exception {
+        // The clock stands still, so the lock can only come free by release, never by expiry.
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock());
+             LockClient nodeA = LockClient.create(redis);
+             LockClient nodeB = LockClient.create(redis.newNode())) {
+            LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofMinutes(5)).autoRenew(false).build();
+            Lease held = nodeA.lock("orders:42", longLease).acquire(WAIT);
+            CompletableFuture<Lease> waiter = nodeB.lock("orders:42", longLease).acquireAsync(Duration.ofMinutes(1));
+
+            held.release();
+
+            Lease next = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(next.fencingToken() > held.fencingToken());
+        }
+    }
+
+    @Test
+    void shouldSignalStolenWhenTheLockIsDeletedBehindTheHoldersBack() throws Exception {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(300)).build();
+            Lease lease = client.lock("orders:42", shortLease).acquire(WAIT);
+
+            redis.deleteKey("leasehold:{orders:42}");
+
+            LeaseLoss loss = lease.lost().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(LeaseLoss.Reason.STOLEN, loss.reason());
+        }
+    }
+}
