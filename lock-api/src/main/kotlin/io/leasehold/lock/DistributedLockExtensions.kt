@@ -9,6 +9,7 @@ import kotlin.time.toJavaDuration
 import kotlin.time.toKotlinDuration
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.cancelChildren
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.job
@@ -31,7 +32,8 @@ import kotlinx.coroutines.withContext
  * the held lease without any Redis call and ignores its own [wait]; only the outermost `withLock`
  * releases. A sibling coroutine launched outside [block] does not share the lease and waits like any
  * other contender. Reentrancy is carried by the coroutine context, never by thread: the block may
- * resume on any thread.
+ * resume on any thread. Reentering a lock whose held lease was lost throws [LeaseLostException] at
+ * once; reentering one whose lease the block released by hand acquires it afresh.
  *
  * **Owner**: the lease, one fresh random owner value in Redis per acquisition, not a thread or a
  * coroutine.
@@ -75,9 +77,16 @@ public suspend fun <T> DistributedLock.withLock(
 ): T {
     val held = HeldLeases.of(currentCoroutineContext())
     val reentered = held.leaseFor(this)
-    if (reentered != null && reentered.isValid()) {
-        // No acquisition, and no release either: the outermost withLock owns the lease.
-        return runUnderLease(reentered, held) { block(it) }
+    if (reentered != null) {
+        val lost = reentered.lost()
+        if (lost.isDone && !lost.isCompletedExceptionally) {
+            throw LeaseLostException(lost.join())
+        }
+        if (reentered.isValid()) {
+            // No acquisition, and no release either: the outermost withLock owns the lease.
+            return runUnderLease(reentered, held) { block(it) }
+        }
+        // Released by hand inside the outer block: acquire afresh, like any other contender.
     }
     val lease = awaitAcquire(wait)
     var failure: Throwable? = null
@@ -94,6 +103,11 @@ public suspend fun <T> DistributedLock.withLock(
 /**
  * Runs [block] in a child scope carrying [context], and turns a loss of [lease] while it runs into
  * [LeaseLostException].
+ *
+ * The block's own exception is carried out of the scope as a value, not thrown through it: with
+ * kotlinx's stack-trace recovery on (debug mode, `-ea`), an exception thrown out of `withContext`
+ * reaches the caller as a copy, and a lock must hand back exactly what its block threw. The block's
+ * children are then cancelled by hand, as `coroutineScope` would have done.
  */
 private suspend fun <T> runUnderLease(
     lease: Lease,
@@ -101,17 +115,24 @@ private suspend fun <T> runUnderLease(
     block: suspend CoroutineScope.(Lease) -> T,
 ): T {
     val lossDuringBlock = AtomicReference<LeaseLoss?>(null)
-    val result = try {
+    val blockFailure = AtomicReference<Throwable?>(null)
+    val outcome: Result<T> = try {
         withContext(context) {
-            val blockJob = coroutineContext.job
+            val scopeJob = coroutineContext.job
             // thenAccept runs on a Leasehold thread (or right here if the loss is already known);
             // Job.cancel is short and non-blocking, as that thread requires.
             val watch = lease.lost().thenAccept { loss ->
                 lossDuringBlock.set(loss)
-                blockJob.cancel(LeaseLossCancellation(loss))
+                scopeJob.cancel(LeaseLossCancellation(loss))
             }
             try {
-                block(lease)
+                Result.success(block(lease))
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Throwable) {
+                blockFailure.set(e)
+                scopeJob.cancelChildren(CancellationException("the withLock block failed: $e"))
+                Result.failure(e)
             } finally {
                 // Cancelling the dependent stage unhooks the action; lease.lost() itself is untouched.
                 watch.cancel(false)
@@ -122,10 +143,14 @@ private suspend fun <T> runUnderLease(
         if (loss == null || !currentCoroutineContext().isActive) {
             throw e
         }
-        throw LeaseLostException(loss).also { if (e !is CancellationException) it.addSuppressed(e) }
+        throw LeaseLostException(loss).also { lost ->
+            (blockFailure.get() ?: e.takeUnless { it is CancellationException })?.let(lost::addSuppressed)
+        }
     }
-    lossDuringBlock.get()?.let { throw LeaseLostException(it) }
-    return result
+    lossDuringBlock.get()?.let { loss ->
+        throw LeaseLostException(loss).also { lost -> outcome.exceptionOrNull()?.let(lost::addSuppressed) }
+    }
+    return outcome.getOrThrow()
 }
 
 /** Releases under [NonCancellable]; see [withLock] for how a release failure is reported. */

@@ -1,0 +1,99 @@
+package io.leasehold.examples;
+
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.lettuce.LettuceLockBackend;
+import io.leasehold.lock.testkit.redis.RedisServerBinary;
+import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Locks and stock in a real Redis: one this demo started from the local {@code redis-server}, or
+ * one the user named with {@code --redis}. Each node has its own Lettuce {@link RedisClient} and so
+ * its own connections (they share Netty's threads, as nodes on one host would share cores).
+ */
+final class RedisDemoBackend implements DemoBackend {
+
+    private final RedisURI uri;
+    private final String origin;
+    private final StandaloneRedis startedServer; // null when the user runs the server
+    private final ClientResources resources = DefaultClientResources.builder()
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
+            .build();
+    private final List<RedisClient> clients = new ArrayList<>();
+    private final List<Node> nodes = new ArrayList<>();
+
+    private RedisDemoBackend(String uri, String origin, StandaloneRedis startedServer) {
+        this.uri = RedisURI.create(uri);
+        this.uri.setTimeout(Duration.ofSeconds(5));
+        this.origin = origin;
+        this.startedServer = startedServer;
+    }
+
+    /** Starts {@code redis-server} from {@code binary} on a free port (never 6379). */
+    static RedisDemoBackend startLocal(RedisServerBinary binary) {
+        StandaloneRedis server = StandaloneRedis.start(binary);
+        return new RedisDemoBackend(server.uri(), "started " + binary.path() + " on " + server.endpoint(), server);
+    }
+
+    /** Uses the server at {@code uri}; only the demo's own keys are written and deleted. */
+    static RedisDemoBackend existing(String uri) {
+        return new RedisDemoBackend(uri, "using the Redis at " + uri + " (--redis)", null);
+    }
+
+    @Override
+    public String description() {
+        return "redis-server " + serverVersion() + ", " + origin + "; driver: LettuceLockBackend";
+    }
+
+    private String serverVersion() {
+        RedisClient client = newClient();
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return connection.sync().info("server").lines()
+                    .filter(line -> line.startsWith("redis_version:"))
+                    .map(line -> line.substring("redis_version:".length()).trim())
+                    .findFirst()
+                    .orElse("(unknown version)");
+        }
+    }
+
+    @Override
+    public synchronized Node newNode(String name) {
+        RedisClient client = newClient();
+        Node node = new Node(name, LettuceLockBackend.lockClient(client), new RedisStockStore(client, FlashSale.PRODUCT));
+        nodes.add(node);
+        return node;
+    }
+
+    private synchronized RedisClient newClient() {
+        RedisClient client = RedisClient.create(resources, uri);
+        clients.add(client);
+        return client;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!nodes.isEmpty() && nodes.get(0).stock() instanceof RedisStockStore stock) {
+            stock.deleteKeys();
+        }
+        for (Node node : nodes) {
+            node.locks().close();
+            node.stock().close();
+        }
+        for (RedisClient client : clients) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        if (startedServer != null) {
+            startedServer.close();
+        }
+    }
+}

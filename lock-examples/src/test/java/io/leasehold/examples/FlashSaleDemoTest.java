@@ -1,0 +1,76 @@
+package io.leasehold.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.lock.LeaseLoss;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The demo's core on the in-memory backend: the locked sale is exact and the report says so. */
+class FlashSaleDemoTest {
+
+    private static final DemoOptions SMALL_SALE = new DemoOptions(Optional.empty(), true, 40, 150, 3, 3);
+
+    @Test
+    void shouldSellExactlyTheStockUnderTheLockAndRefuseTheStaleWrite() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        FlashSaleDemo.Outcome outcome = FlashSaleDemo.run(SMALL_SALE, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+        SaleResult locked = outcome.withLock();
+        assertThat(locked.failures()).isEmpty();
+        assertThat(locked.stockLeft()).isZero();
+        assertThat(locked.confirmed()).isEqualTo(40);
+        assertThat(locked.soldOut()).isEqualTo(110);
+        assertThat(locked.acquisitions()).hasSize(150);
+        assertThat(locked.tokensDistinct()).isTrue();
+        assertThat(locked.staleRejected()).isZero();
+        assertThat(outcome.fencing().lateWriteAccepted()).isFalse();
+        assertThat(outcome.fencing().newToken()).isGreaterThan(outcome.fencing().staleToken());
+        assertThat(outcome.fencing().loss().reason()).isEqualTo(LeaseLoss.Reason.EXPIRED);
+        assertThat(outcome.lockedSaleExact()).isTrue();
+
+        // Without the lock, every shopper was served and no sale vanished without a trace: each
+        // confirmed order either lowered the stock or was overwritten (the oversell itself depends
+        // on timing, so it is shown, not asserted).
+        SaleResult unlocked = outcome.withoutLock();
+        assertThat(unlocked.requests()).isEqualTo(150);
+        assertThat(unlocked.confirmed() + unlocked.soldOut()).isEqualTo(150);
+        assertThat(unlocked.confirmed()).isGreaterThanOrEqualTo(40 - unlocked.stockLeft());
+
+        String output = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(output)
+                .contains("backend: --in-memory: using InMemoryLockBackend")
+                .contains("[1/3] without a lock")
+                .contains("[2/3] with Leasehold")
+                .contains("orders confirmed:    40 for a stock of 40  -> exact")
+                .contains("stock left in store: 0\n")
+                .contains("acquisitions:        150 (")
+                .contains("highest fencing token: " + locked.highestFencingToken())
+                .contains("acquire wait:        p50 ")
+                .contains("requests/s")
+                .contains("[3/3] fencing")
+                .contains("its lease.lost() had completed: EXPIRED")
+                .contains("REJECTED by the store, which has seen token " + outcome.fencing().newToken())
+                .contains("Done in ");
+    }
+
+    @Test
+    void shouldRejectUnknownArgumentsWithTheUsage() {
+        assertThatThrownBy(() -> DemoOptions.parse("--stok", "5"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown argument '--stok'")
+                .hasMessageContaining("usage: FlashSaleDemo");
+        assertThatThrownBy(() -> DemoOptions.parse("--nodes", "1"))
+                .hasMessage("--nodes must be a whole number of at least 2, but was '1'");
+    }
+
+    @Test
+    void shouldParseTheRedisUri() {
+        assertThat(DemoOptions.parse("--redis", "redis://db:6380").redisUri()).contains("redis://db:6380");
+    }
+}

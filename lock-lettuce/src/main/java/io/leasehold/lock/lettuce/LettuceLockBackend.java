@@ -1,0 +1,359 @@
+package io.leasehold.lock.lettuce;
+
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.MessageListener;
+import io.leasehold.lock.spi.Subscription;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LockBackend} over the application's own Lettuce client: a {@link RedisClient} for a
+ * single server or a Sentinel-managed master ({@code redis-sentinel://} URIs), or a
+ * {@link RedisClusterClient} for Redis Cluster.
+ *
+ * <pre>{@code
+ * RedisClient redis = RedisClient.create("redis://localhost:6379");
+ * try (LockClient locks = LettuceLockBackend.lockClient(redis)) {
+ *     locks.lock("orders:42").runLocked(Duration.ofSeconds(5), () -> ship(order));
+ * }
+ * redis.shutdown(); // the client stays yours: closing Leasehold leaves it open
+ *
+ * // with settings of your own:
+ * LockClient locks = LockClient.builder(LettuceLockBackend.create(clusterClient))
+ *         .commandTimeout(Duration.ofSeconds(2))
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>Connections.</b> The backend opens two connections from the client and shares them among
+ * all calls: one for scripts (opened when the backend is created, asynchronously) and one for
+ * pub/sub (opened when the first waiter subscribes); never one per call. A connect that fails is
+ * retried by the next call. {@link #close()} closes these two and nothing else: the client, its
+ * options and its resources remain the application's. The client's own settings (timeouts,
+ * reconnect, topology refresh) apply to both connections unchanged.
+ *
+ * <p><b>Scripts</b> run by {@code EVALSHA}; when Redis answers {@code NOSCRIPT} (after a restart,
+ * a failover or {@code SCRIPT FLUSH}) the call is sent once more with {@code EVAL}, which also
+ * caches the script again.
+ *
+ * <p><b>Release notifications</b> use sharded pub/sub ({@code SSUBSCRIBE}, on the node that owns
+ * the channel's slot) when the server is Redis 7 or later, plain pub/sub otherwise; the server is
+ * asked ({@code INFO server}) when the script connection opens. Pub/sub callbacks run on Netty's
+ * event loop and never block it. After the pub/sub connection (or, in a cluster, a node's
+ * connection) reconnects, and after a cluster topology change moves a channel's slot, the backend
+ * subscribes again and then calls {@link MessageListener#onResubscribed(String)} so that waiters
+ * retry at once instead of waiting out the holder's lease.
+ *
+ * <p>This class is threadsafe.
+ *
+ * @see LockClient#create(LockBackend)
+ */
+public final class LettuceLockBackend implements LockBackend {
+
+    private static final System.Logger LOG = System.getLogger(LettuceLockBackend.class.getName());
+    /** How long {@link #shardedPubSub()} may wait for the first connection before it answers. */
+    private static final Duration PROBE_WAIT = Duration.ofSeconds(10);
+    /** How long {@link #close()} waits for the two connections to close. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
+    private final Topology topology;
+    private final ScriptExecutor scripts = new ScriptExecutor();
+    private final LazyConnection<CommandConnection> commands;
+    private final LazyConnection<StatefulRedisPubSubConnection<String, String>> pubSub;
+    private final PubSubChannels channels;
+    private final ReconnectListener reconnects;
+    private final AtomicReference<@Nullable AutoCloseable> moveWatch = new AtomicReference<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * Whether this backend uses sharded pub/sub: null until the first connection has asked the
+     * server, or until {@link #shardedPubSub()} had to answer without it; fixed from then on, so that
+     * what the engine publishes with and what this backend subscribes with always agree.
+     */
+    private final AtomicReference<@Nullable Boolean> sharded = new AtomicReference<>();
+
+    private LettuceLockBackend(Topology topology) {
+        this.topology = topology;
+        this.commands = new LazyConnection<>("the script connection",
+                () -> topology.connectCommands().thenCompose(this::probeServer), c -> c.connection().closeAsync());
+        this.pubSub = new LazyConnection<>("the pub/sub connection", this::connectPubSub,
+                StatefulRedisPubSubConnection::closeAsync);
+        this.channels = new PubSubChannels(new PubSubWire());
+        this.reconnects = new ReconnectListener(this::onConnected);
+        topology.client().addListener(reconnects);
+        commands.get(); // start connecting now; a failure is retried by the first call
+    }
+
+    /**
+     * A backend over {@code client}'s default URI (the one it was created with, e.g.
+     * {@code RedisClient.create("redis://host:6379")} or a {@code redis-sentinel://} URI).
+     */
+    public static LettuceLockBackend create(RedisClient client) {
+        return new LettuceLockBackend(new StandaloneTopology(Objects.requireNonNull(client, "client"), null));
+    }
+
+    /** A backend over {@code client}, connecting to {@code uri} (standalone or {@code redis-sentinel://}). */
+    public static LettuceLockBackend create(RedisClient client, RedisURI uri) {
+        return new LettuceLockBackend(new StandaloneTopology(Objects.requireNonNull(client, "client"),
+                Objects.requireNonNull(uri, "uri")));
+    }
+
+    /** A backend over a Redis Cluster. */
+    public static LettuceLockBackend create(RedisClusterClient client) {
+        return new LettuceLockBackend(new ClusterTopology(Objects.requireNonNull(client, "client")));
+    }
+
+    /** A {@link LockClient} with default settings over {@link #create(RedisClient)}; closing it closes the backend. */
+    public static LockClient lockClient(RedisClient client) {
+        return LockClient.create(create(client));
+    }
+
+    /** A {@link LockClient} with default settings over {@link #create(RedisClient, RedisURI)}. */
+    public static LockClient lockClient(RedisClient client, RedisURI uri) {
+        return LockClient.create(create(client, uri));
+    }
+
+    /** A {@link LockClient} with default settings over {@link #create(RedisClusterClient)}. */
+    public static LockClient lockClient(RedisClusterClient client) {
+        return LockClient.create(create(client));
+    }
+
+    @Override
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        Objects.requireNonNull(script, "script");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(args, "args");
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        commands.get().whenComplete((connection, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(ScriptExecutor.unwrap(failure));
+                return;
+            }
+            scripts.run(connection.commands(), script, keys, args).whenComplete((reply, error) -> {
+                if (error == null) {
+                    result.complete(reply);
+                } else {
+                    result.completeExceptionally(error);
+                }
+            });
+        });
+        return result;
+    }
+
+    @Override
+    public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+        return channels.subscribe(Objects.requireNonNull(channel, "channel"), Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The server is asked ({@code INFO server}) when the script connection first opens, which
+     * the backend starts at creation; a {@link LockClient} asks this once, when it is built. If the
+     * server has not answered yet, this waits up to ten seconds for it (never on a Netty thread);
+     * if Redis is still unreachable then, the answer is false (plain pub/sub, which every server
+     * has), logged as a warning, and kept for the life of this backend. Processes that disagree
+     * still exclude each other correctly, but their waiters miss each other's release messages
+     * and fall back to the holder's lease time.
+     */
+    @Override
+    public boolean shardedPubSub() {
+        if (sharded.get() == null && !onNettyThread()) {
+            awaitQuietly(commands.get(), PROBE_WAIT);
+        }
+        if (sharded.compareAndSet(null, false)) {
+            LOG.log(System.Logger.Level.WARNING, "Redis did not answer whether it supports sharded pub/sub within "
+                    + PROBE_WAIT + "; " + this + " uses plain pub/sub (PUBLISH/SUBSCRIBE) from now on");
+        }
+        return Boolean.TRUE.equals(sharded.get());
+    }
+
+    @Override
+    public int slot(String key) {
+        return topology.slot(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * How many script calls found the script missing from Redis's cache ({@code NOSCRIPT}) and were
+     * sent again with {@code EVAL}. A diagnostic: it grows after restarts, failovers and
+     * {@code SCRIPT FLUSH}, by about one per script and server.
+     */
+    public long scriptFallbacks() {
+        return scripts.fallbacks();
+    }
+
+    /**
+     * Closes the two connections this backend opened (waiting up to five seconds, except on a Netty
+     * thread) and stops listening to the client. The client stays open. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        topology.client().removeListener(reconnects);
+        stopMoveWatch();
+        channels.close();
+        CompletableFuture<Void> closing = CompletableFuture.allOf(pubSub.close(), commands.close());
+        if (!onNettyThread()) {
+            awaitQuietly(closing, CLOSE_WAIT);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LettuceLockBackend{" + topology + (closed.get() ? ", closed" : "") + "}";
+    }
+
+    /** Asks the server whether it has sharded pub/sub, once; the connection is ready after that. */
+    private CompletableFuture<CommandConnection> probeServer(CommandConnection connection) {
+        if (sharded.get() != null) {
+            return CompletableFuture.completedFuture(connection);
+        }
+        CommandArgs<String, String> section = new CommandArgs<>(StringCodec.UTF8).add("server");
+        return connection.commands().dispatch(CommandType.INFO, new StatusOutput<>(StringCodec.UTF8), section)
+                .toCompletableFuture()
+                .handle((info, failure) -> {
+                    if (failure == null) {
+                        sharded.compareAndSet(null, ServerFeatures.supportsShardedPubSub(info));
+                        return connection;
+                    }
+                    Throwable cause = ScriptExecutor.unwrap(failure);
+                    if (cause instanceof RedisCommandExecutionException) {
+                        // INFO is disabled on some managed services; plain pub/sub works everywhere.
+                        sharded.compareAndSet(null, false);
+                        return connection;
+                    }
+                    connection.connection().closeAsync();
+                    throw new CompletionException(cause);
+                });
+    }
+
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+        return topology.connectPubSub().<StatefulRedisPubSubConnection<String, String>>thenApply(connection -> {
+            connection.addListener(new Dispatcher());
+            AutoCloseable watch = topology.watchMoves(connection, channels::resubscribe);
+            moveWatch.set(watch);
+            if (closed.get()) {
+                stopMoveWatch();
+            }
+            return connection;
+        });
+    }
+
+    /** A connection of the client came up: if it carries our subscriptions, subscribe again. */
+    private void onConnected(RedisChannelHandler<?, ?> handler) {
+        StatefulRedisPubSubConnection<String, String> connection = pubSub.now();
+        if (connection != null && !closed.get() && topology.carriesSubscriptions(handler, connection)) {
+            channels.resubscribe(channels.names());
+        }
+    }
+
+    private void stopMoveWatch() {
+        AutoCloseable watch = moveWatch.getAndSet(null);
+        if (watch != null) {
+            try {
+                watch.close();
+            } catch (Exception ignored) {
+                // disposing an event-bus subscription does not fail in practice; nothing to do if it does
+            }
+        }
+    }
+
+    private static boolean onNettyThread() {
+        return Thread.currentThread() instanceof FastThreadLocalThread;
+    }
+
+    private static void awaitQuietly(CompletableFuture<?> future, Duration limit) {
+        try {
+            future.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the caller reads the outcome from state, not from this wait
+        }
+    }
+
+    /** Receives every message of the pub/sub connection (all nodes' in a cluster) on the event loop. */
+    private final class Dispatcher extends RedisPubSubAdapter<String, String> {
+
+        @Override
+        public void message(String channel, String message) {
+            channels.dispatch(channel, message);
+        }
+
+        @Override
+        public void smessage(String channel, String message) {
+            channels.dispatch(channel, message);
+        }
+    }
+
+    /** How {@link PubSubChannels} reaches Redis. */
+    private final class PubSubWire implements PubSubChannels.Wire {
+
+        @Override
+        public CompletableFuture<Void> subscribe(String channel) {
+            return ready().thenCompose(connection -> {
+                RedisPubSubAsyncCommands<String, String> redis = connection.async();
+                return (useSharded() ? redis.ssubscribe(channel) : redis.subscribe(channel)).toCompletableFuture();
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> unsubscribe(String channel) {
+            return ready().thenCompose(connection -> {
+                RedisPubSubAsyncCommands<String, String> redis = connection.async();
+                return (useSharded() ? redis.sunsubscribe(channel) : redis.unsubscribe(channel)).toCompletableFuture();
+            });
+        }
+
+        @Override
+        public void subscribed(String channel) {
+            StatefulRedisPubSubConnection<String, String> connection = pubSub.now();
+            if (connection != null) {
+                topology.subscribed(channel, connection);
+            }
+        }
+
+        @Override
+        public void unsubscribed(String channel) {
+            topology.unsubscribed(channel);
+        }
+
+        @Override
+        public void schedule(Runnable task, Duration delay) {
+            topology.client().getResources().eventExecutorGroup().schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /** The pub/sub connection, once the script connection has learned which kind of pub/sub to use. */
+        private CompletableFuture<StatefulRedisPubSubConnection<String, String>> ready() {
+            return commands.get().thenCompose(ignored -> pubSub.get());
+        }
+
+        private boolean useSharded() {
+            return Boolean.TRUE.equals(sharded.get());
+        }
+    }
+}

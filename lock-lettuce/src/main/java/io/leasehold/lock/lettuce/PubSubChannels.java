@@ -1,0 +1,255 @@
+package io.leasehold.lock.lettuce;
+
+import io.leasehold.lock.spi.MessageListener;
+import io.leasehold.lock.spi.Subscription;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The channels this backend listens on, each with its local listeners, over one pub/sub connection:
+ * the first listener of a channel subscribes it, the last one to leave unsubscribes it, and a
+ * message is handed to every listener of its channel.
+ *
+ * <p><b>Threads.</b> {@link #dispatch} runs on Netty's event loop and takes no lock: it reads a
+ * concurrent map and copy-on-write lists. Subscribing, unsubscribing and resubscribing take a short
+ * monitor so that the commands for one channel are written in the order the map changed; once the
+ * connection is open, Lettuce keeps that order on the wire (in a cluster too: one channel always
+ * routes to one node connection).
+ *
+ * <p><b>Reconnects.</b> {@link #resubscribe} subscribes the named channels again and, once Redis
+ * confirms, tells their listeners {@link MessageListener#onResubscribed(String)}; a failed attempt is
+ * retried with back-off for as long as the channel has listeners.
+ *
+ * <p>This class is threadsafe.
+ */
+final class PubSubChannels {
+
+    private static final System.Logger LOG = System.getLogger(PubSubChannels.class.getName());
+    private static final Duration FIRST_RETRY = Duration.ofMillis(200);
+    private static final Duration MAX_RETRY = Duration.ofSeconds(5);
+
+    /** How subscriptions reach Redis: the backend's pub/sub connection. */
+    interface Wire {
+        CompletableFuture<Void> subscribe(String channel);
+
+        CompletableFuture<Void> unsubscribe(String channel);
+
+        /** The channel is now subscribed (the topology may want to know where). */
+        void subscribed(String channel);
+
+        void unsubscribed(String channel);
+
+        void schedule(Runnable task, Duration delay);
+    }
+
+    private final Wire wire;
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final Object lock = new Object();
+    private boolean closed; // guarded by lock
+
+    PubSubChannels(Wire wire) {
+        this.wire = wire;
+    }
+
+    /** Adds {@code listener} to {@code channel}; completes once the channel's subscription is active. */
+    CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+        Registration registration = new Registration(channel, listener);
+        Channel target;
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException("LettuceLockBackend is closed"));
+            }
+            target = channels.get(channel);
+            boolean first = target == null;
+            if (first) {
+                target = new Channel(channel);
+                channels.put(channel, target);
+            }
+            target.registrations.add(registration);
+            if (first) {
+                Channel created = target;
+                wire.subscribe(channel).whenComplete((ignored, failure) -> onFirstSubscribe(created, failure));
+            }
+        }
+        return target.active.thenApply(ignored -> registration);
+    }
+
+    /** Hands {@code message} to every listener of {@code channel}. Runs on the event loop: never blocks. */
+    void dispatch(String channel, String message) {
+        Channel target = channels.get(channel);
+        if (target == null) {
+            return;
+        }
+        for (Registration registration : target.registrations) {
+            registration.deliver(message);
+        }
+    }
+
+    /** Subscribes {@code names} again (after a reconnect or a move) and then tells their listeners. */
+    void resubscribe(Collection<String> names) {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            for (String name : names) {
+                Channel target = channels.get(name);
+                if (target != null) {
+                    resubscribe(target, FIRST_RETRY);
+                }
+            }
+        }
+    }
+
+    /** Every channel with listeners now. */
+    List<String> names() {
+        return new ArrayList<>(channels.keySet());
+    }
+
+    /** Fails pending subscriptions and drops every listener; sends nothing (the connection is closing). */
+    void close() {
+        List<Channel> dropped;
+        synchronized (lock) {
+            closed = true;
+            dropped = new ArrayList<>(channels.values());
+            channels.clear();
+        }
+        for (Channel channel : dropped) {
+            channel.registrations.forEach(Registration::deactivate);
+            channel.active.completeExceptionally(new IllegalStateException("LettuceLockBackend is closed"));
+        }
+    }
+
+    private void onFirstSubscribe(Channel channel, Throwable failure) {
+        if (failure == null) {
+            if (channels.get(channel.name) == channel) {
+                wire.subscribed(channel.name);
+            }
+            channel.active.complete(null);
+            return;
+        }
+        synchronized (lock) {
+            // Forget the channel so that the next subscribe tries again from scratch.
+            channels.remove(channel.name, channel);
+        }
+        channel.registrations.forEach(Registration::deactivate);
+        channel.active.completeExceptionally(ScriptExecutor.unwrap(failure));
+    }
+
+    private void resubscribe(Channel channel, Duration retryDelay) {
+        wire.subscribe(channel.name).whenComplete((ignored, failure) -> {
+            if (channels.get(channel.name) != channel) {
+                return; // unsubscribed meanwhile
+            }
+            if (failure == null) {
+                wire.subscribed(channel.name);
+                channel.active.complete(null);
+                for (Registration registration : channel.registrations) {
+                    registration.resubscribed();
+                }
+                return;
+            }
+            LOG.log(System.Logger.Level.DEBUG, () -> "resubscribe of " + channel.name + " failed, retrying in " + retryDelay, failure);
+            wire.schedule(() -> {
+                synchronized (lock) {
+                    if (!closed && channels.get(channel.name) == channel) {
+                        resubscribe(channel, min(retryDelay.multipliedBy(2), MAX_RETRY));
+                    }
+                }
+            }, retryDelay);
+        });
+    }
+
+    private CompletableFuture<Void> unsubscribe(Registration registration) {
+        synchronized (lock) {
+            if (!registration.deactivate()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            Channel channel = channels.get(registration.channel);
+            if (channel == null || !channel.registrations.remove(registration) || !channel.registrations.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            channels.remove(registration.channel);
+            wire.unsubscribed(registration.channel);
+            if (closed) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return wire.unsubscribe(registration.channel);
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** One channel: its listeners and whether Redis confirmed the subscription. */
+    private static final class Channel {
+        final String name;
+        final List<Registration> registrations = new CopyOnWriteArrayList<>();
+        final CompletableFuture<Void> active = new CompletableFuture<>();
+
+        Channel(String name) {
+            this.name = name;
+        }
+    }
+
+    /** One listener on one channel; also the {@link Subscription} handed back. */
+    private final class Registration implements Subscription {
+        final String channel;
+        final MessageListener listener;
+        private final AtomicBoolean active = new AtomicBoolean(true);
+
+        Registration(String channel, MessageListener listener) {
+            this.channel = channel;
+            this.listener = listener;
+        }
+
+        @Override
+        public String channel() {
+            return channel;
+        }
+
+        @Override
+        public CompletableFuture<Void> unsubscribe() {
+            return PubSubChannels.this.unsubscribe(this);
+        }
+
+        /** Returns whether this call deactivated it (false when already inactive). */
+        boolean deactivate() {
+            return active.getAndSet(false);
+        }
+
+        void deliver(String message) {
+            if (!active.get()) {
+                return;
+            }
+            try {
+                listener.onMessage(channel, message);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "message listener on " + channel + " failed", e);
+            }
+        }
+
+        void resubscribed() {
+            if (!active.get()) {
+                return;
+            }
+            try {
+                listener.onResubscribed(channel);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "resubscribe listener on " + channel + " failed", e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Subscription{" + channel + (active.get() ? "" : ", inactive") + "}";
+        }
+    }
+}
