@@ -44,6 +44,7 @@ final class ClusterTopology implements Topology {
     private final Map<String, String> ownerByChannel = new ConcurrentHashMap<>();
     /** Per-node pub/sub connections that carry our subscriptions (identity). */
     private final Set<Object> nodeConnections = Collections.newSetFromMap(new ConcurrentHashMap<>());
+    private volatile boolean topologyLoaded;
 
     ClusterTopology(RedisClusterClient client) {
         this.client = client;
@@ -56,13 +57,25 @@ final class ClusterTopology implements Topology {
 
     @Override
     public CompletableFuture<CommandConnection> connectCommands() {
-        return client.connectAsync(StringCodec.UTF8)
+        return knownTopology().thenCompose(ignored -> client.connectAsync(StringCodec.UTF8))
                 .thenApply((StatefulRedisClusterConnection<String, String> c) -> new CommandConnection(c, c.async()));
     }
 
     @Override
     public CompletableFuture<StatefulRedisClusterPubSubConnection<String, String>> connectPubSub() {
-        return client.connectPubSubAsync(StringCodec.UTF8);
+        return knownTopology().thenCompose(ignored -> client.connectPubSubAsync(StringCodec.UTF8));
+    }
+
+    /**
+     * Lettuce's asynchronous cluster connects fail until the client has loaded the topology, which
+     * only the blocking {@code getPartitions()} or {@code connect()} do by themselves; an
+     * asynchronous refresh loads it without blocking (a reload if the application already had it).
+     */
+    private CompletableFuture<Void> knownTopology() {
+        if (topologyLoaded) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return client.refreshPartitionsAsync().toCompletableFuture().thenRun(() -> topologyLoaded = true);
     }
 
     @Override

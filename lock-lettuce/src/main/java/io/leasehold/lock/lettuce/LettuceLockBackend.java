@@ -308,6 +308,15 @@ public final class LettuceLockBackend implements LockBackend {
         public void smessage(String channel, String message) {
             channels.dispatch(channel, message);
         }
+
+        /**
+         * Redis unsubscribes shard channels by itself when their slot moves to another node
+         * (slot migration, failover); a channel that still has listeners is subscribed again.
+         */
+        @Override
+        public void sunsubscribed(String channel, long count) {
+            channels.unsubscribedByServer(channel);
+        }
     }
 
     /** How {@link PubSubChannels} reaches Redis. */

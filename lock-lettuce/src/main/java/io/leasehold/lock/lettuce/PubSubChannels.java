@@ -107,6 +107,17 @@ final class PubSubChannels {
         }
     }
 
+    /**
+     * Redis confirmed an unsubscribe of {@code name}: ours (the channel has no listeners left, or
+     * has new ones already being subscribed, which a resubscribe only repeats) or its own (the slot
+     * moved away from the node); while the channel has listeners, subscribe it again.
+     */
+    void unsubscribedByServer(String name) {
+        if (channels.containsKey(name)) {
+            resubscribe(List.of(name));
+        }
+    }
+
     /** Every channel with listeners now. */
     List<String> names() {
         return new ArrayList<>(channels.keySet());
