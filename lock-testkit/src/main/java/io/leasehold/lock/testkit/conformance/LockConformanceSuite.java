@@ -242,7 +242,7 @@ public abstract class LockConformanceSuite {
         run("shouldReenterCallLockedOnSameThreadOnly");
     }
 
-    // ---- Kotlin withLock (G6, G8, G10) (KotlinScenarios.kt)
+    // ---- Kotlin withLock and await* (G6, G8, G9, G10) (KotlinScenarios.kt)
     /** G6; needs Fault.DELETE_KEY. */
     @Test
     public void shouldCancelWithLockBlockOnLossAndThrowLeaseLost() {
@@ -267,6 +267,16 @@ public abstract class LockConformanceSuite {
     @Test
     public void shouldLeaveNoLockWhenWithLockIsCancelledWhileWaiting() {
         run("shouldLeaveNoLockWhenWithLockIsCancelledWhileWaiting");
+    }
+    /** G8. */
+    @Test
+    public void shouldReleaseWhenWithLockIsCancelledWhileHolding() {
+        run("shouldReleaseWhenWithLockIsCancelledWhileHolding");
+    }
+    /** G9. */
+    @Test
+    public void shouldReportContentionToCoroutinesAsNullOrTimeout() {
+        run("shouldReportContentionToCoroutinesAsNullOrTimeout");
     }
 
     // ---- G9 three outcomes (OutcomeScenarios.kt)

@@ -10,6 +10,8 @@ import io.leasehold.lock.LeaseLostException
 import io.leasehold.lock.LockTimeoutException
 import io.leasehold.lock.spi.ScriptNames
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
+import io.leasehold.lock.awaitAcquire
+import io.leasehold.lock.awaitTryAcquire
 import io.leasehold.lock.withLock
 import java.time.Duration
 import kotlin.time.Duration.Companion.milliseconds
@@ -74,7 +76,7 @@ internal val kotlinScenarios: List<Scenario> = listOf(
         coroutineScenario {
             // When the block throws
             val thrown = shouldThrow<IllegalStateException> { a.lock(lockName).withLock(10.seconds) { throw boom } }
-            // Then that exception propagates and the lock was released before it did
+            // Then that very exception propagates, and the lock was released before it did
             thrown shouldBeSameInstanceAs boom
         }
         withClue("isLocked() right after withLock threw") { b.lock(lockName).isLocked shouldBe false }
@@ -148,5 +150,34 @@ internal val kotlinScenarios: List<Scenario> = listOf(
         val probe = newClient()
         probe.lock(lockName).tryAcquire(Duration.ofSeconds(5)).present("tryAcquire() by a third node").use { }
         await("the lock is free") { !probe.lock(lockName).isLocked }
+    },
+
+    scenario("shouldReleaseWhenWithLockIsCancelledWhileHolding", "G8") {
+        val a = newClient()
+        val b = newClient()
+        coroutineScenario {
+            // Given a coroutine holding the lock in withLock
+            val held = CompletableDeferred<Unit>()
+            val holder = launch { a.lock(lockName).withLock(10.seconds) { held.complete(Unit); awaitCancellation() } }
+            held.await()
+            // When the coroutine is cancelled
+            holder.cancelAndJoin()
+        }
+        // Then the lock was released before the cancellation completed
+        withClue("isLocked() right after the holding coroutine was cancelled") { b.lock(lockName).isLocked shouldBe false }
+    },
+
+    scenario("shouldReportContentionToCoroutinesAsNullOrTimeout", "G9") {
+        val a = newClient()
+        val b = newClient()
+        val held = a.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        coroutineScenario {
+            val lock = b.lock(lockName)
+            withClue("awaitTryAcquire() of a held lock") { lock.awaitTryAcquire() shouldBe null }
+            withClue("awaitTryAcquire(300 ms) of a held lock") { lock.awaitTryAcquire(300.milliseconds) shouldBe null }
+            shouldThrow<LockTimeoutException> { lock.awaitAcquire(300.milliseconds) }.shouldBeAbout(lockName)
+            shouldThrow<LockTimeoutException> { lock.withLock(300.milliseconds) { "entered" } }.shouldBeAbout(lockName)
+        }
+        withClue("release() by the holder") { held.release() shouldBe true }
     },
 )
