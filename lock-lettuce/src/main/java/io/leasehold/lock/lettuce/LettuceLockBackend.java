@@ -114,18 +114,21 @@ public final class LettuceLockBackend implements LockBackend {
      * {@code RedisClient.create("redis://host:6379")} or a {@code redis-sentinel://} URI).
      */
     public static LettuceLockBackend create(RedisClient client) {
-        return new LettuceLockBackend(new StandaloneTopology(Objects.requireNonNull(client, "client"), null));
+        Objects.requireNonNull(client, "client must not be null");
+        return new LettuceLockBackend(new StandaloneTopology(client, null));
     }
 
     /** A backend over {@code client}, connecting to {@code uri} (standalone or {@code redis-sentinel://}). */
     public static LettuceLockBackend create(RedisClient client, RedisURI uri) {
-        return new LettuceLockBackend(new StandaloneTopology(Objects.requireNonNull(client, "client"),
-                Objects.requireNonNull(uri, "uri")));
+        Objects.requireNonNull(client, "client must not be null");
+        Objects.requireNonNull(uri, "uri must not be null");
+        return new LettuceLockBackend(new StandaloneTopology(client, uri));
     }
 
     /** A backend over a Redis Cluster. */
     public static LettuceLockBackend create(RedisClusterClient client) {
-        return new LettuceLockBackend(new ClusterTopology(Objects.requireNonNull(client, "client")));
+        Objects.requireNonNull(client, "client must not be null");
+        return new LettuceLockBackend(new ClusterTopology(client));
     }
 
     /** A {@link LockClient} with default settings over {@link #create(RedisClient)}; closing it closes the backend. */
@@ -145,9 +148,9 @@ public final class LettuceLockBackend implements LockBackend {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-        Objects.requireNonNull(script, "script");
-        Objects.requireNonNull(keys, "keys");
-        Objects.requireNonNull(args, "args");
+        Objects.requireNonNull(script, "script must not be null");
+        Objects.requireNonNull(keys, "keys must not be null");
+        Objects.requireNonNull(args, "args must not be null");
         CompletableFuture<Object> result = new CompletableFuture<>();
         commands.get().whenComplete((connection, failure) -> {
             if (failure != null) {
@@ -167,7 +170,9 @@ public final class LettuceLockBackend implements LockBackend {
 
     @Override
     public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
-        return channels.subscribe(Objects.requireNonNull(channel, "channel"), Objects.requireNonNull(listener, "listener"));
+        Objects.requireNonNull(channel, "channel must not be null");
+        Objects.requireNonNull(listener, "listener must not be null");
+        return channels.subscribe(channel, listener);
     }
 
     /**
@@ -195,7 +200,7 @@ public final class LettuceLockBackend implements LockBackend {
 
     @Override
     public int slot(String key) {
-        return topology.slot(Objects.requireNonNull(key, "key"));
+        return topology.slot(Objects.requireNonNull(key, "key must not be null"));
     }
 
     /**
