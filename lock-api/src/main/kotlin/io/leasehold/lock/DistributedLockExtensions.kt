@@ -45,7 +45,9 @@ import kotlinx.coroutines.withContext
  * acquisition is abandoned and nothing stays locked (if the acquire reached Redis anyway, the engine
  * releases it). If cancelled after acquisition, the lock is released before the
  * [CancellationException] propagates. The release always runs in a [NonCancellable] context, on
- * normal return, on exceptions and on cancellation.
+ * normal return, on exceptions and on cancellation. Whatever [block] throws propagates after the
+ * release as the very same instance (never a stack-trace-recovery copy); if [block] fails, the
+ * coroutines it launched are cancelled, as in `coroutineScope`.
  *
  * **Loss**: [block] runs in a child scope. If the lease is lost while [block] runs (see
  * [LeaseLoss.Reason]), that scope is cancelled, so [block] is cancelled at its next suspension
