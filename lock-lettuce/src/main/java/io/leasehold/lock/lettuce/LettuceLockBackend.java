@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -65,7 +66,9 @@ import org.jspecify.annotations.Nullable;
  * event loop and never block it. After the pub/sub connection (or, in a cluster, a node's
  * connection) reconnects, and after a cluster topology change moves a channel's slot, the backend
  * subscribes again and then calls {@link MessageListener#onResubscribed(String)} so that waiters
- * retry at once instead of waiting out the holder's lease.
+ * retry at once instead of waiting out the holder's lease. (In a cluster, Lettuce itself logs
+ * {@code Re-subscribe failed: CROSSSLOT} when a node connection that carried channels of several
+ * slots reconnects; the backend then subscribes those channels one by one.)
  *
  * <p>This class is threadsafe.
  *
@@ -353,7 +356,11 @@ public final class LettuceLockBackend implements LockBackend {
 
         @Override
         public void schedule(Runnable task, Duration delay) {
-            topology.client().getResources().eventExecutorGroup().schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                topology.client().getResources().eventExecutorGroup().schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException clientShutDown) {
+                // The application shut its client down: there is nothing left to resubscribe on.
+            }
         }
 
         /** The pub/sub connection, once the script connection has learned which kind of pub/sub to use. */
