@@ -10,11 +10,12 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A {@link LockBackend} decorator that counts the calls the engine makes: script evaluations per
- * script name (see {@link io.leasehold.lock.spi.ScriptNames}) and subscriptions. Everything is
+ * script name (see {@link io.leasehold.lock.spi.ScriptNames}), subscriptions and unsubscriptions. Everything is
  * forwarded to the delegate unchanged; a call is counted when the engine makes it, before the
  * delegate sees it, so a call whose reply never arrives is counted too.
  *
@@ -28,6 +29,8 @@ public final class CountingLockBackend implements LockBackend {
     private final LockBackend delegate;
     private final Map<String, LongAdder> evals = new ConcurrentHashMap<>();
     private final LongAdder subscribes = new LongAdder();
+    private final LongAdder unsubscribes = new LongAdder();
+    private final LongAdder active = new LongAdder();
 
     public CountingLockBackend(LockBackend delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
@@ -54,6 +57,23 @@ public final class CountingLockBackend implements LockBackend {
         return subscribes.sum();
     }
 
+    /**
+     * How many subscriptions made through this backend were ended with
+     * {@link Subscription#unsubscribe()} since creation or {@link #reset()} (each counted once,
+     * however often it is unsubscribed).
+     */
+    public long unsubscribeCount() {
+        return unsubscribes.sum();
+    }
+
+    /**
+     * Subscriptions made through this backend that became active and were not unsubscribed yet
+     * (not affected by {@link #reset()}).
+     */
+    public long activeSubscriptions() {
+        return active.sum();
+    }
+
     /** A snapshot of the evaluation counts by script name (for failure messages). */
     public Map<String, Long> counts() {
         Map<String, Long> snapshot = new TreeMap<>();
@@ -65,6 +85,7 @@ public final class CountingLockBackend implements LockBackend {
     public void reset() {
         evals.values().forEach(LongAdder::reset);
         subscribes.reset();
+        unsubscribes.reset();
     }
 
     @Override
@@ -76,7 +97,10 @@ public final class CountingLockBackend implements LockBackend {
     @Override
     public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
         subscribes.increment();
-        return delegate.subscribe(channel, listener);
+        return delegate.subscribe(channel, listener).thenApply(subscription -> {
+            active.increment();
+            return new CountedSubscription(subscription);
+        });
     }
 
     @Override
@@ -94,8 +118,33 @@ public final class CountingLockBackend implements LockBackend {
         delegate.close();
     }
 
+    /** Counts the first {@link #unsubscribe()} of a subscription. */
+    private final class CountedSubscription implements Subscription {
+
+        private final Subscription delegate;
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        CountedSubscription(Subscription delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public String channel() {
+            return delegate.channel();
+        }
+
+        @Override
+        public CompletableFuture<Void> unsubscribe() {
+            if (ended.compareAndSet(false, true)) {
+                unsubscribes.increment();
+                active.decrement();
+            }
+            return delegate.unsubscribe();
+        }
+    }
+
     @Override
     public String toString() {
-        return "CountingLockBackend{" + counts() + ", subscribes=" + subscribeCount() + ", delegate=" + delegate + "}";
+        return "CountingLockBackend{" + counts() + ", subscribes=" + subscribeCount() + ", active subscriptions=" + activeSubscriptions() + ", delegate=" + delegate + "}";
     }
 }

@@ -97,6 +97,11 @@ public abstract class LockConformanceSuite {
     }
 
     // ---- G2 atomic owner checks (StaleLeaseScenarios.kt)
+    /** G2. */
+    @Test
+    public void shouldUseFreshRandomOwnerPerAcquisition() {
+        run("shouldUseFreshRandomOwnerPerAcquisition");
+    }
     /** G2; needs Fault.DELETE_KEY. */
     @Test
     public void shouldNotReleaseAnotherOwnersLock() {

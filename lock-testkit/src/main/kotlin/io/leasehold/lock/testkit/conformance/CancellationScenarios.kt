@@ -38,6 +38,7 @@ internal val cancellationScenarios: List<Scenario> = listOf(
         withClue("release() by the holder") { held.release() shouldBe true }
         // Then the cancelled waiter does not take (and keep) the lock
         withClue("isCancelled()") { waiting.isCancelled shouldBe true }
+        await("the cancelled waiter's subscription is dropped; ${waiter.counter}") { waiter.counter.activeSubscriptions() == 0L }
         shouldBeFreeSoon("after the cancelled waiter's holder released")
     },
 

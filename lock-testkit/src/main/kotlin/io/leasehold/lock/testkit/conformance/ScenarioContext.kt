@@ -2,6 +2,7 @@ package io.leasehold.lock.testkit.conformance
 
 import io.leasehold.lock.LockClient
 import io.leasehold.lock.LockOptions
+import io.leasehold.lock.spi.LockBackend
 import io.leasehold.lock.spi.LockKeys
 import io.leasehold.lock.testkit.CountingLockBackend
 import io.leasehold.lock.testkit.LockBackendFixture
@@ -45,14 +46,18 @@ public class ScenarioContext internal constructor(
     public fun newClient(
         commandTimeout: Duration = Timing.COMMAND_TIMEOUT,
         configure: LockClient.Builder.() -> Unit = {},
-    ): LockClient = newNode(commandTimeout, configure).client
+    ): LockClient = newNode(commandTimeout, configure = configure).client
 
-    /** A client whose backend counts the calls the engine makes. */
+    /**
+     * A client whose backend counts the calls the engine makes; [wrap] may put a decorator of the
+     * scenario's own between the counter and the fixture's backend.
+     */
     public fun newNode(
         commandTimeout: Duration = Timing.COMMAND_TIMEOUT,
+        wrap: (LockBackend) -> LockBackend = { it },
         configure: LockClient.Builder.() -> Unit = {},
     ): Node {
-        val counter = CountingLockBackend(fixture.newBackend())
+        val counter = CountingLockBackend(wrap(fixture.newBackend()))
         val client = try {
             LockClient.builder(counter).commandTimeout(commandTimeout).apply(configure).build()
         } catch (e: Throwable) {
@@ -110,7 +115,7 @@ public class ScenarioContext internal constructor(
         Thread.sleep(duration.toMillis())
     }
 
-    /** Closes every client made here (which closes their backends) and closes every thread started here. */
+    /** Closes every client made here, which closes their backends. */
     public fun closeClients() {
         clients.reversed().forEach { runCatching { it.close() } }
     }

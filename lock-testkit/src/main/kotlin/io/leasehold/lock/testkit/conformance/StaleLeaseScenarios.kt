@@ -4,14 +4,47 @@ import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue
 import io.kotest.matchers.comparables.shouldBeLessThanOrEqualTo
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldMatch
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LeaseLostException
+import io.leasehold.lock.spi.LockBackend
+import io.leasehold.lock.spi.LuaScript
+import io.leasehold.lock.spi.ScriptNames
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
 import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CopyOnWriteArrayList
 
 // G2: owner checks are atomic; a stale lease never deletes or extends another holder's lock.
 
+/** Records the owner argument of every acquire the engine sends. */
+private class OwnerRecordingBackend(private val delegate: LockBackend) : LockBackend by delegate {
+    val owners: MutableList<String> = CopyOnWriteArrayList()
+
+    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
+        if (script.name() == ScriptNames.ACQUIRE) owners += args[0]
+        return delegate.eval(script, keys, args)
+    }
+}
+
+private val HEX_128_BITS = Regex("[0-9a-fA-F]{32}")
+
 internal val staleLeaseScenarios: List<Scenario> = listOf(
+
+    scenario("shouldUseFreshRandomOwnerPerAcquisition", "G2") {
+        // Given two nodes whose acquire calls are recorded
+        val recorders = mutableListOf<OwnerRecordingBackend>()
+        val nodes = List(2) { newNode(wrap = { backend -> OwnerRecordingBackend(backend).also { recorders += it } }) }
+        // When the same thread acquires and releases three times on each node
+        repeat(3) { nodes.forEach { node -> node.client.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { } } }
+        // Then every acquisition sent its own 128-bit owner value: not a client id, not a thread id
+        val owners = recorders.flatMap { it.owners }
+        withClue("owner values sent with acquire: $owners") {
+            owners.size shouldBe 6
+            owners.forEach { it shouldMatch HEX_128_BITS }
+            owners.toSet().size shouldBe owners.size
+        }
+    },
 
     scenario("shouldNotReleaseAnotherOwnersLock", "G2", Fault.DELETE_KEY) {
         // Given A's lock was deleted behind its back (A does not know: no renewal runs) and B took it

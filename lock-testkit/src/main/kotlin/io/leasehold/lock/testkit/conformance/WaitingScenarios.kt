@@ -80,6 +80,8 @@ internal val waitingScenarios: List<Scenario> = listOf(
             f.thenApplyAsync { lease -> lease.fencingToken().also { lease.release() } }
         }.map { it.value("a local waiter's turn") }.toSet()
         withClue("distinct leases handed to the local waiters") { tokens.size shouldBe waiting.size }
+        // And the shared subscription ends once nobody waits (it is reference-counted, not kept forever)
+        await("the waiters' subscription is dropped; ${waiter.counter}") { waiter.counter.activeSubscriptions() == 0L }
     },
 
     scenario("shouldReturnWithinBoundWhenWaitTimesOut", "G7, G9") {
