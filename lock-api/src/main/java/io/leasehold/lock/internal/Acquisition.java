@@ -109,10 +109,13 @@ final class Acquisition {
                 .whenComplete((reply, error) -> onReply(reply, error, sent));
     }
 
+    /**
+     * Handles an attempt's reply. The attempt stays "in flight" until the reply has been acted on:
+     * a wake-up meanwhile only sets {@code wakePending}. Otherwise a release message arriving between
+     * the reply and its handling would send a second acquire with the same owner, which (being
+     * idempotent) also succeeds, and undoing that duplicate would delete the caller's own lock.
+     */
     private void onReply(@Nullable Object reply, @Nullable Throwable error, long sent) {
-        synchronized (this) {
-            inFlight = false;
-        }
         long status;
         long token;
         long holderTtlMs;
@@ -161,6 +164,7 @@ final class Acquisition {
         }
         boolean retryNow;
         synchronized (this) {
+            inFlight = false; // from here on a wake-up may start the next attempt
             if (!queued) {
                 queued = true;
                 joinQueue();
