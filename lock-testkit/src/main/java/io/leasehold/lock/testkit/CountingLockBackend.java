@@ -6,7 +6,6 @@ import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,21 +23,15 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>This class is threadsafe.
  */
-public final class CountingLockBackend implements LockBackend {
+public final class CountingLockBackend extends ForwardingLockBackend {
 
-    private final LockBackend delegate;
     private final Map<String, LongAdder> evals = new ConcurrentHashMap<>();
     private final LongAdder subscribes = new LongAdder();
     private final LongAdder unsubscribes = new LongAdder();
     private final LongAdder active = new LongAdder();
 
     public CountingLockBackend(LockBackend delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
-    }
-
-    /** The backend every call is forwarded to. */
-    public LockBackend delegate() {
-        return delegate;
+        super(delegate);
     }
 
     /** How many times the script named {@code scriptName} was evaluated since creation or {@link #reset()}. */
@@ -91,31 +84,16 @@ public final class CountingLockBackend implements LockBackend {
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         evals.computeIfAbsent(script.name(), name -> new LongAdder()).increment();
-        return delegate.eval(script, keys, args);
+        return super.eval(script, keys, args);
     }
 
     @Override
     public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
         subscribes.increment();
-        return delegate.subscribe(channel, listener).thenApply(subscription -> {
+        return super.subscribe(channel, listener).thenApply(subscription -> {
             active.increment();
             return new CountedSubscription(subscription);
         });
-    }
-
-    @Override
-    public boolean shardedPubSub() {
-        return delegate.shardedPubSub();
-    }
-
-    @Override
-    public int slot(String key) {
-        return delegate.slot(key);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     /** Counts the first {@link #unsubscribe()} of a subscription. */
@@ -145,6 +123,6 @@ public final class CountingLockBackend implements LockBackend {
 
     @Override
     public String toString() {
-        return "CountingLockBackend{" + counts() + ", subscribes=" + subscribeCount() + ", active subscriptions=" + activeSubscriptions() + ", delegate=" + delegate + "}";
+        return "CountingLockBackend{" + counts() + ", subscribes=" + subscribeCount() + ", active subscriptions=" + activeSubscriptions() + ", delegate=" + delegate() + "}";
     }
 }

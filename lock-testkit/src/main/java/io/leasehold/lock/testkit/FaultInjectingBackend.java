@@ -2,8 +2,6 @@ package io.leasehold.lock.testkit;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.spi.MessageListener;
-import io.leasehold.lock.spi.Subscription;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -31,9 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>This class is threadsafe.
  */
-public final class FaultInjectingBackend implements LockBackend {
+public final class FaultInjectingBackend extends ForwardingLockBackend {
 
-    private final LockBackend delegate;
     private final Faults faults;
     private final Set<CompletableFuture<Object>> delayed = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -47,7 +44,7 @@ public final class FaultInjectingBackend implements LockBackend {
 
     /** Decorates {@code delegate} with fault switches shared with other decorators. */
     public FaultInjectingBackend(LockBackend delegate, Faults faults) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
         this.faults = Objects.requireNonNull(faults, "faults");
     }
 
@@ -71,11 +68,6 @@ public final class FaultInjectingBackend implements LockBackend {
         return faults;
     }
 
-    /** The decorated backend. */
-    public LockBackend delegate() {
-        return delegate;
-    }
-
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         boolean lose = faults.takeReplyLoss();
@@ -90,7 +82,7 @@ public final class FaultInjectingBackend implements LockBackend {
 
     private CompletableFuture<Object> forward(LuaScript script, List<String> keys, List<String> args) {
         try {
-            return delegate.eval(script, keys, args);
+            return super.eval(script, keys, args);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -134,21 +126,6 @@ public final class FaultInjectingBackend implements LockBackend {
         }
     }
 
-    @Override
-    public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
-        return delegate.subscribe(channel, listener);
-    }
-
-    @Override
-    public boolean shardedPubSub() {
-        return delegate.shardedPubSub();
-    }
-
-    @Override
-    public int slot(String key) {
-        return delegate.slot(key);
-    }
-
     /**
      * Stops the latency thread, fails calls still waiting to be forwarded, and closes the delegate.
      * Idempotent.
@@ -175,7 +152,7 @@ public final class FaultInjectingBackend implements LockBackend {
                     "FaultInjectingBackend was closed before this delayed eval was forwarded"));
         }
         delayed.clear();
-        delegate.close();
+        super.close();
     }
 
     /**

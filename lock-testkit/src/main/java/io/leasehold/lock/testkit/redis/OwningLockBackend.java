@@ -1,12 +1,8 @@
 package io.leasehold.lock.testkit.redis;
 
 import io.leasehold.lock.spi.LockBackend;
-import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.spi.MessageListener;
-import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -17,40 +13,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>This class is threadsafe.
  */
-public final class OwningLockBackend implements LockBackend {
+public final class OwningLockBackend extends ForwardingLockBackend {
 
-    private final LockBackend backend;
     private final List<AutoCloseable> resources;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private OwningLockBackend(LockBackend backend, List<AutoCloseable> resources) {
-        this.backend = Objects.requireNonNull(backend, "backend");
+        super(backend);
         this.resources = List.copyOf(resources);
     }
 
     /** {@code backend}, whose {@link #close()} then closes {@code resources} in order. */
     public static OwningLockBackend of(LockBackend backend, AutoCloseable... resources) {
         return new OwningLockBackend(backend, List.of(resources));
-    }
-
-    @Override
-    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-        return backend.eval(script, keys, args);
-    }
-
-    @Override
-    public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
-        return backend.subscribe(channel, listener);
-    }
-
-    @Override
-    public boolean shardedPubSub() {
-        return backend.shardedPubSub();
-    }
-
-    @Override
-    public int slot(String key) {
-        return backend.slot(key);
     }
 
     /** Closes the backend, then each resource; idempotent. The first failure is rethrown after all were tried. */
@@ -61,7 +36,7 @@ public final class OwningLockBackend implements LockBackend {
         }
         RuntimeException failure = null;
         try {
-            backend.close();
+            super.close();
         } catch (RuntimeException e) {
             failure = e;
         }
