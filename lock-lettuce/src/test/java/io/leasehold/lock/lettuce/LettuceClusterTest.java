@@ -7,7 +7,6 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.redis.ClusterRedis;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
@@ -23,8 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -99,15 +96,15 @@ class LettuceClusterTest {
     @Test
     void shouldResubscribeEveryChannelAfterEveryNodesPubSubConnectionIsKilled() throws Exception {
         // Two channels in different slots per master: Lettuce's own one-command resubscribe gets CROSSSLOT.
-        Map<String, Recorder> recorders = new LinkedHashMap<>();
+        Map<String, MessageRecorder> recorders = new LinkedHashMap<>();
         for (int node = 0; node < 3; node++) {
             for (int offset : new int[] {10, 20}) {
-                recorders.put(channelInSlot(node * (16384 / 3) + offset), new Recorder());
+                recorders.put(channelInSlot(node * (16384 / 3) + offset), new MessageRecorder());
             }
         }
         try (LettuceLockBackend backend = LettuceLockBackend.create(client)) {
             assertThat(backend.shardedPubSub()).isTrue();
-            for (Map.Entry<String, Recorder> entry : recorders.entrySet()) {
+            for (Map.Entry<String, MessageRecorder> entry : recorders.entrySet()) {
                 backend.subscribe(entry.getKey(), entry.getValue()).get(10, TimeUnit.SECONDS);
             }
 
@@ -115,7 +112,7 @@ class LettuceClusterTest {
                 master.command("CLIENT", "KILL", "TYPE", "pubsub");
             }
 
-            for (Map.Entry<String, Recorder> entry : recorders.entrySet()) {
+            for (Map.Entry<String, MessageRecorder> entry : recorders.entrySet()) {
                 String channel = entry.getKey();
                 assertThat(entry.getValue().resubscribed.poll(20, TimeUnit.SECONDS)).as("resubscribed %s", channel).isEqualTo(channel);
                 RedisNode owner = cluster.masterForKey(channel);
@@ -132,7 +129,7 @@ class LettuceClusterTest {
         int slot = SlotHash.getSlot(channel);
         RedisNode source = cluster.nodeForSlot(slot);
         RedisNode target = cluster.masters().stream().filter(node -> node != source).findFirst().orElseThrow();
-        Recorder recorder = new Recorder();
+        MessageRecorder recorder = new MessageRecorder();
         try (LettuceLockBackend backend = LettuceLockBackend.create(client)) {
             backend.subscribe(channel, recorder).get(10, TimeUnit.SECONDS);
             try {
@@ -208,20 +205,5 @@ class LettuceClusterTest {
     private static long shardSubscribers(RedisNode node, String channel) {
         List<?> reply = (List<?>) node.command("PUBSUB", "SHARDNUMSUB", channel);
         return (Long) reply.get(1);
-    }
-
-    private static final class Recorder implements MessageListener {
-        final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
-        final BlockingQueue<String> resubscribed = new LinkedBlockingQueue<>();
-
-        @Override
-        public void onMessage(String channel, String message) {
-            messages.add(message);
-        }
-
-        @Override
-        public void onResubscribed(String channel) {
-            resubscribed.add(channel);
-        }
     }
 }

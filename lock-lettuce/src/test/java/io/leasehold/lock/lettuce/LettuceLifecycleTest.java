@@ -6,9 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,28 +17,13 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The backend opens two connections, shares them, and closes only what it opened. */
-class LettuceLifecycleTest {
+class LettuceLifecycleTest extends StandaloneClientTest {
 
     private static final LuaScript ECHO = LuaScript.of("echo", "return ARGV[1]");
 
-    private static StandaloneRedis redis;
-    private static RedisClient client;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisFixtures.sharedStandalone();
-        client = RedisClient.create(redis.uri());
-    }
-
-    @AfterAll
-    static void stop() {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
 
     @Test
     void shouldLeaveTheUsersClientAndConnectionsOpenWhenClosed() throws Exception {

@@ -8,9 +8,6 @@ import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
-import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -18,29 +15,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Release notifications over (sharded) pub/sub on a standalone server, and what happens when the connection drops. */
-class LettucePubSubTest {
+class LettucePubSubTest extends StandaloneClientTest {
 
-    private static StandaloneRedis redis;
-    private static RedisClient client;
     private LettuceLockBackend backend;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisFixtures.sharedStandalone();
-        client = RedisClient.create(redis.uri());
-    }
-
-    @AfterAll
-    static void stop() {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
 
     @BeforeEach
     void createBackend() {

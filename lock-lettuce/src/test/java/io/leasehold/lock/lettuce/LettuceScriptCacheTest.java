@@ -5,33 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
-import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Scripts run by SHA and survive an emptied script cache (restart, failover, SCRIPT FLUSH) by one EVAL. */
-class LettuceScriptCacheTest {
+class LettuceScriptCacheTest extends StandaloneClientTest {
 
-    private static StandaloneRedis redis;
-    private static RedisClient client;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisFixtures.sharedStandalone();
-        client = RedisClient.create(redis.uri());
-    }
-
-    @AfterAll
-    static void stop() {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
 
     @Test
     void shouldFallBackToEvalOnceAfterScriptFlushAndCacheTheScriptAgain() throws Exception {

@@ -9,7 +9,6 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.SentinelRedis;
@@ -17,9 +16,6 @@ import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,7 +53,7 @@ class LettuceSentinelFailoverTest {
             // Given a held, auto-renewed lease and an active subscription
             Lease held = locks.lock(name, shortLease).acquire(Duration.ofSeconds(10));
             String channel = "failover:{" + UUID.randomUUID() + "}:released";
-            Recorder recorder = new Recorder();
+            MessageRecorder recorder = new MessageRecorder();
             backend.subscribe(channel, recorder).get(10, TimeUnit.SECONDS);
             RedisEndpoint oldMaster = sentinel.currentMasterEndpoint();
 
@@ -106,20 +102,5 @@ class LettuceSentinelFailoverTest {
     private static long shardSubscribers(String channel) {
         List<?> reply = (List<?>) sentinel.master().command("PUBSUB", "SHARDNUMSUB", channel);
         return (Long) reply.get(1);
-    }
-
-    private static final class Recorder implements MessageListener {
-        final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
-        final BlockingQueue<String> resubscribed = new LinkedBlockingQueue<>();
-
-        @Override
-        public void onMessage(String channel, String message) {
-            messages.add(message);
-        }
-
-        @Override
-        public void onResubscribed(String channel) {
-            resubscribed.add(channel);
-        }
     }
 }
