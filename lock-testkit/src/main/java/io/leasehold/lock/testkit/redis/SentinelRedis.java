@@ -22,7 +22,10 @@ public final class SentinelRedis implements RedisTopology {
     /** The master name the Sentinels monitor. */
     public static final String MASTER_NAME = "leasehold";
 
-    static final int DOWN_AFTER_MILLIS = 1000;
+    // Long enough that a server stalled for a second on a loaded 2-core machine is not failed over by
+    // mistake: at 1000 ms, one full build in five ended a failover test with the old master promoted
+    // back, most likely by such a second, spurious failover.
+    static final int DOWN_AFTER_MILLIS = 3000;
     static final int FAILOVER_TIMEOUT_MILLIS = 4000;
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
