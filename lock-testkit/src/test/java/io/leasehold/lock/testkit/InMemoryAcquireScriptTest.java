@@ -8,21 +8,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The acquire script: take a free lock, re-acquire idempotently, refuse a second owner. */
-class InMemoryAcquireScriptTest {
+class InMemoryAcquireScriptTest extends InMemoryScriptTestBase {
 
     private static final Instant START = Instant.ofEpochSecond(1_700_000_000L, 123_456_789L);
 
-    private final ManualClock clock = new ManualClock(START);
-    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
-    private final ScriptCaller scripts = new ScriptCaller(redis);
-
-    @AfterEach
-    void close() {
-        redis.close();
+    InMemoryAcquireScriptTest() {
+        super(START);
     }
 
     @Test

@@ -8,20 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** TTLs run on the backend's clock, and a moved clock is seen by the very next call. */
-class InMemoryExpiryTest {
-
-    private final ManualClock clock = new ManualClock();
-    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
-    private final ScriptCaller scripts = new ScriptCaller(redis);
-
-    @AfterEach
-    void close() {
-        redis.close();
-    }
+class InMemoryExpiryTest extends InMemoryScriptTestBase {
 
     @Test
     void shouldKeepTheLockUntilItsWholeTtlHasPassed() {

@@ -16,19 +16,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Fault switches: unavailable, latency, lost replies, and the data faults. */
-class InMemoryFaultSwitchesTest {
-
-    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock());
-    private final ScriptCaller scripts = new ScriptCaller(redis);
-
-    @AfterEach
-    void close() {
-        redis.close();
-    }
+class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
 
     @Test
     void shouldFailEveryCallFastWithConnectExceptionWhileUnavailable() {

@@ -5,20 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The renew, extend and inspect scripts. */
-class InMemoryLeaseScriptsTest {
-
-    private final ManualClock clock = new ManualClock();
-    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
-    private final ScriptCaller scripts = new ScriptCaller(redis);
-
-    @AfterEach
-    void close() {
-        redis.close();
-    }
+class InMemoryLeaseScriptsTest extends InMemoryScriptTestBase {
 
     @Test
     void shouldRenewABatchAnsweringOneZeroMinusOnePerLease() {

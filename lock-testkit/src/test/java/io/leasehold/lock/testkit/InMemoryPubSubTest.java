@@ -7,19 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.spi.Subscription;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Release messages: delivered in order, on the pub/sub thread, to active subscriptions only. */
-class InMemoryPubSubTest {
-
-    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock());
-    private final ScriptCaller scripts = new ScriptCaller(redis);
-
-    @AfterEach
-    void close() {
-        redis.close();
-    }
+class InMemoryPubSubTest extends InMemoryScriptTestBase {
 
     @Test
     void shouldDeliverOnThePubSubThreadNotOnTheCallersThread() throws InterruptedException {

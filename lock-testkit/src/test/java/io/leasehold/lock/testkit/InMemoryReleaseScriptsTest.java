@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.spi.Subscription;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,16 +18,9 @@ import org.junit.jupiter.api.Test;
  * lock's channel. That a call published nothing is shown by a later publish arriving first, since
  * messages are delivered in order.
  */
-class InMemoryReleaseScriptsTest {
+class InMemoryReleaseScriptsTest extends InMemoryScriptTestBase {
 
-    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock());
-    private final ScriptCaller scripts = new ScriptCaller(redis);
     private final RecordingListener listener = new RecordingListener();
-
-    @AfterEach
-    void close() {
-        redis.close();
-    }
 
     @Test
     void shouldReleaseOwnLockAndPublishReleased() {
