@@ -39,6 +39,9 @@ final class Acquisition {
     private final long startNanos = System.nanoTime();
     private final long deadlineNanos;
     private final CompletableFuture<Lease> result = new CompletableFuture<>();
+    /** The same for every attempt: same owner, so that a retried acquire is idempotent. */
+    private final List<String> acquireKeys;
+    private final List<String> acquireArgs;
     private boolean inFlight;
     private boolean wakePending;
     private boolean queued;
@@ -51,6 +54,9 @@ final class Acquisition {
         this.engine = lock.engine();
         this.wait = wait;
         this.deadlineNanos = startNanos + wait.toNanos();
+        this.acquireKeys = List.of(engine.lockKey(lock.name()), engine.fenceKey(lock.name()));
+        this.acquireArgs = List.of(owner, Long.toString(lock.options().leaseTime().toMillis()),
+                Long.toString(Engine.FENCE_COUNTER_TTL_MS));
     }
 
     CompletableFuture<Lease> start() {
@@ -101,11 +107,7 @@ final class Acquisition {
             fallbackTimer = null;
         }
         long sent = System.nanoTime();
-        engine.call(EngineScripts.ACQUIRE,
-                        List.of(engine.lockKey(lock.name()), engine.fenceKey(lock.name())),
-                        List.of(owner, Long.toString(lock.options().leaseTime().toMillis()),
-                                Long.toString(Engine.FENCE_COUNTER_TTL_MS)),
-                        (lateReply, lateError) -> releaseOwner())
+        engine.call(EngineScripts.ACQUIRE, acquireKeys, acquireArgs, (lateReply, lateError) -> releaseOwner())
                 .whenComplete((reply, error) -> onReply(reply, error, sent));
     }
 
@@ -236,8 +238,7 @@ final class Acquisition {
     }
 
     private void releaseOwner() {
-        engine.call(EngineScripts.RELEASE, List.of(engine.lockKey(lock.name()), engine.channel(lock.name())),
-                List.of(owner, engine.publishCommand));
+        engine.release(lock.name(), owner);
     }
 
     private Duration waited() {

@@ -8,6 +8,7 @@ import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockInfo;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -216,11 +217,7 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public Optional<LockInfo> inspect() {
-        client.checkOpen(name);
-        Object reply = DefaultLease.join(engine().call(EngineScripts.INSPECT, List.of(engine().lockKey(name)), List.of())
-                .exceptionally(error -> {
-                    throw new CompletionException(new LockBackendException(name, "could not inspect", DefaultLease.unwrap(error)));
-                }));
+        Object reply = callBlocking("inspect", EngineScripts.INSPECT, List.of(engine().lockKey(name)), List.of());
         List<?> fields = Replies.asList(reply, "inspect");
         if (fields.isEmpty()) {
             return Optional.empty();
@@ -231,13 +228,17 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public boolean forceRelease() {
-        client.checkOpen(name);
-        Object reply = DefaultLease.join(engine().call(EngineScripts.FORCE_RELEASE,
-                        List.of(engine().lockKey(name), engine().channel(name)), List.of(engine().publishCommand))
-                .exceptionally(error -> {
-                    throw new CompletionException(new LockBackendException(name, "could not force-release", DefaultLease.unwrap(error)));
-                }));
+        Object reply = callBlocking("force-release", EngineScripts.FORCE_RELEASE,
+                List.of(engine().lockKey(name), engine().channel(name)), List.of(engine().publishCommand));
         return Replies.asLong(reply, "force-release") == 1;
+    }
+
+    /** Runs a script and waits for its reply (bounded by the command timeout); a failure becomes {@link LockBackendException}. */
+    private @Nullable Object callBlocking(String what, LuaScript script, List<String> keys, List<String> args) {
+        client.checkOpen(name);
+        return DefaultLease.join(engine().call(script, keys, args).exceptionally(error -> {
+            throw new CompletionException(new LockBackendException(name, "could not " + what, DefaultLease.unwrap(error)));
+        }));
     }
 
     @Override

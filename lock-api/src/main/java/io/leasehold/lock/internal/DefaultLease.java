@@ -30,6 +30,9 @@ final class DefaultLease implements Lease {
     private final Engine engine;
     private final LeaseOwnerSide side;
     final String name;
+    /** The lock's key and cluster slot, computed once: the watchdog needs both on every round. */
+    final String lockKey;
+    final int slot;
     final String owner;
     final LockOptions options;
     final long leaseMs;
@@ -53,6 +56,8 @@ final class DefaultLease implements Lease {
         this.engine = engine;
         this.side = side;
         this.name = name;
+        this.lockKey = engine.lockKey(name);
+        this.slot = engine.backend.slot(lockKey);
         this.owner = owner;
         this.options = options;
         this.leaseMs = options.leaseTime().toMillis();
@@ -123,8 +128,7 @@ final class DefaultLease implements Lease {
             return CompletableFuture.completedFuture(false);
         }
         stopTimers();
-        return engine.call(EngineScripts.RELEASE, List.of(engine.lockKey(name), engine.channel(name)),
-                        List.of(owner, engine.publishCommand))
+        return engine.release(name, owner)
                 .handle((reply, error) -> {
                     side.leaseEnded(this);
                     if (error != null) {
@@ -152,7 +156,7 @@ final class DefaultLease implements Lease {
         checkUsable();
         long ms = Math.max(1, leaseTime.toMillis());
         long sent = System.nanoTime();
-        return engine.call(EngineScripts.EXTEND, List.of(engine.lockKey(name)), List.of(owner, Long.toString(ms)))
+        return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms)))
                 .handle((reply, error) -> {
                     if (error != null) {
                         throw new CompletionException(new LockBackendException(name, "could not extend", unwrap(error)));
@@ -172,7 +176,7 @@ final class DefaultLease implements Lease {
     private void checkUsable() {
         State current = state.get();
         if (current == State.RELEASED) {
-            throw new IllegalStateException("lease must be held, but was already released (lock '" + name + "')");
+            throw alreadyReleased();
         }
         if (current == State.LOST) {
             throw new LeaseLostException(lossOrStolen());
@@ -180,8 +184,11 @@ final class DefaultLease implements Lease {
     }
 
     private RuntimeException stateException() {
-        return state.get() == State.LOST ? new LeaseLostException(lossOrStolen())
-                : new IllegalStateException("lease must be held, but was already released (lock '" + name + "')");
+        return state.get() == State.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
+    }
+
+    private IllegalStateException alreadyReleased() {
+        return new IllegalStateException("lease must be held, but was already released (lock '" + name + "')");
     }
 
     private LeaseLoss lossOrStolen() {
@@ -210,16 +217,19 @@ final class DefaultLease implements Lease {
         if (deadlineTimer != null) {
             deadlineTimer.cancel(false);
         }
-        long target = Math.min(validUntilNanos, maxHoldDeadlineNanos) - Validity.leadNanos(leaseMs);
-        deadlineTimer = engine.schedule(this::onDeadline, target - System.nanoTime());
+        deadlineTimer = engine.schedule(this::onDeadline, lossCheckAt() - System.nanoTime());
+    }
+
+    /** When the loss check runs: a little before the validity (or max-hold) deadline, see {@link Validity#leadNanos}. */
+    private long lossCheckAt() {
+        return Math.min(validUntilNanos, maxHoldDeadlineNanos) - Validity.leadNanos(leaseMs);
     }
 
     private void onDeadline() {
         if (state.get() != State.HELD) {
             return;
         }
-        long target = Math.min(validUntilNanos, maxHoldDeadlineNanos) - Validity.leadNanos(leaseMs);
-        if (System.nanoTime() < target - TimeUnit.MILLISECONDS.toNanos(1)) {
+        if (System.nanoTime() < lossCheckAt() - TimeUnit.MILLISECONDS.toNanos(1)) {
             armDeadline(); // a renewal moved the deadline while this timer was queued
             return;
         }
@@ -251,8 +261,7 @@ final class DefaultLease implements Lease {
         side.leaseEnded(this);
         if (reason != LeaseLoss.Reason.STOLEN) {
             // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
-            engine.call(EngineScripts.RELEASE, List.of(engine.lockKey(name), engine.channel(name)),
-                    List.of(owner, engine.publishCommand));
+            engine.release(name, owner);
         }
         engine.fireEvent(() -> {
             engine.listeners.leaseLost(ended);

@@ -93,6 +93,11 @@ final class Engine {
         return call(script, keys, args, null);
     }
 
+    /** The owner-checked release of lock {@code name}; its reply is 1 if this call deleted the lock. */
+    CompletableFuture<Object> release(String name, String owner) {
+        return call(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publishCommand));
+    }
+
     /** Schedules on the timer thread; returns null (and runs nothing) once the client has shut down. */
     ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
         try {

@@ -82,8 +82,7 @@ final class Renewer {
                 }
                 if (lease.nextRenewNanos <= now + Validity.renewIntervalNanos(lease.leaseMs) / 2) {
                     lease.renewInFlight = true;
-                    dueBySlot.computeIfAbsent(engine.backend.slot(engine.lockKey(lease.name)), s -> new ArrayList<>())
-                            .add(lease);
+                    dueBySlot.computeIfAbsent(lease.slot, s -> new ArrayList<>()).add(lease);
                 }
             }
         }
@@ -120,7 +119,7 @@ final class Renewer {
                 }
                 renewing.add(lease);
                 leaseMs.add(ms);
-                keys.add(engine.lockKey(lease.name));
+                keys.add(lease.lockKey);
                 args.add(lease.owner);
                 args.add(Long.toString(ms));
             }
