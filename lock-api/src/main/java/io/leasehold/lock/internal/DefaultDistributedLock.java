@@ -228,8 +228,11 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public boolean forceRelease() {
+        String publish = DefaultLease.join(engine().publishCommand().exceptionally(error -> {
+            throw new CompletionException(new LockBackendException(name, "could not force-release", DefaultLease.unwrap(error)));
+        }));
         Object reply = callBlocking("force-release", EngineScripts.FORCE_RELEASE,
-                List.of(engine().lockKey(name), engine().channel(name)), List.of(engine().publishCommand));
+                List.of(engine().lockKey(name), engine().channel(name)), List.of(publish));
         return Replies.asLong(reply, "force-release") == 1;
     }
 

@@ -31,7 +31,8 @@ final class Engine {
     final String keyPrefix;
     final long commandTimeoutNanos;
     final Listeners listeners;
-    final String publishCommand;
+    /** "SPUBLISH" or "PUBLISH", once the backend has said which; see {@link #publishCommand()}. */
+    private volatile String publishCommand;
     final int clientId = LeaseholdThreads.nextClientId();
     private final ScheduledThreadPoolExecutor timers;
     private final ExecutorService events;
@@ -41,7 +42,6 @@ final class Engine {
         this.keyPrefix = keyPrefix;
         this.commandTimeoutNanos = commandTimeout.toNanos();
         this.listeners = listeners;
-        this.publishCommand = backend.shardedPubSub() ? "SPUBLISH" : "PUBLISH";
         this.timers = new ScheduledThreadPoolExecutor(1, LeaseholdThreads.forRole("timer", clientId));
         this.timers.setRemoveOnCancelPolicy(true);
         this.timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -95,7 +95,31 @@ final class Engine {
 
     /** The owner-checked release of lock {@code name}; its reply is 1 if this call deleted the lock. */
     CompletableFuture<Object> release(String name, String owner) {
-        return call(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publishCommand));
+        return publishCommand().thenCompose(publish ->
+                call(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publish)));
+    }
+
+    /**
+     * The command the scripts publish release messages with, matching how the backend subscribes.
+     * Asked of the backend on first use (never in the constructor, so that building a client never
+     * blocks on Redis), and kept once known.
+     */
+    CompletableFuture<String> publishCommand() {
+        String known = publishCommand;
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
+        }
+        CompletableFuture<Boolean> sharded;
+        try {
+            sharded = backend.shardedPubSub();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return sharded.thenApply(isSharded -> {
+            String command = isSharded ? "SPUBLISH" : "PUBLISH";
+            publishCommand = command;
+            return command;
+        });
     }
 
     /** Schedules on the timer thread; returns null (and runs nothing) once the client has shut down. */

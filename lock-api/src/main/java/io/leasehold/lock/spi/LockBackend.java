@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * error or a connection failure completes the future exceptionally with the driver's exception.
  *
  * <p><b>Threads.</b> Methods must not block the caller; futures may complete on the driver's I/O
- * threads, and the engine never blocks in their callbacks. Implementations must be threadsafe and
+ * threads, and the engine never blocks in their callbacks and never runs user code in them. Implementations must be threadsafe and
  * must not open a connection per call.
  *
  * <p>{@link #close()} closes what the backend opened and nothing its user owns.
@@ -34,11 +34,41 @@ public interface LockBackend extends AutoCloseable {
     CompletableFuture<Subscription> subscribe(String channel, MessageListener listener);
 
     /**
-     * True when release notifications use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE},
-     * Redis 7+); false for plain {@code PUBLISH}/{@code SUBSCRIBE}. The scripts publish with the
-     * matching command.
+     * Whether release notifications use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE},
+     * Redis 7+: true) or plain {@code PUBLISH}/{@code SUBSCRIBE} (false); the scripts publish with
+     * the matching command. The future completes once the backend knows, which may take the
+     * server's answer; it must not block the caller, and it fails with the real cause (a refused
+     * connection, say) when the backend cannot find out yet, so that a later call can ask again.
+     * Once it has completed with a value, every later call must complete with the same value: what
+     * the engine publishes with and what the backend subscribes with must always agree.
      */
-    boolean shardedPubSub();
+    CompletableFuture<Boolean> shardedPubSub();
+
+    /**
+     * Whether {@code failure} of a call to this backend is transient: the connection failed, timed
+     * out or the server is briefly unable to serve (loading, failing over), so that the same call
+     * may succeed if retried. A Redis error about the call itself (a script error, a key of the
+     * wrong type) is not transient. The engine retries transient failures of an acquisition while
+     * its wait has time left. The default recognises the JDK's I/O and timeout exceptions and
+     * Redis's transient error replies; see {@link TransientFailures}.
+     */
+    default boolean isTransient(Throwable failure) {
+        return TransientFailures.isTransient(failure);
+    }
+
+    /**
+     * Closes what this backend opened without blocking the caller; the future completes once it is
+     * closed. The engine waits for it only as long as the client's close timeout allows, so a backend
+     * whose {@link #close()} may block should override this. The default calls {@link #close()}.
+     */
+    default CompletableFuture<Void> closeAsync() {
+        try {
+            close();
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /**
      * The cluster slot of {@code key}, so that the engine can group batched calls by slot; a

@@ -8,6 +8,9 @@ import io.leasehold.lock.spi.Subscription;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
@@ -76,9 +79,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LettuceLockBackend implements LockBackend {
 
-    private static final System.Logger LOG = System.getLogger(LettuceLockBackend.class.getName());
-    /** How long {@link #shardedPubSub()} may wait for the first connection before it answers. */
-    private static final Duration PROBE_WAIT = Duration.ofSeconds(10);
     /** How long {@link #close()} waits for the two connections to close. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
@@ -90,10 +90,12 @@ public final class LettuceLockBackend implements LockBackend {
     private final ReconnectListener reconnects;
     private final AtomicReference<@Nullable AutoCloseable> moveWatch = new AtomicReference<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Completes once {@link #closeAsync()} has closed both connections. */
+    private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
     /**
      * Whether this backend uses sharded pub/sub: null until the first connection has asked the
-     * server, or until {@link #shardedPubSub()} had to answer without it; fixed from then on, so that
-     * what the engine publishes with and what this backend subscribes with always agree.
+     * server; fixed from then on, so that what the engine publishes with and what this backend
+     * subscribes with always agree.
      */
     private final AtomicReference<@Nullable Boolean> sharded = new AtomicReference<>();
 
@@ -179,23 +181,50 @@ public final class LettuceLockBackend implements LockBackend {
      * {@inheritDoc}
      *
      * <p>The server is asked ({@code INFO server}) when the script connection first opens, which
-     * the backend starts at creation; a {@link LockClient} asks this once, when it is built. If the
-     * server has not answered yet, this waits up to ten seconds for it (never on a Netty thread);
-     * if Redis is still unreachable then, the answer is false (plain pub/sub, which every server
-     * has), logged as a warning, and kept for the life of this backend. Processes that disagree
-     * still exclude each other correctly, but their waiters miss each other's release messages
-     * and fall back to the holder's lease time.
+     * the backend starts at creation; this never blocks. While Redis cannot be reached, the future
+     * fails with the connection's own failure (a refused connection, say), and the next call tries
+     * again. A server that refuses {@code INFO} (some managed services do) gets plain pub/sub,
+     * which every server has.
      */
     @Override
-    public boolean shardedPubSub() {
-        if (sharded.get() == null && !onNettyThread()) {
-            awaitQuietly(commands.get(), PROBE_WAIT);
+    public CompletableFuture<Boolean> shardedPubSub() {
+        Boolean known = sharded.get();
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
         }
-        if (sharded.compareAndSet(null, false)) {
-            LOG.log(System.Logger.Level.WARNING, "Redis did not answer whether it supports sharded pub/sub within "
-                    + PROBE_WAIT + "; " + this + " uses plain pub/sub (PUBLISH/SUBSCRIBE) from now on");
+        CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        commands.get().whenComplete((connection, failure) -> {
+            if (failure != null) {
+                answer.completeExceptionally(ScriptExecutor.unwrap(failure));
+            } else {
+                answer.complete(Boolean.TRUE.equals(sharded.get()));
+            }
+        });
+        return answer;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Besides the default's I/O errors, timeouts and transient Redis replies: Lettuce's
+     * {@link RedisConnectionException} and {@link RedisCommandTimeoutException}, and the
+     * "Connection closed" that fails commands pending on a connection that went down.
+     */
+    @Override
+    public boolean isTransient(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException) {
+                return true;
+            }
+            String message = cause.getMessage();
+            if (cause instanceof RedisException && message != null && message.startsWith("Connection closed")) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
         }
-        return Boolean.TRUE.equals(sharded.get());
+        return LockBackend.super.isTransient(failure);
     }
 
     @Override
@@ -218,16 +247,28 @@ public final class LettuceLockBackend implements LockBackend {
      */
     @Override
     public void close() {
+        CompletableFuture<Void> closing = closeAsync();
+        if (!onNettyThread()) {
+            awaitQuietly(closing, CLOSE_WAIT);
+        }
+    }
+
+    /**
+     * Starts closing the two connections this backend opened and stops listening to the client,
+     * without blocking; the future completes once both are closed. The client stays open.
+     * Idempotent: a later call returns the first call's future.
+     */
+    @Override
+    public CompletableFuture<Void> closeAsync() {
         if (!closed.compareAndSet(false, true)) {
-            return;
+            return closedFuture;
         }
         topology.client().removeListener(reconnects);
         stopMoveWatch();
         channels.close();
-        CompletableFuture<Void> closing = CompletableFuture.allOf(pubSub.close(), commands.close());
-        if (!onNettyThread()) {
-            awaitQuietly(closing, CLOSE_WAIT);
-        }
+        CompletableFuture.allOf(pubSub.close(), commands.close())
+                .whenComplete((ignored, failure) -> closedFuture.complete(null));
+        return closedFuture;
     }
 
     @Override

@@ -103,7 +103,7 @@ class LettuceClusterTest {
             }
         }
         try (LettuceLockBackend backend = LettuceLockBackend.create(client)) {
-            assertThat(backend.shardedPubSub()).isTrue();
+            assertThat(backend.shardedPubSub().get(10, TimeUnit.SECONDS)).isTrue();
             for (Map.Entry<String, MessageRecorder> entry : recorders.entrySet()) {
                 backend.subscribe(entry.getKey(), entry.getValue()).get(10, TimeUnit.SECONDS);
             }

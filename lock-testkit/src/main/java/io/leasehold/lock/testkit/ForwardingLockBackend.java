@@ -38,8 +38,13 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
-    public boolean shardedPubSub() {
+    public CompletableFuture<Boolean> shardedPubSub() {
         return delegate.shardedPubSub();
+    }
+
+    @Override
+    public boolean isTransient(Throwable failure) {
+        return delegate.isTransient(failure);
     }
 
     @Override

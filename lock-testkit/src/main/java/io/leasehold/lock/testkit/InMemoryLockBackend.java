@@ -136,8 +136,8 @@ public final class InMemoryLockBackend implements LockBackend {
 
     /** Always true: subscriptions are sharded, and the scripts should {@code SPUBLISH}. */
     @Override
-    public boolean shardedPubSub() {
-        return true;
+    public CompletableFuture<Boolean> shardedPubSub() {
+        return CompletableFuture.completedFuture(true);
     }
 
     /**

@@ -44,8 +44,8 @@ class FaultInjectingBackendTest {
         }
 
         @Override
-        public boolean shardedPubSub() {
-            return true;
+        public CompletableFuture<Boolean> shardedPubSub() {
+            return CompletableFuture.completedFuture(true);
         }
 
         @Override
@@ -162,7 +162,7 @@ class FaultInjectingBackendTest {
 
             assertSame(fake.subscription, backend.subscribe("c", (channel, message) -> { }));
             assertEquals(4242, backend.slot("k"));
-            assertTrue(backend.shardedPubSub());
+            assertTrue(backend.shardedPubSub().join());
             assertSame(fake, backend.delegate());
         }
     }

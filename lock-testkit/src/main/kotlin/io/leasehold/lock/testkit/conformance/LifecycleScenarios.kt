@@ -31,7 +31,7 @@ private fun ScenarioContext.warmUpFixture() {
         val owner = UUID.randomUUID().toString().replace("-", "")
         val keys = listOf(lockKey(name), LockKeys.fenceKey(ScenarioContext.KEY_PREFIX, name))
         backend.eval(LuaScript.bundled(ScriptNames.ACQUIRE), keys, listOf(owner, "5000", "60000")).get(10, TimeUnit.SECONDS)
-        val publish = if (backend.shardedPubSub()) "SPUBLISH" else "PUBLISH"
+        val publish = if (backend.shardedPubSub().get(10, TimeUnit.SECONDS)) "SPUBLISH" else "PUBLISH"
         backend.eval(LuaScript.bundled(ScriptNames.RELEASE), listOf(lockKey(name), channel), listOf(owner, publish)).get(10, TimeUnit.SECONDS)
         subscription.unsubscribe().get(10, TimeUnit.SECONDS)
     }

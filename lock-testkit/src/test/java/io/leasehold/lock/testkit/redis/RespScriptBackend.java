@@ -46,8 +46,8 @@ final class RespScriptBackend implements LockBackend {
     }
 
     @Override
-    public boolean shardedPubSub() {
-        return false;
+    public CompletableFuture<Boolean> shardedPubSub() {
+        return CompletableFuture.completedFuture(false);
     }
 
     @Override
