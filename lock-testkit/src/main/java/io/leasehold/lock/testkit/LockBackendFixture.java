@@ -43,6 +43,21 @@ public interface LockBackendFixture extends AutoCloseable {
     /** Delays every script call by {@code latency} before it executes; {@link Duration#ZERO} removes the delay. */
     void setLatency(Duration latency);
 
+    /** TEMPORARY until the scripts branch lands: plain SET of key (no TTL). */
+    default void writeKey(String key, String value) {
+        throw new UnsupportedOperationException("writeKey");
+    }
+
+    /** TEMPORARY until the scripts branch lands: replace key with a hash. */
+    default void writeForeignKey(String key) {
+        throw new UnsupportedOperationException("writeForeignKey");
+    }
+
+    /** TEMPORARY until the scripts branch lands: delay subscribe confirmations. */
+    default void setSubscribeLatency(Duration latency) {
+        throw new UnsupportedOperationException("setSubscribeLatency");
+    }
+
     /** Clears every fault (called by the suite after each scenario). */
     void resetFaults();
 
@@ -62,6 +77,9 @@ public interface LockBackendFixture extends AutoCloseable {
         FLUSH_ALL,
         UNAVAILABLE,
         LOSE_REPLY,
-        LATENCY
+        LATENCY,
+        WRITE_KEY,
+        FOREIGN_KEY,
+        SUBSCRIBE_LATENCY
     }
 }

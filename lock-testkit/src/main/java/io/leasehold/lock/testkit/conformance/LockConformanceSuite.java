@@ -344,4 +344,136 @@ public abstract class LockConformanceSuite {
     public void shouldCloseIdempotently() {
         run("shouldCloseIdempotently");
     }
+
+    // ---- attacks on the guarantees: cancellation races, lost and late replies, blocking user code, and more
+    /** G8. */
+    @Test
+    public void shouldLeaveNothingHeldWhenJavaAsyncCallsAreCancelledAtRandomMoments() {
+        run("shouldLeaveNothingHeldWhenJavaAsyncCallsAreCancelledAtRandomMoments");
+    }
+    /** G8. */
+    @Test
+    public void shouldLeaveNothingHeldWhenSuspendCallsAreCancelledAtRandomMoments() {
+        run("shouldLeaveNothingHeldWhenSuspendCallsAreCancelledAtRandomMoments");
+    }
+    /** G8. */
+    @Test
+    public void shouldCancelTheBodyAndReleaseWhenCallLockedAsyncIsCancelledWhileTheBodyRuns() {
+        run("shouldCancelTheBodyAndReleaseWhenCallLockedAsyncIsCancelledWhileTheBodyRuns");
+    }
+    /** G8. */
+    @Test
+    public void shouldReleaseALeaseWhoseCallerCancelledTheCoroutineAfterItWasGranted() {
+        run("shouldReleaseALeaseWhoseCallerCancelledTheCoroutineAfterItWasGranted");
+    }
+    /** G3; needs Fault.WRITE_KEY. */
+    @Test
+    public void shouldIncreaseFencingTokensWhenTheCounterFallsBehind() {
+        run("shouldIncreaseFencingTokensWhenTheCounterFallsBehind");
+    }
+    /** G1, G11. */
+    @Test
+    public void shouldLockEveryAcceptedNameOnItsOwnOnEveryTopology() {
+        run("shouldLockEveryAcceptedNameOnItsOwnOnEveryTopology");
+    }
+    /** G11. */
+    @Test
+    public void shouldRejectAnExtendShorterThanTheMinimumLease() {
+        run("shouldRejectAnExtendShorterThanTheMinimumLease");
+    }
+    /** G9, G10, G11. */
+    @Test
+    public void shouldSayThatThisClientHoldsTheLockWhenItAcquiresItAgain() {
+        run("shouldSayThatThisClientHoldsTheLockWhenItAcquiresItAgain");
+    }
+    /** G12. */
+    @Test
+    public void shouldBoundTheWholeCloseIncludingTheBackend() {
+        run("shouldBoundTheWholeCloseIncludingTheBackend");
+    }
+    /** G9; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldRetryATransientBackendFailureWhileTheWaitHasTimeLeft() {
+        run("shouldRetryATransientBackendFailureWhileTheWaitHasTimeLeft");
+    }
+    /** G5, G6. */
+    @Test
+    public void shouldKeepAnAutoRenewedLeaseAfterExtendingItToAShorterTime() {
+        run("shouldKeepAnAutoRenewedLeaseAfterExtendingItToAShorterTime");
+    }
+    /** G5, G6; needs Fault.FOREIGN_KEY. */
+    @Test
+    public void shouldRenewOtherLeasesWhenOneLockKeyHoldsAForeignValue() {
+        run("shouldRenewOtherLeasesWhenOneLockKeyHoldsAForeignValue");
+    }
+    /** G4; needs Fault.LOSE_REPLY. */
+    @Test
+    public void shouldAssumeTheShorterTtlWhenAnExtendReplyIsLost() {
+        run("shouldAssumeTheShorterTtlWhenAnExtendReplyIsLost");
+    }
+    /** G4; needs Fault.LATENCY. */
+    @Test
+    public void shouldAssumeTheShorterTtlWhileAnExtendIsInFlight() {
+        run("shouldAssumeTheShorterTtlWhileAnExtendIsInFlight");
+    }
+    /** G4, G5; needs Fault.LOSE_REPLY. */
+    @Test
+    public void shouldKeepALeaseWhoseRenewReplyWasLost() {
+        run("shouldKeepALeaseWhoseRenewReplyWasLost");
+    }
+    /** G8; needs Fault.LOSE_REPLY. */
+    @Test
+    public void shouldStopRenewingWhenAReleaseReplyIsLost() {
+        run("shouldStopRenewingWhenAReleaseReplyIsLost");
+    }
+    /** G7, G9; needs Fault.SUBSCRIBE_LATENCY. */
+    @Test
+    public void shouldKeepWaitingAndUnsubscribeWhenASubscribeIsSlow() {
+        run("shouldKeepWaitingAndUnsubscribeWhenASubscribeIsSlow");
+    }
+    /** G5, G13. */
+    @Test
+    public void shouldKeepRenewingWhileAUserContinuationBlocks() {
+        run("shouldKeepRenewingWhileAUserContinuationBlocks");
+    }
+    /** G6, G13; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldSignalALossWhileAnotherLeasesLostDependentBlocks() {
+        run("shouldSignalALossWhileAnotherLeasesLostDependentBlocks");
+    }
+    /** G6, G13; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldSignalALossWhileAListenerBlocks() {
+        run("shouldSignalALossWhileAListenerBlocks");
+    }
+    /** G6; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldThrowLeaseLostFromWithLockWhenTheLossPrecedesTheBlocksReturn() {
+        run("shouldThrowLeaseLostFromWithLockWhenTheLossPrecedesTheBlocksReturn");
+    }
+    /** G6, G10; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldNotReenterWithLockOnALostLease() {
+        run("shouldNotReenterWithLockOnALostLease");
+    }
+    /** G6; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldFailCallLockedAsyncWhenTheLossPrecedesTheBodysCompletion() {
+        run("shouldFailCallLockedAsyncWhenTheLossPrecedesTheBodysCompletion");
+    }
+    /** G6. */
+    @Test
+    public void shouldTellTheHolderOfALossBeforeAnotherNodeAcquires() {
+        run("shouldTellTheHolderOfALossBeforeAnotherNodeAcquires");
+    }
+    /** G4, G6; needs Fault.LATENCY. */
+    @Test
+    public void shouldNeverHandOutALeaseThatIsNoLongerValid() {
+        run("shouldNeverHandOutALeaseThatIsNoLongerValid");
+    }
+    /** G7, G9. */
+    @Test
+    public void shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny() {
+        run("shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny");
+    }
 }

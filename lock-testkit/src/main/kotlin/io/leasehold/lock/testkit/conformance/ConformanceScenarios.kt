@@ -16,6 +16,7 @@ public object ConformanceScenarios {
     public val all: List<Scenario> = (
         exclusionScenarios + staleLeaseScenarios + fencingScenarios + validityScenarios +
             renewalScenarios + lossScenarios + waitingScenarios + cancellationScenarios +
+            cancellationRaceScenarios + replyFaultScenarios + threadingScenarios +
             bodyScenarios + kotlinScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios
         ).also { list ->
         val duplicates = list.groupBy { it.name }.filterValues { it.size > 1 }.keys

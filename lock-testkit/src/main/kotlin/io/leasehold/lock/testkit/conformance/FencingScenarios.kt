@@ -3,6 +3,7 @@ package io.leasehold.lock.testkit.conformance
 import io.kotest.assertions.withClue
 import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
+import io.leasehold.lock.spi.LockKeys
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
 
 // G3: every acquisition's fencing token is strictly greater than every earlier one for that name.
@@ -52,5 +53,22 @@ internal val fencingScenarios: List<Scenario> = listOf(
         b.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { tokens += "B, after a second flush" to it.fencingToken() }
         shouldStrictlyIncrease(tokens)
         withClue("release() of the lease whose lock was flushed") { held.release() shouldBe false }
+    },
+
+    scenario("shouldIncreaseFencingTokensWhenTheCounterFallsBehind", "G3", Fault.WRITE_KEY) {
+        val a = newClient()
+        val b = newClient()
+        val tokens = mutableListOf<Pair<String, Long>>()
+        a.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { tokens += "A" to it.fencingToken() }
+        b.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { tokens += "B" to it.fencingToken() }
+        // When the counter falls behind the tokens already handed out, as on a promoted replica that
+        // missed the latest increments
+        val fenceKey = LockKeys.fenceKey(ScenarioContext.KEY_PREFIX, lockName)
+        fixture.writeKey(fenceKey, (tokens.first().second - 1).toString())
+        // Then the next holders still get greater tokens than every earlier one
+        a.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { tokens += "A, after the counter fell behind" to it.fencingToken() }
+        fixture.writeKey(fenceKey, "1")
+        b.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { tokens += "B, after the counter was reset to 1" to it.fencingToken() }
+        shouldStrictlyIncrease(tokens)
     },
 )

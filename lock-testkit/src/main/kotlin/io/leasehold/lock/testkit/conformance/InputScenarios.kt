@@ -5,6 +5,7 @@ import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import io.leasehold.lock.LockClient
 import io.leasehold.lock.LockOptions
+import io.leasehold.lock.internal.Checks
 import java.time.Duration
 
 // G11: bad input gets a clear error naming the parameter, the rule, the value and the lock, and
@@ -115,5 +116,56 @@ internal val inputScenarios: List<Scenario> = listOf(
         rejected<IllegalStateException>("extendAsync after release") { lease.extendAsync(Duration.ofSeconds(1)) }
             .shouldMention("released", lockName)
         withClue("isLocked() after the rejected extends") { a.lock(lockName).isLocked shouldBe false }
+    },
+
+    scenario("shouldLockEveryAcceptedNameOnItsOwnOnEveryTopology", "G1, G11") {
+        val a = newClient()
+        val b = newClient()
+        val base = uniqueName("names")
+        // Given names that break naive key layouts: braces that empty or end the cluster hash tag,
+        // escapes, unicode, and the longest accepted name
+        val names = listOf("}", "}}", "}x", "{", "{}", "a}b{c", "a%7Db", "a}b", "%", "%25", "}%7D", "\uD83D\uDD12 lock",
+            "\u9396", "e\u0301", "tab\tnew\nline").map { "$base:$it" } +
+            listOf("}".repeat(Checks.MAX_NAME_LENGTH), ("}" + base).padEnd(Checks.MAX_NAME_LENGTH, 'x'))
+        withClue("the sweep has distinct names") { names.toSet().size shouldBe names.size }
+        // When one node holds them all at once
+        val leases = names.map { name -> a.lock(name).tryAcquire().present("tryAcquire() of '${name.take(40)}'") }
+        // Then each is its own lock: held with its own token, refused to another node, released on its own
+        names.zip(leases).forEach { (name, lease) ->
+            withClue("holder of '${name.take(40)}'") { b.lock(name).inspect().present("inspect()").fencingToken() shouldBe lease.fencingToken() }
+            b.lock(name).tryAcquire().shouldBeAbsent("tryAcquire() of '${name.take(40)}' by another node")
+        }
+        names.zip(leases).forEach { (name, lease) -> withClue("release() of '${name.take(40)}'") { lease.release() shouldBe true } }
+        names.forEach { name -> withClue("isLocked() of '${name.take(40)}' after release") { b.lock(name).isLocked shouldBe false } }
+        // And names that cannot be stored faithfully are refused with a clear message
+        listOf("$base:a\uD800", "$base:\uDC00b", "$base:\uDFFF\uD800").forEach { bad ->
+            shouldThrow<IllegalArgumentException> { a.lock(bad) }.shouldMention("name", "unpaired surrogate")
+        }
+    },
+
+    scenario("shouldRejectAnExtendShorterThanTheMinimumLease", "G11") {
+        val a = newClient()
+        val lease = a.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        shouldThrow<IllegalArgumentException> { lease.extend(Duration.ofNanos(1)) }
+            .shouldMention("leaseTime", "at least", "${LockOptions.MIN_LEASE_TIME}", "PT0.000000001S", lockName)
+        rejected<IllegalArgumentException>("extendAsync(49 ms)") { lease.extendAsync(Duration.ofMillis(49)) }
+            .shouldMention("leaseTime", "at least", "${LockOptions.MIN_LEASE_TIME}", "PT0.049S", lockName)
+        withClue("isValid() after the rejected extends") { lease.isValid shouldBe true }
+        withClue("release()") { lease.release() shouldBe true }
+    },
+
+    scenario("shouldSayThatThisClientHoldsTheLockWhenItAcquiresItAgain", "G9, G10, G11") {
+        val a = newClient()
+        val held = a.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        // When the same client asks for a lock it already holds through a plain lease
+        val thrown = shouldThrow<io.leasehold.lock.LockTimeoutException> { a.lock(lockName).acquire(Timing.SHORT_WAIT) }
+        // Then the timeout says so, instead of blaming another owner
+        thrown.shouldMention("this client", lockName)
+        withClue("message of $thrown") { thrown.message!!.contains("another owner") shouldBe false }
+        // And another node's timeout still blames another owner
+        newClient().lock(lockName).tryAcquire(Timing.SHORT_WAIT).shouldBeAbsent("tryAcquire() by another node")
+        shouldThrow<io.leasehold.lock.LockTimeoutException> { newClient().lock(lockName).acquire(Timing.SHORT_WAIT) }
+            .shouldMention("another owner", lockName)
+        held.release()
     },
 )

@@ -110,4 +110,36 @@ internal val lifecycleScenarios: List<Scenario> = listOf(
         b.lock(lockName).tryAcquire().present("tryAcquire() of the closed node's lock").use { }
         withClue("release() by the other node") { heldByB.release() shouldBe true }
     },
+
+    scenario("shouldBoundTheWholeCloseIncludingTheBackend", "G12") {
+        // Given a node whose backend takes 10 s to close, and a close timeout of 1 s
+        val closeTimeout = Duration.ofSeconds(1)
+        val slowClose = java.util.concurrent.CountDownLatch(1)
+        val node = newNode(
+            wrap = { backend -> SlowClosingBackend(backend, slowClose) },
+            configure = { closeTimeout(closeTimeout) },
+        )
+        node.client.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        try {
+            // When it closes
+            val start = System.nanoTime()
+            node.client.close()
+            val took = elapsedSince(start)
+            // Then close() returns within its timeout (plus slack for this machine), backend included
+            withClue("close() took $took with a close timeout of $closeTimeout and a backend that needs 10 s") {
+                took shouldBeLessThan closeTimeout.plus(Duration.ofSeconds(2))
+            }
+        } finally {
+            slowClose.countDown()
+        }
+    },
 )
+
+/** A backend whose close() blocks until [released] (at most 10 s), as a driver waiting for its sockets may. */
+private class SlowClosingBackend(delegate: io.leasehold.lock.spi.LockBackend, private val released: java.util.concurrent.CountDownLatch) :
+    io.leasehold.lock.testkit.ForwardingLockBackend(delegate) {
+    override fun close() {
+        released.await(10, TimeUnit.SECONDS)
+        super.close()
+    }
+}

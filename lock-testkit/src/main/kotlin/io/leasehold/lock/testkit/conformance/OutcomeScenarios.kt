@@ -7,6 +7,7 @@ import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
 import io.leasehold.lock.LockBackendException
 import io.leasehold.lock.LockTimeoutException
+import io.leasehold.lock.spi.ScriptNames
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
 import java.time.Duration
 import java.util.concurrent.atomic.AtomicBoolean
@@ -54,5 +55,21 @@ internal val outcomeScenarios: List<Scenario> = listOf(
         // And once it is back, nothing was left locked
         fixture.makeAvailable()
         newClient().lock(lockName).tryAcquire(Duration.ofSeconds(5)).present("tryAcquire() once the backend is back").use { }
+    },
+
+    scenario("shouldRetryATransientBackendFailureWhileTheWaitHasTimeLeft", "G9", Fault.UNAVAILABLE) {
+        // Given the backend is unreachable when a node starts a 10 s wait
+        val b = newNode(commandTimeout = Duration.ofMillis(300))
+        fixture.makeUnavailable()
+        val acquiring = b.client.lock(lockName).acquireAsync(Duration.ofSeconds(10))
+        await("the first attempt was made") { b.counter.count(ScriptNames.ACQUIRE) >= 1 }
+        hold(Duration.ofMillis(800))
+        withClue("acquisition while the backend is down, with time left: ${acquiring.getNow(null)}") { acquiring.isDone shouldBe false }
+        // When the backend comes back within the wait
+        fixture.makeAvailable()
+        // Then the acquisition succeeds: a transient failure with time left is no backend failure
+        val lease = acquiring.value("the lease once the backend is back", Duration.ofSeconds(20))
+        withClue("isValid()") { lease.isValid shouldBe true }
+        withClue("release()") { lease.release() shouldBe true }
     },
 )

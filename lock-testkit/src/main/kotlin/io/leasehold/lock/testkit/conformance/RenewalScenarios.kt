@@ -8,6 +8,7 @@ import io.kotest.matchers.shouldBe
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.spi.LockBackend
 import io.leasehold.lock.spi.ScriptNames
+import io.leasehold.lock.testkit.LockBackendFixture.Fault
 import java.time.Duration
 
 // G5: auto-renew by default, batched into few calls, bounded by max hold; G6 for the max-hold signal.
@@ -89,5 +90,42 @@ internal val renewalScenarios: List<Scenario> = listOf(
         await("the listener hears of the loss") { listener.losses.any { it.reason() == LeaseLoss.Reason.MAX_HOLD_EXCEEDED } }
         // And the lock is free for others once the lease is over
         b.lock(lockName).acquire(Timing.ACQUIRE_WAIT).use { }
+    },
+
+    scenario("shouldKeepAnAutoRenewedLeaseAfterExtendingItToAShorterTime", "G5, G6") {
+        // Given a 30 s auto-renewed lease (renewed every 10 s)
+        val a = newClient()
+        val lease = a.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        // When it is extended to 900 ms, far below its renewal period
+        lease.extend(Duration.ofMillis(900))
+        hold(Duration.ofMillis(2500))
+        // Then the watchdog renews it in time (back to the lock's lease time): no false loss
+        withClue("lost() after extending to 900 ms and holding 2.5 s: ${lease.lost().getNow(null)}") { lease.lost().isDone shouldBe false }
+        withClue("isValid()") { lease.isValid shouldBe true }
+        val ttl = a.lock(lockName).inspect().present("inspect()").remainingTtl()
+        withClue("TTL in Redis after the watchdog renewed the shortened lease") { ttl shouldBeGreaterThanOrEqualTo Duration.ofSeconds(2) }
+        withClue("release()") { lease.release() shouldBe true }
+    },
+
+    scenario("shouldRenewOtherLeasesWhenOneLockKeyHoldsAForeignValue", "G5, G6", Fault.FOREIGN_KEY) {
+        // Given one node holding three auto-renewed leases that are renewed in one batch
+        val node = newNode()
+        val names = sameSlotNames(node.counter.delegate(), 3)
+        val leases = names.map { node.client.lock(it, options(leaseTime = Duration.ofMillis(900))).acquire(Timing.ACQUIRE_WAIT) }
+        // When another application overwrites the middle lock's key with a hash
+        fixture.writeForeignKey(lockKey(names[1]))
+        // Then only that lease is lost; the others keep being renewed
+        withClue("loss of the lease whose key was overwritten") {
+            leases[1].lost().value("lost() of the overwritten lease").reason() shouldBe LeaseLoss.Reason.STOLEN
+        }
+        hold(Duration.ofMillis(2000))
+        listOf(0, 2).forEach { i ->
+            withClue("lease $i after a foreign key in its renewal batch: ${leases[i].lost().getNow(null)}") {
+                leases[i].lost().isDone shouldBe false
+                leases[i].isValid shouldBe true
+            }
+        }
+        leases.forEach { it.release() }
+        fixture.deleteKey(lockKey(names[1]))
     },
 )

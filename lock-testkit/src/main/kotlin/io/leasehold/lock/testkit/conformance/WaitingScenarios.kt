@@ -122,4 +122,19 @@ internal val waitingScenarios: List<Scenario> = listOf(
         }
         withClue("release() by the holder") { held.release() shouldBe true }
     },
+
+    scenario("shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny", "G7, G9") {
+        val a = newClient()
+        val lock = a.lock(lockName)
+        // When a free lock is asked for, many times, with waits far shorter than a round trip
+        val waits = listOf(Duration.ZERO, Duration.ofNanos(1), Duration.ofMillis(1))
+        val failures = mutableListOf<String>()
+        repeat(600) { i ->
+            val wait = waits[i % waits.size]
+            val lease = runCatching { lock.acquire(wait) }
+            lease.onSuccess { it.release() }.onFailure { failures += "acquire($wait) #$i: $it" }
+        }
+        // Then every call made its attempt and got the free lock
+        withClue("acquisitions of a free lock that failed") { failures shouldBe emptyList() }
+    },
 )
