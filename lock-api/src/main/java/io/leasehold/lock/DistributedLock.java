@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -30,7 +31,18 @@ import java.util.function.Function;
  * reported.
  *
  * <p>Every wait makes at least one attempt; a call returns within its wait plus at most one
- * command timeout ({@link LockClient.Builder#commandTimeout}).
+ * command timeout ({@link LockClient.Builder#commandTimeout}). A transient backend failure (a
+ * refused or reset connection, a timeout, a server that is loading or failing over) is retried with
+ * back-off while the wait has time left; {@link LockBackendException} means the backend stayed
+ * unusable for the rest of the wait, or failed for good (a script error, say).
+ *
+ * <p><b>Hand-out.</b> A lease is handed out only if it is still valid at that moment: an acquire
+ * whose reply came later than its lease (after an outage, say) counts as a failed attempt, is
+ * released, and the wait goes on.
+ *
+ * <p><b>Threads.</b> The futures returned here complete, and {@link #callLockedAsync} bodies run, on
+ * the client's {@linkplain LockClient.Builder#callbackExecutor callback executor}: never on a Redis
+ * driver's I/O thread or on the thread that renews leases and detects their loss.
  *
  * <p>Two handles obtained from the same {@link LockClient} for the same name are {@code equals}
  * (reentrancy keys on that), whatever their options.
@@ -70,24 +82,45 @@ public interface DistributedLock {
 
     /**
      * Runs {@code body} while holding the lock, and releases it afterwards, also on exceptions.
-     * Reentrant on this thread. If the lease is lost while {@code body} runs, the thread running it
-     * is interrupted and, once it returns, {@link LeaseLostException} is thrown.
+     * <b>Reentrant on this thread</b>: a nested {@code callLocked}/{@code runLocked} on an equal
+     * handle reuses the outer lease without a Redis call. If the lease is lost while {@code body}
+     * runs, the thread running it is interrupted (before the engine frees the lock for others) and,
+     * once it returns, {@link LeaseLostException} is thrown. A loss declared before the release wins
+     * over the body's result or exception (added as suppressed). The body never starts with a lease
+     * that is no longer valid.
      *
      * @throws LockTimeoutException  if another owner held it for the whole wait
      * @throws LockBackendException  if Redis failed while acquiring
-     * @throws LeaseLostException    if the lease was lost while {@code body} ran
+     * @throws LeaseLostException    if the lease was lost while {@code body} ran, or before it started
      * @throws LockInterruptedException if interrupted while waiting
      * @throws Exception             whatever {@code body} threw (the lock is released first)
      */
     <T> T callLocked(Duration wait, Callable<T> body) throws Exception;
 
+    /**
+     * {@link #callLocked(Duration, Callable)} whose body receives the {@link Lease}, to pass its
+     * {@linkplain Lease#fencingToken() fencing token} to the resource it protects or to check
+     * {@link Lease#isValid()} before a write. Reentrant on this thread like {@code callLocked} (a
+     * nested call receives the outer lease), and the same in every other respect.
+     *
+     * <p>(Not an overload of {@code callLocked}: a Kotlin lambda {@code { ... }} fits both a
+     * {@code Callable} and a one-argument interface, so same-named overloads would make every Kotlin
+     * {@code callLocked(wait) { ... }} ambiguous.)
+     */
+    <T> T callWithLease(Duration wait, LeaseCallable<T> body) throws Exception;
+
     /** {@link #callLocked} for a {@link Runnable}; throws no checked exception. */
     void runLocked(Duration wait, Runnable body);
 
+    /** {@link #runLocked(Duration, Runnable)} whose body receives the {@link Lease}; see {@link #callWithLease}. */
+    void runWithLease(Duration wait, Consumer<Lease> body);
+
     /**
-     * Acquires asynchronously, runs {@code body} with the lease, and releases when the returned
-     * stage completes (either way). Not reentrant. If the lease is lost before the body's stage
-     * completes, the result fails with {@link LeaseLostException}.
+     * Acquires asynchronously, runs {@code body} with the lease on the callback executor, and
+     * releases when the returned stage completes (either way). Not reentrant. If the lease is lost
+     * before the body's stage completes, the result fails with {@link LeaseLostException} and the
+     * body's stage is cancelled. Cancelling the result abandons the wait, or, once the body runs,
+     * cancels the body's stage and releases the lock.
      */
     <T> CompletableFuture<T> callLockedAsync(Duration wait, Function<Lease, ? extends CompletionStage<T>> body);
 

@@ -15,6 +15,16 @@ import java.util.concurrent.CompletableFuture;
  * renews it in the background. Prefer {@link DistributedLock#callLocked} or Kotlin's
  * {@code withLock}, which release for you and react to loss.
  *
+ * <p><b>Deciding.</b> {@link #state()} and {@link #isValid()} change the moment the engine decides;
+ * {@link #lost()} and the listeners are told a little later, on other threads. Decide "may I still
+ * write?" from {@link #isValid()} (or the fencing token), never from whether {@link #lost()} has
+ * completed yet.
+ *
+ * <p><b>Threads.</b> The futures this interface returns complete on the client's
+ * {@linkplain LockClient.Builder#callbackExecutor callback executor}, never on a Redis driver's I/O
+ * thread or on the thread that renews leases, so their dependent actions may block without delaying
+ * any lock's renewal or loss signal.
+ *
  * <p>This interface's implementation is threadsafe.
  */
 public interface Lease extends AutoCloseable {
@@ -39,8 +49,17 @@ public interface Lease extends AutoCloseable {
     boolean isValid();
 
     /**
-     * Completes when the lease is lost, with the reason; never completes on a normal release.
-     * Dependent actions run on a Leasehold thread: keep them short.
+     * Where the lease stands right now: {@link LeaseState#HELD} until its owner releases it or the
+     * engine declares it lost, which happens no later than the end of its local validity. Changes
+     * before {@link #lost()} completes and before the engine lets anyone else take the lock.
+     */
+    LeaseState state();
+
+    /**
+     * Completes when the lease is lost, with the reason; never completes on a normal release. It
+     * completes on the client's callback executor after {@link #state()} became
+     * {@link LeaseState#LOST}, and before the engine frees the lock for others; the future is shared
+     * and read-only (completing or cancelling it has no effect), so calling this often costs nothing.
      */
     CompletableFuture<LeaseLoss> lost();
 
@@ -59,9 +78,14 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Sets the lease's remaining time in Redis to {@code leaseTime} from now, and its local validity
-     * accordingly. With auto-renew on, later renewals go back to the lock's lease time.
+     * accordingly. With auto-renew on, the watchdog renews the lease in time for the new deadline,
+     * and later renewals go back to the lock's lease time.
      *
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive or too long
+     * <p>While the call is in flight, and after it failed (the outcome is then unknown: Redis may have
+     * applied it), the lease counts with the smaller of its old deadline and the new one, so that
+     * {@link #remaining()} never overestimates what Redis holds.
+     *
+     * @throws IllegalArgumentException if {@code leaseTime} is below {@link LockOptions#MIN_LEASE_TIME} or too long
      * @throws IllegalStateException    if the lease was released
      * @throws LeaseLostException       if the lease was lost, or Redis no longer has it for this owner
      * @throws LockBackendException     if Redis could not be reached

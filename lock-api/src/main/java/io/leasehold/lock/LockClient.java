@@ -1,11 +1,14 @@
 package io.leasehold.lock;
 
 import io.leasehold.lock.internal.Checks;
+import io.leasehold.lock.internal.ClientSettings;
 import io.leasehold.lock.internal.DefaultLockClient;
 import io.leasehold.lock.spi.LockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entry point: one per application, shared by all threads. Hands out {@link DistributedLock}
@@ -17,9 +20,15 @@ import java.util.List;
  * }
  * }</pre>
  *
- * <p>{@link #close()} releases every lease still held (bounded in time), stops renewal, drops
- * subscriptions and stops Leasehold's threads; it is idempotent. It closes the backend too, which
- * closes only what the backend itself opened. This interface's implementation is threadsafe.
+ * <p>{@link #close()} releases every lease still held, stops renewal, drops subscriptions and stops
+ * Leasehold's threads, all within the close timeout; it is idempotent. It closes the backend too,
+ * which closes only what the backend itself opened. This interface's implementation is threadsafe.
+ *
+ * <p><b>Threads.</b> Each client runs one timer thread ({@code leasehold-timer-<client>}: renewal,
+ * loss detection, deadlines; it never runs user code), one event thread for listeners
+ * ({@code leasehold-events-<client>}) and, unless the builder is given an executor, a pool for
+ * user-visible completions ({@code leasehold-callback-<client>}). A Redis driver's I/O threads only
+ * hand replies to the engine; no user code runs on them.
  */
 public interface LockClient extends AutoCloseable {
 
@@ -64,6 +73,8 @@ public interface LockClient extends AutoCloseable {
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private final List<LockEventListener> listeners = new ArrayList<>();
+        private @Nullable Executor callbackExecutor;
+        private Ticker ticker = Ticker.systemTicker();
 
         private Builder(LockBackend backend) {
             this.backend = Checks.notNull("backend", backend, null);
@@ -93,20 +104,51 @@ public interface LockClient extends AutoCloseable {
             return this;
         }
 
-        /** Upper bound on {@link LockClient#close()}. */
+        /** Upper bound on the whole of {@link LockClient#close()}, closing the backend included. */
         public Builder closeTimeout(Duration closeTimeout) {
             this.closeTimeout = Checks.positive("closeTimeout", closeTimeout, null);
             return this;
         }
 
-        /** Adds a listener; listeners are called in the order added. */
+        /**
+         * Where user-visible futures complete ({@code acquireAsync}, {@code lost()},
+         * {@code releaseAsync}, ...) and where {@code callLockedAsync} bodies run, so that user code
+         * never runs on a Redis driver's I/O thread or on the engine's renewal thread. The executor
+         * must run tasks on threads of its own (not the caller's) and must not be starved: a loss is
+         * signalled through it. The client does not shut it down.
+         *
+         * <p>Default: a pool owned by the client that grows as needed (daemon threads named
+         * {@code leasehold-callback-<client>}, idle ones end after a few seconds), shut down by
+         * {@link LockClient#close()}; a blocking continuation then delays nothing else.
+         */
+        public Builder callbackExecutor(Executor executor) {
+            this.callbackExecutor = Checks.notNull("callbackExecutor", executor, null);
+            return this;
+        }
+
+        /**
+         * The engine's time source, {@link Ticker#systemTicker()} by default. Tests set a ticker they
+         * move by hand (the testkit's {@code ManualClock}) so that leases, waits and timeouts run out
+         * when the test says.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Checks.notNull("ticker", ticker, null);
+            return this;
+        }
+
+        /**
+         * Adds a listener; listeners are called in the order added, one event after another, on the
+         * client's event thread ({@code leasehold-events-<client>}), never on a driver's I/O thread
+         * or on the renewal thread.
+         */
         public Builder listener(LockEventListener listener) {
             listeners.add(Checks.notNull("listener", listener, null));
             return this;
         }
 
         public LockClient build() {
-            return new DefaultLockClient(backend, defaultOptions, keyPrefix, commandTimeout, closeTimeout, List.copyOf(listeners));
+            return new DefaultLockClient(new ClientSettings(backend, defaultOptions, keyPrefix, commandTimeout, closeTimeout,
+                    List.copyOf(listeners), callbackExecutor, ticker));
         }
     }
 }

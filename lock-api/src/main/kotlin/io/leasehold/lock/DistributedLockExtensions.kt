@@ -2,6 +2,7 @@
 
 package io.leasehold.lock
 
+import io.leasehold.lock.internal.LeaseSignals
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration
@@ -79,17 +80,15 @@ public suspend fun <T> DistributedLock.withLock(
 ): T {
     val held = HeldLeases.of(currentCoroutineContext())
     val reentered = held.leaseFor(this)
-    if (reentered != null) {
-        val lost = reentered.lost()
-        if (lost.isDone && !lost.isCompletedExceptionally) {
-            throw LeaseLostException(lost.join())
+    if (reentered != null && reentered.state() != LeaseState.RELEASED) {
+        // Decided from the lease's state, at once: never from whether lost() has completed yet.
+        LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
+        // No acquisition, and no release either: the outermost withLock owns the lease.
+        return runUnderLease(reentered, held) { block(it) }.also {
+            LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
         }
-        if (reentered.isValid()) {
-            // No acquisition, and no release either: the outermost withLock owns the lease.
-            return runUnderLease(reentered, held) { block(it) }
-        }
-        // Released by hand inside the outer block: acquire afresh, like any other contender.
     }
+    // Not held in this coroutine, or released by hand inside the outer block: acquire afresh.
     val lease = awaitAcquire(wait)
     var failure: Throwable? = null
     try {
@@ -116,17 +115,14 @@ private suspend fun <T> runUnderLease(
     context: HeldLeases,
     block: suspend CoroutineScope.(Lease) -> T,
 ): T {
-    val lossDuringBlock = AtomicReference<LeaseLoss?>(null)
     val blockFailure = AtomicReference<Throwable?>(null)
     val outcome: Result<T> = try {
         withContext(context) {
             val scopeJob = coroutineContext.job
-            // thenAccept runs on a Leasehold thread (or right here if the loss is already known);
-            // Job.cancel is short and non-blocking, as that thread requires.
-            val watch = lease.lost().thenAccept { loss ->
-                lossDuringBlock.set(loss)
-                scopeJob.cancel(LeaseLossCancellation(loss))
-            }
+            // Runs on the client's callback executor (or right here if the loss is already known),
+            // before the engine frees the lock for others. The watcher is removed when the block ends,
+            // so that many short re-entrant blocks leave nothing attached to a long-held lease.
+            val watch = LeaseSignals.watchLoss(lease) { loss -> scopeJob.cancel(LeaseLossCancellation(loss)) }
             try {
                 Result.success(block(lease))
             } catch (e: CancellationException) {
@@ -136,12 +132,11 @@ private suspend fun <T> runUnderLease(
                 scopeJob.cancelChildren(CancellationException("the withLock block failed: $e"))
                 Result.failure(e)
             } finally {
-                // Cancelling the dependent stage unhooks the action; lease.lost() itself is untouched.
-                watch.cancel(false)
+                watch.close()
             }
         }
     } catch (e: Throwable) {
-        val loss = lossDuringBlock.get()
+        val loss = LeaseSignals.lossIfInvalid(lease)
         if (loss == null || !currentCoroutineContext().isActive) {
             throw e
         }
@@ -149,25 +144,35 @@ private suspend fun <T> runUnderLease(
             (blockFailure.get() ?: e.takeUnless { it is CancellationException })?.let(lost::addSuppressed)
         }
     }
-    lossDuringBlock.get()?.let { loss ->
-        throw LeaseLostException(loss).also { lost -> outcome.exceptionOrNull()?.let(lost::addSuppressed) }
-    }
     return outcome.getOrThrow()
 }
 
-/** Releases under [NonCancellable]; see [withLock] for how a release failure is reported. */
+/**
+ * Releases under [NonCancellable] and decides the outcome from the lease's state at the release: a
+ * loss declared before it wins over the block's result or exception, exactly as in `callLocked`.
+ * See [withLock] for how a release failure is reported.
+ */
 private suspend fun releaseAfterBlock(lease: Lease, blockFailure: Throwable?) {
+    val releasing = lease.releaseAsync()
+    // The release asked for the state change at once: from here the state is final.
+    val lostFirst = if (lease.state() == LeaseState.LOST) LeaseSignals.lossIfInvalid(lease) else null
     try {
         withContext(NonCancellable) {
-            lease.releaseAsync().awaitWithoutCancelling()
+            releasing.awaitWithoutCancelling()
         }
     } catch (e: Throwable) {
-        if (blockFailure == null) {
+        if (blockFailure == null && lostFirst == null) {
             throw e
         }
-        if (e !== blockFailure) {
+        if (blockFailure != null && e !== blockFailure) {
             blockFailure.addSuppressed(e)
         }
+    }
+    if (lostFirst != null && !(blockFailure is LeaseLostException && blockFailure.loss() === lostFirst)) {
+        if (blockFailure is CancellationException && !currentCoroutineContext().isActive) {
+            return // the caller itself was cancelled: its CancellationException propagates
+        }
+        throw LeaseLostException(lostFirst).also { lost -> blockFailure?.let(lost::addSuppressed) }
     }
 }
 

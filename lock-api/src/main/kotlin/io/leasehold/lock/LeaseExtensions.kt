@@ -2,8 +2,11 @@
 
 package io.leasehold.lock
 
+import io.leasehold.lock.internal.LeaseSignals
+import kotlin.coroutines.resume
 import kotlin.time.Duration
 import kotlin.time.toJavaDuration
+import kotlinx.coroutines.suspendCancellableCoroutine
 
 // Kotlin coroutine API of Lease. See DistributedLockExtensions.kt for why these names: no Java member
 // of Lease may shadow them.
@@ -54,7 +57,12 @@ public suspend fun Lease.awaitExtend(leaseTime: Duration) {
  *
  * Prefer [withLock], which cancels its block on loss and throws [LeaseLostException] for you.
  */
-public suspend fun Lease.awaitLoss(): LeaseLoss = lost().awaitWithoutCancelling()
+public suspend fun Lease.awaitLoss(): LeaseLoss = suspendCancellableCoroutine { continuation ->
+    // A removable watcher, not a dependent of lost(): a coroutine that waits and is cancelled, over and
+    // over, leaves nothing attached to a long-held lease.
+    val watch = LeaseSignals.watchLoss(this) { loss -> continuation.resume(loss) }
+    continuation.invokeOnCancellation { watch.close() }
+}
 
 /**
  * [Lease.extend] taking a [kotlin.time.Duration]: blocks the calling thread. In a coroutine use

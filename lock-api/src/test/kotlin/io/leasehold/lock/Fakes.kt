@@ -69,6 +69,10 @@ class FakeLock(
 
     override fun runLocked(wait: Duration, body: Runnable): Unit = throw UnsupportedOperationException()
 
+    override fun <T : Any> callWithLease(wait: Duration, body: LeaseCallable<T>): T = throw UnsupportedOperationException()
+
+    override fun runWithLease(wait: Duration, body: java.util.function.Consumer<Lease>): Unit = throw UnsupportedOperationException()
+
     override fun <T : Any> callLockedAsync(wait: Duration, body: Function<Lease, out CompletionStage<T>>): CompletableFuture<T> =
         throw UnsupportedOperationException()
 
@@ -110,6 +114,12 @@ class FakeLease(private val lockName: String, private val token: Long) : Lease {
     override fun remaining(): Duration = if (isValid()) Duration.ofSeconds(30) else Duration.ZERO
 
     override fun isValid(): Boolean = !released && !lost.isDone
+
+    override fun state(): LeaseState = when {
+        lost.isDone -> LeaseState.LOST
+        released -> LeaseState.RELEASED
+        else -> LeaseState.HELD
+    }
 
     override fun lost(): CompletableFuture<LeaseLoss> = lost
 

@@ -7,71 +7,101 @@ import io.leasehold.lock.LockTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One call's attempt to take a lock, waiting up to its deadline.
  *
- * <p>It makes one immediate attempt; when contended it joins the name's local FIFO
- * ({@link WaitQueues}), and as head retries on a release message, on a resubscription, or when the
- * holder's TTL runs out (the fallback): no polling (G7). Every attempt uses the same random owner, so
- * a retried acquire is idempotent.
+ * <p><b>Attempts.</b> It makes one attempt at once (every wait makes at least one, however short);
+ * when contended it joins the name's local FIFO ({@link WaitQueues}), and as head retries on a
+ * release message, on a resubscription, or when the holder's TTL runs out (the fallback, also what
+ * keeps a waiter going while its subscription is slow or failing): no polling (G7). A transient
+ * backend failure is retried with back-off while the wait has time left; the wait ends with
+ * {@link LockBackendException} only if the backend stayed unusable until the deadline, or failed for
+ * good (G9). The deadline timer is armed after the first attempt was sent, and never decides while an
+ * attempt is in flight: its reply does.
  *
- * <p>Clean cancellation (G8): once any attempt was sent, ending without a lease (cancel, timeout,
- * interrupt, backend error, close) releases with that owner; an attempt whose reply arrives after
- * the caller gave up is released again when it arrives, and one whose reply never arrives is
- * released when the command timeout fails it. Release is owner-checked, so these are harmless when
- * nothing was taken.
+ * <p><b>Owners.</b> All attempts of a {@linkplain Round round} use one random owner, so a retried
+ * acquire is idempotent. A lease that is no longer valid when its reply arrives (the reply was slower
+ * than the lease) is never handed out (G6): the round ends, its owner is released, and a new round
+ * with a new owner goes on waiting, so that a late release of the old owner can never delete the new
+ * round's lock.
  *
- * <p>This class is threadsafe; its fields are guarded by {@code this}.
+ * <p><b>Clean cancellation</b> (G8): ending without a lease (cancel, timeout, interrupt, backend
+ * error, close) releases the round's owner if any attempt was sent. A reply that arrives after its
+ * command timed out is acted on when it arrives: released, unless its round is still going (a later
+ * attempt with the same owner decides) or produced the lease the caller holds. Release is
+ * owner-checked, so all of this is harmless when nothing was taken.
+ *
+ * <p><b>Hand-out.</b> For asynchronous callers the lease is handed out on the callback executor,
+ * so their continuations never run on an I/O or timer thread; the lease is checked for validity
+ * again right there. If the caller's future was cancelled first, the lease is released: a lease the
+ * caller never received is never kept or renewed. Blocking callers are handed the lease directly.
+ *
+ * <p>This class is threadsafe; its fields are guarded by {@code this}, and no call leaves the
+ * monitor (to the backend, the queue or the caller) while it is held.
  */
 final class Acquisition {
 
     private static final long MIN_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private enum Phase { WAITING, HANDING_OUT, DONE }
 
     private final DefaultDistributedLock lock;
     private final Engine engine;
-    private final String owner = OwnerIds.next();
     private final Duration wait;
-    private final long startNanos = System.nanoTime();
+    private final boolean direct;
+    private final long startNanos;
     private final long deadlineNanos;
     private final CompletableFuture<Lease> result = new CompletableFuture<>();
-    /** The same for every attempt: same owner, so that a retried acquire is idempotent. */
     private final List<String> acquireKeys;
-    private final List<String> acquireArgs;
+
+    private Phase phase = Phase.WAITING;
+    private Round round;
     private boolean inFlight;
     private boolean wakePending;
     private boolean queued;
-    private boolean sentAny;
-    private @Nullable ScheduledFuture<?> fallbackTimer;
-    private @Nullable ScheduledFuture<?> deadlineTimer;
+    private int transientFailures;
+    private @Nullable Throwable lastFailure;
+    private EngineTimer.@Nullable Timeout fallbackTimer;
+    private EngineTimer.@Nullable Timeout retryTimer;
+    private EngineTimer.@Nullable Timeout deadlineTimer;
 
-    Acquisition(DefaultDistributedLock lock, Duration wait) {
+    /**
+     * @param direct true for a blocking caller, whose thread waits on the future and runs nothing
+     *               else on it: the lease is then handed out on the thread that got the reply
+     */
+    Acquisition(DefaultDistributedLock lock, Duration wait, boolean direct) {
         this.lock = lock;
         this.engine = lock.engine();
         this.wait = wait;
+        this.direct = direct;
+        this.startNanos = engine.now();
         this.deadlineNanos = startNanos + wait.toNanos();
         this.acquireKeys = List.of(engine.lockKey(lock.name()), engine.fenceKey(lock.name()));
-        this.acquireArgs = List.of(owner, Long.toString(lock.options().leaseTime().toMillis()),
-                Long.toString(Engine.FENCE_COUNTER_TTL_MS));
+        this.round = new Round();
     }
 
     CompletableFuture<Lease> start() {
         result.whenComplete((lease, error) -> {
             if (result.isCancelled()) {
-                finish(true);
+                abandon();
             }
         });
+        attempt();
         if (!wait.isZero()) {
-            ScheduledFuture<?> timer = engine.schedule(this::onDeadline, deadlineNanos - System.nanoTime());
+            EngineTimer.Timeout timer = engine.timer.schedule(this::onDeadline, deadlineNanos - engine.now());
             synchronized (this) {
-                deadlineTimer = timer;
+                if (phase == Phase.DONE) {
+                    timer.cancel();
+                } else {
+                    deadlineTimer = timer;
+                }
             }
         }
-        attempt();
         return result;
     }
 
@@ -85,15 +115,19 @@ final class Acquisition {
 
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
     void abortClosed() {
-        if (result.completeExceptionally(new IllegalStateException(
-                "client must be open, but was closed while waiting (lock '" + lock.name() + "')"))) {
+        if (end()) {
             finish(true);
+            result.completeExceptionally(new IllegalStateException(
+                    "client must be open, but was closed while waiting (lock '" + lock.name() + "')"));
         }
     }
 
+    // ---- attempts -------------------------------------------------------------------------------
+
     private void attempt() {
+        Round current;
         synchronized (this) {
-            if (result.isDone()) {
+            if (phase != Phase.WAITING) {
                 return;
             }
             if (inFlight) {
@@ -102,13 +136,13 @@ final class Acquisition {
             }
             inFlight = true;
             wakePending = false;
-            sentAny = true;
-            cancel(fallbackTimer);
-            fallbackTimer = null;
+            cancelTimers(false);
+            current = round;
+            current.sent = true;
         }
-        long sent = System.nanoTime();
-        engine.call(EngineScripts.ACQUIRE, acquireKeys, acquireArgs, (lateReply, lateError) -> releaseOwner())
-                .whenComplete((reply, error) -> onReply(reply, error, sent));
+        long sent = engine.now();
+        engine.call(EngineScripts.ACQUIRE, acquireKeys, current.args, (late, lateError) -> onLateReply(current, late, lateError))
+                .whenComplete((reply, error) -> onReply(current, reply, error, sent));
     }
 
     /**
@@ -117,7 +151,7 @@ final class Acquisition {
      * the reply and its handling would send a second acquire with the same owner, which (being
      * idempotent) also succeeds, and undoing that duplicate would delete the caller's own lock.
      */
-    private void onReply(@Nullable Object reply, @Nullable Throwable error, long sent) {
+    private void onReply(Round from, @Nullable Object reply, @Nullable Throwable error, long sent) {
         long status;
         long token;
         long holderTtlMs;
@@ -130,124 +164,300 @@ final class Acquisition {
             token = Replies.asLong(fields.get(1), "acquire");
             holderTtlMs = Replies.asLong(fields.get(2), "acquire");
         } catch (Throwable failure) {
-            fail(new LockBackendException(lock.name(), "could not acquire", DefaultLease.unwrap(failure)));
+            Throwable cause = DefaultLease.unwrap(failure);
+            if (engine.isTransient(cause) && engine.now() - deadlineNanos < 0) {
+                retryLater(cause);
+            } else {
+                fail(new LockBackendException(lock.name(), "could not acquire", cause));
+            }
             return;
         }
         if (status == 1) {
-            acquired(token, sent);
+            acquired(from, token, sent);
         } else {
             contended(holderTtlMs);
         }
     }
 
-    private void acquired(long token, long sent) {
-        DefaultLease lease = new DefaultLease(engine, lock.client(), lock.name(), owner, lock.options(), token, sent);
+    private void acquired(Round from, long token, long sent) {
+        if (engine.now() - Validity.validUntil(sent, lock.options().leaseTime().toMillis()) >= 0) {
+            // The reply came after the lease it grants had run out: never hand that out (G6).
+            discardRound(from);
+            return;
+        }
+        DefaultLease lease = new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent);
+        synchronized (this) {
+            if (phase != Phase.WAITING || from != round) {
+                lease = null; // cancelled, closed or timed out meanwhile: the ending released the owner
+            } else {
+                phase = Phase.HANDING_OUT;
+                inFlight = false;
+                from.lease = lease;
+            }
+        }
+        if (lease == null) {
+            engine.release(lock.name(), from.owner);
+            return;
+        }
         lock.client().leaseStarted(lease);
-        if (result.complete(lease)) {
-            finish(false);
-            engine.listeners.acquired(lock.name(), token, waited());
+        DefaultLease granted = lease;
+        if (direct) {
+            handOut(granted);
         } else {
-            lease.releaseAsync(); // the caller gave up while the reply was on its way
+            engine.runCallback(() -> handOut(granted));
+        }
+    }
+
+    /** Gives {@code lease} to the caller if it still wants it and the lease is still valid. */
+    private void handOut(DefaultLease lease) {
+        if (result.isDone()) {
+            lease.releaseInternal(); // the caller gave up while the lease was on its way
+            endHandOut();
+            return;
+        }
+        if (lease.lossIfInvalid() != null || !lease.isValid()) {
+            // Lost (or run out) between the reply and now: not a lease to hand out. The round that
+            // made it ends; the wait goes on with a new one.
+            lease.releaseInternal();
+            Round discarded;
+            synchronized (this) {
+                phase = Phase.WAITING;
+                discarded = round;
+            }
+            if (result.isDone()) {
+                abandon(); // the caller cancelled meanwhile
+            } else {
+                discardRound(discarded);
+            }
+            return;
+        }
+        if (result.complete(lease)) {
+            endHandOut();
+            engine.listeners.acquired(lock.name(), lease.fencingToken(), waited());
+        } else {
+            lease.releaseInternal();
+            endHandOut();
+        }
+    }
+
+    private void endHandOut() {
+        if (end()) {
+            finish(false);
+        }
+    }
+
+    /**
+     * The round got a lease it must not hand out: release its owner, and go on waiting with a new
+     * round (a fresh owner), or time out if the wait is over.
+     */
+    private void discardRound(Round discarded) {
+        boolean goOn;
+        synchronized (this) {
+            if (discarded == round) {
+                round = new Round();
+            }
+            inFlight = false;
+            goOn = phase == Phase.WAITING;
+        }
+        engine.release(lock.name(), discarded.owner);
+        if (!goOn) {
+            return;
+        }
+        if (engine.now() - deadlineNanos >= 0) {
+            timedOut();
+        } else {
+            attempt();
         }
     }
 
     private void contended(long holderTtlMs) {
-        if (result.isDone()) {
-            return;
-        }
-        long now = System.nanoTime();
-        if (now - deadlineNanos >= 0) {
-            LockTimeoutException timeout = new LockTimeoutException(lock.name(), wait);
-            if (result.completeExceptionally(timeout)) {
-                finish(false);
-                engine.listeners.acquireFailed(lock.name(), timeout, waited());
-            }
-            return;
-        }
-        boolean retryNow;
+        boolean join = false;
+        boolean retryNow = false;
+        boolean over;
         synchronized (this) {
-            inFlight = false; // from here on a wake-up may start the next attempt
-            if (!queued) {
-                queued = true;
-                joinQueue();
+            if (phase != Phase.WAITING) {
                 return;
             }
-            retryNow = wakePending;
-            if (!retryNow) {
-                long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(holderTtlMs), MIN_FALLBACK_NANOS);
-                fallbackTimer = engine.schedule(this::wake, Math.min(fallback, deadlineNanos - now));
+            inFlight = false; // from here on a wake-up may start the next attempt
+            lastFailure = null;
+            long now = engine.now();
+            over = now - deadlineNanos >= 0;
+            if (!over) {
+                if (!queued) {
+                    queued = true;
+                    join = true;
+                }
+                retryNow = wakePending;
+                if (!retryNow) {
+                    long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(holderTtlMs), MIN_FALLBACK_NANOS);
+                    fallbackTimer = engine.timer.schedule(this::wake, Math.min(fallback, deadlineNanos - now));
+                }
             }
+        }
+        if (over) {
+            timedOut();
+            return;
+        }
+        if (join) {
+            // Subscribes the name's release channel if this is its first waiter; once the subscription is
+            // active the queue wakes its head, so that a release published before it is not missed.
+            lock.client().waitQueues().join(lock.name(), this);
         }
         if (retryNow) {
             wake();
         }
     }
 
-    private void joinQueue() {
-        CompletableFuture<?> subscribed = lock.client().waitQueues().join(lock.name(), this);
-        ScheduledFuture<?> timer = engine.schedule(() -> subscribed.completeExceptionally(new TimeoutException(
-                "no subscription confirmed within the command timeout")), engine.commandTimeoutNanos);
-        subscribed.whenComplete((subscription, error) -> {
-            cancel(timer);
-            if (error != null) {
-                fail(new LockBackendException(lock.name(), "could not subscribe to the release channel",
-                        DefaultLease.unwrap(error)));
-            } else {
-                wake(); // retry once subscribed: a release before the subscription would otherwise be missed
+    /** A transient failure with time left: try again after a back-off, within the wait. */
+    private void retryLater(Throwable cause) {
+        synchronized (this) {
+            if (phase != Phase.WAITING) {
+                return;
             }
-        });
+            inFlight = false;
+            lastFailure = cause;
+            transientFailures++;
+            long backoff = Math.min(FIRST_RETRY_NANOS << Math.min(transientFailures - 1, 10), MAX_RETRY_NANOS);
+            retryTimer = engine.timer.schedule(this::retryNow, Math.min(backoff, deadlineNanos - engine.now()));
+        }
+    }
+
+    private void retryNow() {
+        boolean mayContend;
+        synchronized (this) {
+            mayContend = !queued;
+        }
+        if (mayContend || lock.client().waitQueues().isHead(lock.name(), this)) {
+            attempt();
+        }
     }
 
     private void onDeadline() {
+        Throwable failure;
         synchronized (this) {
-            if (inFlight || result.isDone()) {
-                return; // the reply decides
+            if (inFlight || phase != Phase.WAITING) {
+                return; // the reply (or the hand-out) decides
             }
+            failure = lastFailure;
         }
-        contended(0);
+        if (failure != null) {
+            fail(new LockBackendException(lock.name(), "could not acquire; the backend stayed unavailable for the whole wait of "
+                    + wait, failure));
+        } else {
+            timedOut();
+        }
+    }
+
+    /**
+     * A reply that came after its command timed out. The command ran: if it took the lock, release
+     * it, unless its round is still going (a later attempt with the same owner decides, and the end
+     * of the acquisition releases the owner anyway) or produced the lease the caller now holds.
+     */
+    private void onLateReply(Round from, @Nullable Object reply, @Nullable Throwable error) {
+        if (error != null) {
+            return;
+        }
+        boolean keep;
+        synchronized (this) {
+            boolean roundGoingOn = from == round && phase == Phase.WAITING;
+            keep = roundGoingOn || (from.lease != null && from.lease.isHeld());
+        }
+        if (!keep) {
+            engine.release(lock.name(), from.owner);
+        }
+    }
+
+    // ---- endings -------------------------------------------------------------------------------
+
+    private void timedOut() {
+        fail(new LockTimeoutException(lock.name(), wait, lock.client().holdsLease(lock.name())));
     }
 
     private void fail(LockException failure) {
-        if (result.completeExceptionally(failure)) {
+        if (!end()) {
+            return;
+        }
+        finish(true);
+        deliver(() -> result.completeExceptionally(failure));
+        engine.listeners.acquireFailed(lock.name(), failure, waited());
+    }
+
+    /** The caller cancelled its future. */
+    private void abandon() {
+        synchronized (this) {
+            if (phase != Phase.WAITING) {
+                return; // handing out (the hand-out sees the cancel and releases) or already over
+            }
+        }
+        if (end()) {
             finish(true);
-            engine.listeners.acquireFailed(lock.name(), failure, waited());
-        } else {
-            releaseOwner();
         }
     }
 
-    /** Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt that may have landed. */
+    /** Marks the acquisition over; true for the one caller that ended it. */
+    private synchronized boolean end() {
+        if (phase == Phase.DONE) {
+            return false;
+        }
+        phase = Phase.DONE;
+        return true;
+    }
+
+    /** Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current round. */
     private void finish(boolean cleanUp) {
         boolean wasQueued;
-        boolean sent;
+        Round last;
         synchronized (this) {
-            cancel(fallbackTimer);
-            cancel(deadlineTimer);
-            fallbackTimer = null;
-            deadlineTimer = null;
+            cancelTimers(true);
             wasQueued = queued;
-            sent = sentAny;
+            last = round;
         }
         lock.client().acquisitionEnded(this);
         if (wasQueued) {
             lock.client().waitQueues().leave(lock.name(), this);
         }
-        if (cleanUp && sent) {
-            releaseOwner();
+        if (cleanUp && last.sent) {
+            engine.release(lock.name(), last.owner);
         }
     }
 
-    private void releaseOwner() {
-        engine.release(lock.name(), owner);
+    private void deliver(Runnable completion) {
+        if (direct) {
+            completion.run();
+        } else {
+            engine.runCallback(completion);
+        }
+    }
+
+    private void cancelTimers(boolean withDeadline) {
+        cancel(fallbackTimer);
+        cancel(retryTimer);
+        fallbackTimer = null;
+        retryTimer = null;
+        if (withDeadline) {
+            cancel(deadlineTimer);
+            deadlineTimer = null;
+        }
     }
 
     private Duration waited() {
-        return Duration.ofNanos(System.nanoTime() - startNanos);
+        return Duration.ofNanos(engine.now() - startNanos);
     }
 
-    private static void cancel(@Nullable ScheduledFuture<?> timer) {
+    private static void cancel(EngineTimer.@Nullable Timeout timer) {
         if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
         }
+    }
+
+    /** The attempts made with one owner value; see the class doc. */
+    private final class Round {
+        final String owner = OwnerIds.next();
+        final List<String> args = List.of(owner, Long.toString(lock.options().leaseTime().toMillis()),
+                Long.toString(Engine.FENCE_COUNTER_TTL_MS));
+        /** Whether any attempt of this round was sent (guarded by the acquisition's monitor). */
+        boolean sent;
+        /** The lease this round produced, once it did (guarded by the acquisition's monitor). */
+        @Nullable DefaultLease lease;
     }
 }

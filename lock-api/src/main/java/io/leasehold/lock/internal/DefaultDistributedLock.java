@@ -2,8 +2,10 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.DistributedLock;
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseCallable;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseLostException;
+import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockInfo;
 import io.leasehold.lock.LockOptions;
@@ -16,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -59,30 +62,49 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
+        return startAcquisition(wait, false);
+    }
+
+    /** For blocking callers: the lease is handed over on the thread that got the reply, to a thread that only waits. */
+    private CompletableFuture<Lease> acquireForBlockingCaller(Duration wait) {
+        return startAcquisition(wait, true);
+    }
+
+    private CompletableFuture<Lease> startAcquisition(Duration wait, boolean direct) {
         Checks.notNegative("wait", wait, name);
         client.checkOpen(name);
-        Acquisition acquisition = new Acquisition(this, wait);
+        Acquisition acquisition = new Acquisition(this, wait, direct);
         client.acquisitionStarted(acquisition);
         return acquisition.start();
     }
 
     @Override
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
-        CompletableFuture<Lease> acquisition = acquireAsync(wait);
-        return Futures.cancelling(acquisition, acquisition.handle((lease, error) -> {
+        CompletableFuture<Lease> acquiring = acquireAsync(wait);
+        CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        result.whenComplete((value, error) -> {
+            if (result.isCancelled()) {
+                acquiring.cancel(false);
+            }
+        });
+        // Runs on the callback executor, where the acquisition completes.
+        acquiring.whenComplete((lease, error) -> {
             if (error == null) {
-                return Optional.of(lease);
+                if (!result.complete(Optional.of(lease))) {
+                    ((DefaultLease) lease).releaseInternal(); // cancelled after the lease came: the caller never gets it
+                }
+            } else if (DefaultLease.unwrap(error) instanceof LockTimeoutException) {
+                result.complete(Optional.empty());
+            } else {
+                result.completeExceptionally(DefaultLease.unwrap(error));
             }
-            if (DefaultLease.unwrap(error) instanceof LockTimeoutException) {
-                return Optional.empty();
-            }
-            throw error instanceof CompletionException ? (CompletionException) error : new CompletionException(error);
-        }));
+        });
+        return result;
     }
 
     @Override
     public Lease acquire(Duration wait) {
-        return Futures.awaitLease(acquireAsync(wait), name);
+        return Futures.awaitLease(acquireForBlockingCaller(wait), name);
     }
 
     @Override
@@ -104,26 +126,37 @@ final class DefaultDistributedLock implements DistributedLock {
     @Override
     public <T> T callLocked(Duration wait, Callable<T> body) throws Exception {
         Checks.notNull("body", body, name);
+        return callWithLease(wait, lease -> body.call());
+    }
+
+    @Override
+    public <T> T callWithLease(Duration wait, LeaseCallable<T> body) throws Exception {
+        Checks.notNull("body", body, name);
         DefaultLease outer = ThreadHeldLeases.get(this);
-        if (outer != null) {
-            LeaseLoss loss = outer.loss();
+        if (outer != null && outer.state() != LeaseState.RELEASED) {
+            LeaseLoss loss = outer.lossIfInvalid();
             if (loss != null) {
                 throw new LeaseLostException(loss);
             }
-            return body.call(); // reentrant: the outer call holds the lease and reacts to its loss
+            return body.call(outer); // reentrant: the outer call holds the lease and reacts to its loss
         }
         DefaultLease lease = (DefaultLease) acquire(wait);
+        LeaseLoss lostAlready = lease.lossIfInvalid();
+        if (lostAlready != null) {
+            throw new LeaseLostException(lostAlready); // never start the body with a lease that is over
+        }
         LossInterrupter interrupter = new LossInterrupter(Thread.currentThread());
-        lease.lost().thenRun(interrupter::interrupt);
-        ThreadHeldLeases.put(this, lease);
+        AutoCloseable hook = lease.onLossNow(interrupter::interrupt);
+        DefaultLease replaced = ThreadHeldLeases.put(this, lease);
         T result = null;
         Throwable failure = null;
         try {
-            result = body.call();
+            result = body.call(lease);
         } catch (Throwable t) {
             failure = t;
         } finally {
-            ThreadHeldLeases.remove(this);
+            ThreadHeldLeases.restore(this, replaced);
+            Futures.closeQuietly(hook);
             if (interrupter.disarm()) {
                 Thread.interrupted(); // our interrupt, not the caller's: do not leak it
             }
@@ -131,10 +164,13 @@ final class DefaultDistributedLock implements DistributedLock {
         return finishLocked(lease, result, failure);
     }
 
+    /** Releases, then reports: a loss declared before the release wins over the body's outcome. */
     private <T> T finishLocked(DefaultLease lease, @Nullable T result, @Nullable Throwable failure) throws Exception {
         Throwable outcome = failure;
+        CompletableFuture<Boolean> release = lease.releaseInternal();
+        LeaseLoss loss = lease.loss(); // final once the release was asked for
         try {
-            lease.release();
+            DefaultLease.join(release);
         } catch (LockBackendException releaseFailed) {
             if (outcome == null) {
                 outcome = releaseFailed;
@@ -142,7 +178,6 @@ final class DefaultDistributedLock implements DistributedLock {
                 outcome.addSuppressed(releaseFailed);
             }
         }
-        LeaseLoss loss = lease.loss();
         if (loss != null) {
             LeaseLostException lost = new LeaseLostException(loss);
             if (outcome != null) {
@@ -162,50 +197,28 @@ final class DefaultDistributedLock implements DistributedLock {
     @Override
     public void runLocked(Duration wait, Runnable body) {
         Checks.notNull("body", body, name);
+        runWithLease(wait, lease -> body.run());
+    }
+
+    @Override
+    public void runWithLease(Duration wait, Consumer<Lease> body) {
+        Checks.notNull("body", body, name);
         try {
-            callLocked(wait, () -> {
-                body.run();
+            callWithLease(wait, lease -> {
+                body.accept(lease);
                 return null;
             });
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception impossible) {
-            throw new IllegalStateException(impossible); // a Runnable throws no checked exception
+            throw new IllegalStateException(impossible); // a Consumer throws no checked exception
         }
     }
 
     @Override
     public <T> CompletableFuture<T> callLockedAsync(Duration wait, Function<Lease, ? extends CompletionStage<T>> body) {
         Checks.notNull("body", body, name);
-        CompletableFuture<Lease> acquisition = acquireAsync(wait);
-        CompletableFuture<T> outcome = Futures.cancelling(acquisition, new CompletableFuture<>());
-        acquisition.whenComplete((lease, error) -> {
-            if (error != null) {
-                outcome.completeExceptionally(DefaultLease.unwrap(error));
-                return;
-            }
-            CompletableFuture<T> work;
-            try {
-                work = body.apply(lease).toCompletableFuture();
-            } catch (Throwable t) {
-                work = CompletableFuture.failedFuture(t);
-            }
-            CompletableFuture<T> running = work;
-            lease.lost().thenAccept(loss -> {
-                outcome.completeExceptionally(new LeaseLostException(loss));
-                running.cancel(false); // tell the body, if it listens; the lock is already gone
-            });
-            running.whenComplete((value, bodyError) -> lease.releaseAsync().whenComplete((released, releaseError) -> {
-                if (bodyError != null) {
-                    outcome.completeExceptionally(DefaultLease.unwrap(bodyError));
-                } else if (releaseError != null) {
-                    outcome.completeExceptionally(DefaultLease.unwrap(releaseError));
-                } else {
-                    outcome.complete(value);
-                }
-            }));
-        });
-        return outcome;
+        return LockedCall.start(this, wait, body);
     }
 
     // ---- looking -------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseLostException;
+import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockOptions;
 import java.time.Duration;
@@ -11,21 +12,24 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition's lease. State moves once, from HELD to RELEASED (by its owner) or to LOST (by
- * the engine), so a lease is never both released and lost, and {@link #lost()} never completes on
- * release. A deadline timer declares the loss no later than the local validity deadline (G6).
+ * One acquisition's lease. Its state moves once, from HELD to RELEASED (by its owner) or to LOST
+ * (by the engine), so a lease is never both released and lost, and {@link #lost()} never completes
+ * on release. A deadline timer declares the loss no later than the local validity deadline (G6),
+ * which {@link LeaseValidity} keeps honest under renewals and extends of unknown outcome (G4).
+ *
+ * <p><b>Declaring a loss</b> (G6): the state changes first, on the declaring thread, with a
+ * {@code callLocked} thread interrupted at once; then, on the callback executor, Kotlin blocks are
+ * cancelled and {@link #lost()} completes; only then does the engine release the lock for others.
  *
  * <p>This class is threadsafe.
  */
 final class DefaultLease implements Lease {
-
-    private enum State { HELD, RELEASED, LOST }
 
     private final Engine engine;
     private final LeaseOwnerSide side;
@@ -39,11 +43,11 @@ final class DefaultLease implements Lease {
     private final long token;
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
-    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
-    private final CompletableFuture<LeaseLoss> lost = new CompletableFuture<>();
-    private volatile long validUntilNanos;
+    private final AtomicReference<LeaseState> state = new AtomicReference<>(LeaseState.HELD);
+    private final LeaseValidity validity;
+    private final LossSignal signal = new LossSignal();
     private volatile @Nullable LeaseLoss loss;
-    private @Nullable ScheduledFuture<?> deadlineTimer;
+    private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by this
 
     // Watchdog bookkeeping, guarded by the Renewer's lock.
     long nextRenewNanos;
@@ -66,7 +70,7 @@ final class DefaultLease implements Lease {
         this.maxHoldDeadlineNanos = options.maxHoldTime()
                 .map(hold -> sentNanos + hold.toNanos())
                 .orElse(Long.MAX_VALUE);
-        this.validUntilNanos = Validity.validUntil(sentNanos, leaseMs);
+        this.validity = new LeaseValidity(sentNanos, leaseMs);
     }
 
     @Override
@@ -81,10 +85,10 @@ final class DefaultLease implements Lease {
 
     @Override
     public Duration remaining() {
-        if (state.get() != State.HELD) {
+        if (state.get() != LeaseState.HELD) {
             return Duration.ZERO;
         }
-        long left = Math.min(validUntilNanos, maxHoldDeadlineNanos) - System.nanoTime();
+        long left = validUntil() - engine.now();
         return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
     }
 
@@ -94,27 +98,55 @@ final class DefaultLease implements Lease {
     }
 
     @Override
-    public CompletableFuture<LeaseLoss> lost() {
-        return lost.copy(); // a copy, so that a caller completing it cannot fake a loss
+    public LeaseState state() {
+        return state.get();
     }
 
+    @Override
+    public CompletableFuture<LeaseLoss> lost() {
+        return signal.future();
+    }
+
+    /** The loss, once declared; null while held or after a release. */
     @Nullable LeaseLoss loss() {
         return loss;
     }
 
     boolean isHeld() {
-        return state.get() == State.HELD;
+        return state.get() == LeaseState.HELD;
     }
 
     long acquiredNanos() {
         return acquiredNanos;
     }
 
+    /** See {@link LossSignal#onLossNow}: for interrupting a {@code callLocked} thread. */
+    AutoCloseable onLossNow(Runnable hook) {
+        return signal.onLossNow(hook);
+    }
+
+    /** See {@link LossSignal#watch}: for cancelling a Kotlin block or failing a {@code callLockedAsync}. */
+    AutoCloseable watchLoss(Consumer<LeaseLoss> watcher) {
+        return signal.watch(watcher);
+    }
+
+    /**
+     * The loss if the lease is lost, declaring it first if its validity has run out but the deadline
+     * timer has not fired yet (a busy timer must not let a caller work under an expired lease);
+     * null while the lease is valid or after a release.
+     */
+    @Nullable LeaseLoss lossIfInvalid() {
+        if (state.get() == LeaseState.HELD && engine.now() - validUntil() >= 0) {
+            declareLost(deadlineReason(), lastFailure());
+        }
+        return loss;
+    }
+
     // ---- release ------------------------------------------------------------------------------
 
     @Override
     public boolean release() {
-        return join(releaseAsync());
+        return join(releaseInternal()); // the caller's own thread waits: no hop to the callback executor
     }
 
     @Override
@@ -124,67 +156,88 @@ final class DefaultLease implements Lease {
 
     @Override
     public CompletableFuture<Boolean> releaseAsync() {
-        if (!state.compareAndSet(State.HELD, State.RELEASED)) {
+        return engine.toCaller(releaseInternal());
+    }
+
+    /**
+     * Ends the lease as released (if it is still held) and deletes the lock if Redis still has it for
+     * this owner. The future completes wherever the reply arrives; it fails with
+     * {@link LockBackendException} when Redis could not be reached.
+     */
+    CompletableFuture<Boolean> releaseInternal() {
+        if (!state.compareAndSet(LeaseState.HELD, LeaseState.RELEASED)) {
             return CompletableFuture.completedFuture(false);
         }
         stopTimers();
-        return engine.release(name, owner)
-                .handle((reply, error) -> {
-                    side.leaseEnded(this);
-                    if (error != null) {
-                        throw new CompletionException(new LockBackendException(name,
-                                "could not release; the lock expires after its lease time", unwrap(error)));
-                    }
-                    boolean released = Replies.asLong(reply, "release") == 1;
-                    if (released) {
-                        engine.listeners.released(name, token, Duration.ofNanos(System.nanoTime() - acquiredNanos));
-                    }
-                    return released;
-                });
+        side.leaseEnded(this);
+        return engine.release(name, owner).handle((reply, error) -> {
+            if (error != null) {
+                throw new CompletionException(new LockBackendException(name,
+                        "could not release; the lock expires after its lease time", unwrap(error)));
+            }
+            boolean released = Replies.asLong(reply, "release") == 1;
+            if (released) {
+                engine.listeners.released(name, token, Duration.ofNanos(engine.now() - acquiredNanos));
+            }
+            return released;
+        });
     }
 
     // ---- extend -------------------------------------------------------------------------------
 
     @Override
     public void extend(Duration leaseTime) {
-        join(extendAsync(leaseTime));
+        join(extendInternal(leaseTime)); // the caller's own thread waits: no hop to the callback executor
     }
 
     @Override
     public CompletableFuture<Void> extendAsync(Duration leaseTime) {
+        return engine.toCaller(extendInternal(leaseTime));
+    }
+
+    private CompletableFuture<Void> extendInternal(Duration leaseTime) {
         Checks.positive("leaseTime", leaseTime, name);
+        Checks.atLeast("leaseTime", leaseTime, LockOptions.MIN_LEASE_TIME, name);
         checkUsable();
-        long ms = Math.max(1, leaseTime.toMillis());
-        long sent = System.nanoTime();
+        long ms = leaseTime.toMillis();
+        long sent = engine.now();
+        // From now on Redis may run the extend at any moment: count with its shorter TTL at once.
+        long seq = validity.begin(sent, ms);
+        armDeadline();
+        side.extendStarted(this, sent, ms);
         return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms)))
                 .handle((reply, error) -> {
                     if (error != null) {
+                        validity.failed(seq); // unknown outcome: the shorter TTL may be in force
+                        armDeadline();
                         throw new CompletionException(new LockBackendException(name, "could not extend", unwrap(error)));
                     }
                     if (Replies.asLong(reply, "extend") != 1) {
                         declareLost(LeaseLoss.Reason.STOLEN, null);
                         throw new CompletionException(new LeaseLostException(lossOrStolen()));
                     }
-                    if (!validated(sent, ms)) {
+                    validity.confirmed(seq);
+                    if (state.get() != LeaseState.HELD) {
                         throw new CompletionException(stateException());
                     }
+                    armDeadline();
                     engine.listeners.renewed(name, token);
                     return null;
                 });
     }
 
     private void checkUsable() {
-        State current = state.get();
-        if (current == State.RELEASED) {
+        LeaseState current = state.get();
+        if (current == LeaseState.RELEASED) {
             throw alreadyReleased();
         }
-        if (current == State.LOST) {
+        if (current == LeaseState.LOST) {
             throw new LeaseLostException(lossOrStolen());
         }
     }
 
     private RuntimeException stateException() {
-        return state.get() == State.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
+        return state.get() == LeaseState.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
     }
 
     private IllegalStateException alreadyReleased() {
@@ -197,86 +250,114 @@ final class DefaultLease implements Lease {
                 : new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
     }
 
-    // ---- validity and loss --------------------------------------------------------------------
+    // ---- renewal (called by the Renewer) ---------------------------------------------------
 
-    /** Redis confirmed {@code ms} more from {@code sentNanos}; returns false if the lease already ended. */
-    boolean validated(long sentNanos, long ms) {
-        if (state.get() != State.HELD) {
+    /** A renewal of {@code ms} is being sent at {@code sentNanos}; returns its sequence for the outcome. */
+    long renewalSent(long sentNanos, long ms) {
+        return validity.begin(sentNanos, ms);
+    }
+
+    /** Redis confirmed renewal {@code seq}; returns false if the lease already ended. */
+    boolean renewalConfirmed(long seq) {
+        validity.confirmed(seq);
+        if (state.get() != LeaseState.HELD) {
             return false;
         }
-        validUntilNanos = Validity.validUntil(sentNanos, ms);
         armDeadline();
         return true;
     }
 
+    /** Renewal {@code seq} failed or timed out: its outcome is unknown. */
+    void renewalFailed(long seq) {
+        validity.failed(seq);
+        armDeadline();
+    }
+
+    // ---- validity and loss --------------------------------------------------------------------
+
+    /** The local validity deadline, max-hold included, on the engine's ticker. */
+    private long validUntil() {
+        return Math.min(validity.until(), maxHoldDeadlineNanos);
+    }
+
     /** (Re)arms the timer that declares the loss no later than the validity deadline. */
     synchronized void armDeadline() {
-        if (state.get() != State.HELD) {
+        if (state.get() != LeaseState.HELD) {
             return;
         }
         if (deadlineTimer != null) {
-            deadlineTimer.cancel(false);
+            deadlineTimer.cancel();
         }
-        deadlineTimer = engine.schedule(this::onDeadline, lossCheckAt() - System.nanoTime());
+        deadlineTimer = engine.timer.schedule(this::onDeadline, lossCheckAt() - engine.now());
     }
 
-    /** When the loss check runs: a little before the validity (or max-hold) deadline, see {@link Validity#leadNanos}. */
+    /** When the loss check runs: a little before the validity deadline, see {@link Validity#leadNanos}. */
     private long lossCheckAt() {
-        return Math.min(validUntilNanos, maxHoldDeadlineNanos) - Validity.leadNanos(leaseMs);
+        return validUntil() - Validity.leadNanos(leaseMs);
     }
 
     private void onDeadline() {
-        if (state.get() != State.HELD) {
+        if (state.get() != LeaseState.HELD) {
             return;
         }
-        if (System.nanoTime() < lossCheckAt() - TimeUnit.MILLISECONDS.toNanos(1)) {
+        if (engine.now() - (lossCheckAt() - TimeUnit.MILLISECONDS.toNanos(1)) < 0) {
             armDeadline(); // a renewal moved the deadline while this timer was queued
             return;
         }
-        Throwable failure;
-        boolean bounded;
-        synchronized (side.renewalLock()) {
-            failure = lastRenewalFailure;
-            bounded = holdBounded;
-        }
-        LeaseLoss.Reason reason;
-        if (bounded || System.nanoTime() >= maxHoldDeadlineNanos - Validity.leadNanos(leaseMs)) {
-            reason = LeaseLoss.Reason.MAX_HOLD_EXCEEDED;
-        } else if (!options.autoRenew()) {
-            reason = LeaseLoss.Reason.EXPIRED;
-        } else {
-            reason = LeaseLoss.Reason.BACKEND_UNAVAILABLE;
-        }
-        declareLost(reason, failure);
+        declareLost(deadlineReason(), lastFailure());
     }
 
-    /** Ends the lease as lost (once) and signals it: lost() future, listeners. */
+    /** Why a lease whose validity ran out without confirmation is lost. */
+    private LeaseLoss.Reason deadlineReason() {
+        boolean bounded;
+        synchronized (side.renewalLock()) {
+            bounded = holdBounded;
+        }
+        if (bounded || engine.now() - (maxHoldDeadlineNanos - Validity.leadNanos(leaseMs)) >= 0) {
+            return LeaseLoss.Reason.MAX_HOLD_EXCEEDED;
+        }
+        return options.autoRenew() ? LeaseLoss.Reason.BACKEND_UNAVAILABLE : LeaseLoss.Reason.EXPIRED;
+    }
+
+    private @Nullable Throwable lastFailure() {
+        synchronized (side.renewalLock()) {
+            return lastRenewalFailure;
+        }
+    }
+
+    /**
+     * Ends the lease as lost (once) and tells its holder, in this order: the state changes and a
+     * {@code callLocked} thread is interrupted (here, at once); the listeners are told (event
+     * thread); then, on the callback executor, watchers and {@link #lost()} are told and only after
+     * them the lock is released for others (unless someone else has it already).
+     */
     void declareLost(LeaseLoss.Reason reason, @Nullable Throwable cause) {
-        if (!state.compareAndSet(State.HELD, State.LOST)) {
+        if (!state.compareAndSet(LeaseState.HELD, LeaseState.LOST)) {
             return;
         }
         LeaseLoss ended = new LeaseLoss(name, token, reason, Instant.now(), cause);
         loss = ended;
         stopTimers();
         side.leaseEnded(this);
-        if (reason != LeaseLoss.Reason.STOLEN) {
-            // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
-            engine.release(name, owner);
-        }
-        engine.fireEvent(() -> {
-            engine.listeners.leaseLost(ended);
-            lost.complete(ended);
+        signal.declare(ended);
+        engine.listeners.leaseLost(ended);
+        engine.runCallback(() -> {
+            signal.tell(ended);
+            if (reason != LeaseLoss.Reason.STOLEN) {
+                // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
+                engine.release(name, owner);
+            }
         });
     }
 
     /** Reason a renewal that found the lock gone or taken should report. */
     LeaseLoss.Reason goneReason() {
-        return System.nanoTime() >= validUntilNanos ? LeaseLoss.Reason.EXPIRED : LeaseLoss.Reason.STOLEN;
+        return engine.now() - validUntil() >= 0 ? LeaseLoss.Reason.EXPIRED : LeaseLoss.Reason.STOLEN;
     }
 
     private synchronized void stopTimers() {
         if (deadlineTimer != null) {
-            deadlineTimer.cancel(false);
+            deadlineTimer.cancel();
             deadlineTimer = null;
         }
     }

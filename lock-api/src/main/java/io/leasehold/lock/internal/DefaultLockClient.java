@@ -2,9 +2,7 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.DistributedLock;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
-import io.leasehold.lock.spi.LockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The engine's root for one {@link LockClient}: hands out lock handles and tracks what must be
- * cleaned up on {@link #close()} — leases held, acquisitions waiting, subscriptions, renewal, and
- * the engine's threads.
+ * cleaned up on {@link #close()} — leases held, acquisitions waiting, subscriptions, renewal, the
+ * engine's threads and the backend.
  *
  * <p>This class is threadsafe.
  */
@@ -32,13 +30,13 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    public DefaultLockClient(LockBackend backend, LockOptions defaultOptions, String keyPrefix, Duration commandTimeout,
-            Duration closeTimeout, List<LockEventListener> listeners) {
-        this.engine = new Engine(backend, keyPrefix, commandTimeout, new Listeners(listeners));
+    /** Builds the engine; never calls Redis, so it never blocks. */
+    public DefaultLockClient(ClientSettings settings) {
+        this.engine = new Engine(settings);
         this.renewer = new Renewer(engine);
         this.waitQueues = new WaitQueues(engine);
-        this.defaultOptions = defaultOptions;
-        this.closeTimeout = closeTimeout;
+        this.defaultOptions = settings.defaultOptions();
+        this.closeTimeout = settings.closeTimeout();
     }
 
     @Override
@@ -65,9 +63,11 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     }
 
     /**
-     * Closes in this order, all within the close timeout: stop accepting calls, end waiting
+     * Closes in this order, the whole within the close timeout: stop accepting calls, end waiting
      * acquisitions (undoing any attempt that may have landed), release held leases, stop renewal,
-     * drop subscriptions, stop threads, close the backend.
+     * stop the engine's threads (letting queued callbacks and events run), close the backend. A
+     * backend that takes longer is left closing on a daemon thread of its own
+     * ({@code leasehold-close-<client>}), which ends when the backend is done.
      */
     @Override
     public void close() {
@@ -80,19 +80,40 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         }
         List<CompletableFuture<?>> releases = new ArrayList<>();
         for (DefaultLease lease : new ArrayList<>(held)) {
-            releases.add(lease.releaseAsync().exceptionally(error -> false));
+            releases.add(lease.releaseInternal().exceptionally(error -> false));
         }
+        awaitQuietly(CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0])), deadline);
+        renewer.stop();
+        engine.shutdown(remaining(deadline));
+        awaitQuietly(closeBackend(), deadline);
+    }
+
+    /** Starts closing the backend on a thread of its own, so that a backend whose close blocks cannot stretch ours. */
+    private CompletableFuture<Void> closeBackend() {
+        CompletableFuture<Void> closedBackend = new CompletableFuture<>();
+        Thread closer = LeaseholdThreads.forRole("close", engine.clientId).newThread(() -> {
+            try {
+                engine.backend.closeAsync().whenComplete((ignored, error) -> closedBackend.complete(null));
+            } catch (RuntimeException e) {
+                closedBackend.complete(null);
+            }
+        });
+        closer.start();
+        return closedBackend;
+    }
+
+    private static void awaitQuietly(CompletableFuture<?> future, long deadline) {
         try {
-            CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]))
-                    .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            future.get(remaining(deadline), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception timeoutOrFailure) {
             // Bounded close: whatever was not released expires after its lease time.
         }
-        renewer.stop();
-        engine.shutdown(Math.max(0, deadline - System.nanoTime()));
-        engine.backend.close();
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
     }
 
     // ---- for the engine's parts -----------------------------------------------------------------
@@ -113,6 +134,9 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
 
     void acquisitionStarted(Acquisition acquisition) {
         acquiring.add(acquisition);
+        if (closed.get()) {
+            acquisition.abortClosed(); // lost a race with close(): end it like close() would have
+        }
     }
 
     void acquisitionEnded(Acquisition acquisition) {
@@ -127,10 +151,27 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         lease.armDeadline();
     }
 
+    /** Whether a lease of this client holds the lock {@code name} right now (for an honest timeout message). */
+    boolean holdsLease(String name) {
+        for (DefaultLease lease : held) {
+            if (lease.name.equals(name) && lease.isHeld()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public void leaseEnded(DefaultLease lease) {
         held.remove(lease);
         renewer.remove(lease);
+    }
+
+    @Override
+    public void extendStarted(DefaultLease lease, long sentNanos, long ms) {
+        if (lease.options.autoRenew()) {
+            renewer.extendStarted(lease, sentNanos, ms);
+        }
     }
 
     @Override

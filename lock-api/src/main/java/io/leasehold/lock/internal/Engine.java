@@ -6,19 +6,34 @@ import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
- * What one client's engine parts share: the backend, the key layout, the timer thread, the event
- * thread and the listeners. Also the one place that calls the backend, so that every call gets the
+ * What one client's engine parts share: the backend, the key layout, the timer, the callback
+ * executor and the listeners. Also the one place that calls the backend, so that every call gets the
  * command timeout and no driver exception escapes synchronously.
+ *
+ * <p><b>Which thread runs what</b> (G13):
+ * <ul>
+ *   <li>the driver's I/O threads complete backend futures; the engine's handling of a reply runs
+ *       there, is short and never calls user code;</li>
+ *   <li>the {@linkplain EngineTimer timer thread} renews leases, declares losses, ends waits; it
+ *       never calls user code either;</li>
+ *   <li>user-visible futures complete, and {@code callLockedAsync} bodies run, on the callback
+ *       executor ({@link #toCaller}, {@link #runCallback});</li>
+ *   <li>listeners run one after another on the event thread ({@link Listeners}).</li>
+ * </ul>
+ * So nothing a user does can hold up a renewal or a loss signal.
  *
  * <p>This class is threadsafe.
  */
@@ -26,26 +41,44 @@ final class Engine {
 
     /** Idle TTL of the fencing counter; any value is safe because a lost counter is re-seeded from TIME. */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
+    /** How long idle threads of the client's own callback pool live. */
+    private static final long CALLBACK_KEEP_ALIVE_SECONDS = 5;
 
     final LockBackend backend;
     final String keyPrefix;
     final long commandTimeoutNanos;
     final Listeners listeners;
-    /** "SPUBLISH" or "PUBLISH", once the backend has said which; see {@link #publishCommand()}. */
-    private volatile String publishCommand;
     final int clientId = LeaseholdThreads.nextClientId();
-    private final ScheduledThreadPoolExecutor timers;
+    final EngineTimer timer;
+    private final Executor callbacks;
+    /** The client's own callback pool, or null when the user gave an executor (which the client never shuts down). */
+    private final @Nullable ExecutorService ownCallbacks;
     private final ExecutorService events;
+    /** "SPUBLISH" or "PUBLISH", once the backend has said which; see {@link #publishCommand()}. */
+    private volatile @Nullable String publishCommand;
 
-    Engine(LockBackend backend, String keyPrefix, Duration commandTimeout, Listeners listeners) {
-        this.backend = backend;
-        this.keyPrefix = keyPrefix;
-        this.commandTimeoutNanos = commandTimeout.toNanos();
-        this.listeners = listeners;
-        this.timers = new ScheduledThreadPoolExecutor(1, LeaseholdThreads.forRole("timer", clientId));
-        this.timers.setRemoveOnCancelPolicy(true);
-        this.timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.events = Executors.newSingleThreadExecutor(LeaseholdThreads.forRole("events", clientId));
+    Engine(ClientSettings settings) {
+        this.backend = settings.backend();
+        this.keyPrefix = settings.keyPrefix();
+        this.commandTimeoutNanos = settings.commandTimeout().toNanos();
+        this.timer = new EngineTimer(settings.ticker(), clientId);
+        this.events = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
+                LeaseholdThreads.forRole("events", clientId));
+        this.listeners = new Listeners(settings.listeners(), events);
+        if (settings.callbackExecutor() != null) {
+            this.callbacks = settings.callbackExecutor();
+            this.ownCallbacks = null;
+        } else {
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, CALLBACK_KEEP_ALIVE_SECONDS,
+                    TimeUnit.SECONDS, new SynchronousQueue<>(), LeaseholdThreads.forPool("callback", clientId));
+            this.callbacks = pool;
+            this.ownCallbacks = pool;
+        }
+    }
+
+    /** The ticker's reading now: every deadline of the engine is on this clock. */
+    long now() {
+        return timer.now();
     }
 
     String lockKey(String name) {
@@ -63,30 +96,11 @@ final class Engine {
     /**
      * Runs a script with the command timeout. {@code lateReply} (may be null) receives a reply that
      * arrives after the timeout already failed the call: the caller has moved on, but the command
-     * ran, and an acquire must then be undone.
+     * ran, and an acquire may then have to be undone.
      */
     CompletableFuture<Object> call(LuaScript script, List<String> keys, List<String> args,
-            BiConsumer<Object, Throwable> lateReply) {
-        CompletableFuture<Object> raw;
-        try {
-            raw = backend.eval(script, keys, args);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        CompletableFuture<Object> timed = new CompletableFuture<>();
-        ScheduledFuture<?> timer = schedule(() -> timed.completeExceptionally(new TimeoutException(
-                "no reply to '" + script.name() + "' within the command timeout of "
-                        + Duration.ofNanos(commandTimeoutNanos))), commandTimeoutNanos);
-        raw.whenComplete((reply, error) -> {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            boolean first = error == null ? timed.complete(reply) : timed.completeExceptionally(error);
-            if (!first && lateReply != null) {
-                lateReply.accept(reply, error);
-            }
-        });
-        return timed;
+            @Nullable BiConsumer<Object, Throwable> lateReply) {
+        return timed(script.name(), () -> backend.eval(script, keys, args), lateReply);
     }
 
     CompletableFuture<Object> call(LuaScript script, List<String> keys, List<String> args) {
@@ -95,14 +109,14 @@ final class Engine {
 
     /** The owner-checked release of lock {@code name}; its reply is 1 if this call deleted the lock. */
     CompletableFuture<Object> release(String name, String owner) {
-        return publishCommand().thenCompose(publish ->
-                call(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publish)));
+        return timed(EngineScripts.RELEASE.name(), () -> publishCommand().thenCompose(publish ->
+                backend.eval(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publish))), null);
     }
 
     /**
      * The command the scripts publish release messages with, matching how the backend subscribes.
-     * Asked of the backend on first use (never in the constructor, so that building a client never
-     * blocks on Redis), and kept once known.
+     * Asked of the backend on first use (never when the client is built, so that building one never
+     * waits for Redis), and kept once known; until then a failure carries the backend's real cause.
      */
     CompletableFuture<String> publishCommand() {
         String known = publishCommand;
@@ -116,43 +130,99 @@ final class Engine {
             return CompletableFuture.failedFuture(e);
         }
         return sharded.thenApply(isSharded -> {
-            String command = isSharded ? "SPUBLISH" : "PUBLISH";
+            String command = Boolean.TRUE.equals(isSharded) ? "SPUBLISH" : "PUBLISH";
             publishCommand = command;
             return command;
         });
     }
 
-    /** Schedules on the timer thread; returns null (and runs nothing) once the client has shut down. */
-    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    /** Whether the backend says {@code failure} may go away if the call is retried. */
+    boolean isTransient(Throwable failure) {
         try {
-            return timers.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException shutDown) {
-            return null;
+            return backend.isTransient(DefaultLease.unwrap(failure));
+        } catch (RuntimeException brokenClassifier) {
+            return false;
         }
     }
 
-    /** Runs user-facing completions (lost futures) off the driver's I/O threads. */
-    void fireEvent(Runnable task) {
+    /**
+     * A future for the caller that follows {@code internal} but completes on the callback executor,
+     * so that the caller's dependent actions never run on an I/O or timer thread. Cancelling the
+     * returned future does not touch {@code internal}.
+     */
+    <T> CompletableFuture<T> toCaller(CompletableFuture<T> internal) {
+        CompletableFuture<T> visible = new CompletableFuture<>();
+        internal.whenComplete((value, error) -> runCallback(() -> {
+            if (error == null) {
+                visible.complete(value);
+            } else {
+                visible.completeExceptionally(DefaultLease.unwrap(error));
+            }
+        }));
+        return visible;
+    }
+
+    /**
+     * Runs {@code task} (which may call user code) on the callback executor. If that executor refuses
+     * (the client's own pool after close, or a user's executor that is shut down), the common pool
+     * runs it: never the calling I/O or timer thread, and never dropped, so no caller waits forever.
+     */
+    void runCallback(Runnable task) {
         try {
-            events.execute(task);
-        } catch (RejectedExecutionException shutDown) {
-            task.run();
+            callbacks.execute(task);
+        } catch (RejectedExecutionException refused) {
+            ForkJoinPool.commonPool().execute(task);
         }
     }
 
-    /** Stops the engine's threads, waiting at most {@code nanos}. */
+    /** Stops the timer, lets queued callbacks and events run, and stops the client's own threads, within {@code nanos}. */
     void shutdown(long nanos) {
-        timers.shutdownNow();
-        events.shutdown();
+        long deadline = System.nanoTime() + nanos;
         try {
-            long deadline = System.nanoTime() + nanos;
-            timers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (!events.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                events.shutdownNow();
+            timer.shutdown(remaining(deadline));
+            events.shutdown();
+            if (ownCallbacks != null) {
+                ownCallbacks.shutdown();
+            }
+            if (!events.awaitTermination(remaining(deadline), TimeUnit.NANOSECONDS)) {
+                events.shutdownNow(); // a listener that blocks past the close timeout is interrupted
+            }
+            if (ownCallbacks != null && !ownCallbacks.awaitTermination(remaining(deadline), TimeUnit.NANOSECONDS)) {
+                ownCallbacks.shutdownNow(); // so is user code that blocks a callback thread past it
             }
         } catch (InterruptedException e) {
             events.shutdownNow();
+            if (ownCallbacks != null) {
+                ownCallbacks.shutdownNow();
+            }
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    /** Sends with the command timeout; the late reply of a timed-out call goes to {@code lateReply}. */
+    private CompletableFuture<Object> timed(String what, Supplier<CompletableFuture<Object>> send,
+            @Nullable BiConsumer<Object, Throwable> lateReply) {
+        CompletableFuture<Object> raw;
+        try {
+            raw = send.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        EngineTimer.Timeout timeout = timer.schedule(() -> result.completeExceptionally(new TimeoutException(
+                "no reply to '" + what + "' within the command timeout of " + Duration.ofNanos(commandTimeoutNanos))),
+                commandTimeoutNanos);
+        raw.whenComplete((reply, error) -> {
+            timeout.cancel();
+            boolean first = error == null ? result.complete(reply) : result.completeExceptionally(DefaultLease.unwrap(error));
+            if (!first && lateReply != null) {
+                lateReply.accept(reply, error);
+            }
+        });
+        return result;
     }
 }

@@ -21,7 +21,7 @@ final class Futures {
             return acquisition.get();
         } catch (InterruptedException e) {
             if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
-                acquisition.join().releaseAsync(); // the lease won the race with the interrupt
+                ((DefaultLease) acquisition.join()).releaseInternal(); // the lease won the race with the interrupt
             }
             Thread.currentThread().interrupt();
             throw new LockInterruptedException(lockName, e);
@@ -41,13 +41,12 @@ final class Futures {
         throw new IllegalStateException(cause);
     }
 
-    /** A future that follows {@code source} and, when cancelled, cancels {@code source}. */
-    static <T, U> CompletableFuture<U> cancelling(CompletableFuture<T> source, CompletableFuture<U> dependent) {
-        dependent.whenComplete((value, error) -> {
-            if (dependent.isCancelled()) {
-                source.cancel(false);
-            }
-        });
-        return dependent;
+    /** Closes a hook registration; they never fail. */
+    static void closeQuietly(AutoCloseable registration) {
+        try {
+            registration.close();
+        } catch (Exception impossible) {
+            // the engine's registrations only remove an entry from a set
+        }
     }
 }

@@ -5,18 +5,26 @@ import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
- * Fans events out to the registered listeners. A listener that throws is ignored, so that
- * observability can never break locking.
+ * Fans events out to the registered listeners, one event after another on the client's event
+ * thread: never on a driver's I/O thread or the timer, so a slow listener delays other listeners'
+ * events and nothing else. A listener that throws is ignored, so that observability can never break
+ * locking.
+ *
+ * <p>This class is threadsafe.
  */
 final class Listeners {
 
     private final List<LockEventListener> listeners;
+    private final Executor events;
 
-    Listeners(List<LockEventListener> listeners) {
+    Listeners(List<LockEventListener> listeners, Executor events) {
         this.listeners = List.copyOf(listeners);
+        this.events = events;
     }
 
     void acquired(String name, long token, Duration waited) {
@@ -44,12 +52,21 @@ final class Listeners {
     }
 
     private void each(Consumer<LockEventListener> call) {
-        for (LockEventListener listener : listeners) {
-            try {
-                call.accept(listener);
-            } catch (RuntimeException ignored) {
-                // A broken listener must not break locking; there is no logger in lock-api by design.
-            }
+        if (listeners.isEmpty()) {
+            return;
+        }
+        try {
+            events.execute(() -> {
+                for (LockEventListener listener : listeners) {
+                    try {
+                        call.accept(listener);
+                    } catch (RuntimeException ignored) {
+                        // A broken listener must not break locking or keep other listeners from the event.
+                    }
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            // The client has closed: events after close are not reported.
         }
     }
 }

@@ -1,13 +1,14 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.LeaseLoss;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The watchdog (G5): renews every auto-renewing lease of one client at a third of its lease, in
@@ -25,8 +26,8 @@ final class Renewer {
     private final Engine engine;
     final Object lock = new Object();
     private final Set<DefaultLease> leases = new LinkedHashSet<>();
-    private @org.jspecify.annotations.Nullable ScheduledFuture<?> tick;
-    private long tickAtNanos = Long.MAX_VALUE;
+    private EngineTimer.@Nullable Timeout tick;
+    private long tickAtNanos;
 
     Renewer(Engine engine) {
         this.engine = engine;
@@ -46,6 +47,20 @@ final class Renewer {
         }
     }
 
+    /**
+     * An extend to {@code ms} was sent at {@code sentNanos}: renew no later than a third of that
+     * lease after it, so that an extend to a shorter time never lets the lease run out unrenewed.
+     */
+    void extendStarted(DefaultLease lease, long sentNanos, long ms) {
+        synchronized (lock) {
+            if (!leases.contains(lease) || lease.holdBounded) {
+                return;
+            }
+            lease.nextRenewNanos = Math.min(lease.nextRenewNanos, sentNanos + Validity.renewIntervalNanos(ms));
+            rescheduleLocked();
+        }
+    }
+
     /** Leases scheduled for renewal right now. */
     int size() {
         synchronized (lock) {
@@ -60,27 +75,26 @@ final class Renewer {
                 next = Math.min(next, lease.nextRenewNanos);
             }
         }
-        if (next == Long.MAX_VALUE || next >= tickAtNanos) {
+        if (next == Long.MAX_VALUE || (tick != null && next - tickAtNanos >= 0)) {
             return;
         }
         if (tick != null) {
-            tick.cancel(false);
+            tick.cancel();
         }
         tickAtNanos = next;
-        tick = engine.schedule(this::runTick, next - System.nanoTime());
+        tick = engine.timer.schedule(this::runTick, next - engine.now());
     }
 
     private void runTick() {
         Map<Integer, List<DefaultLease>> dueBySlot = new HashMap<>();
-        long now = System.nanoTime();
+        long now = engine.now();
         synchronized (lock) {
             tick = null;
-            tickAtNanos = Long.MAX_VALUE;
             for (DefaultLease lease : leases) {
                 if (lease.renewInFlight || !lease.isHeld()) {
                     continue;
                 }
-                if (lease.nextRenewNanos <= now + Validity.renewIntervalNanos(lease.leaseMs) / 2) {
+                if (lease.nextRenewNanos - (now + Validity.renewIntervalNanos(lease.leaseMs) / 2) <= 0) {
                     lease.renewInFlight = true;
                     dueBySlot.computeIfAbsent(lease.slot, s -> new ArrayList<>()).add(lease);
                 }
@@ -97,9 +111,9 @@ final class Renewer {
     }
 
     private void renew(List<DefaultLease> batch) {
-        long sent = System.nanoTime();
+        long sent = engine.now();
         List<DefaultLease> renewing = new ArrayList<>(batch.size());
-        List<Long> leaseMs = new ArrayList<>(batch.size());
+        List<Long> sequences = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
         List<String> args = new ArrayList<>(batch.size() * 2);
         synchronized (lock) {
@@ -118,7 +132,7 @@ final class Renewer {
                     continue;
                 }
                 renewing.add(lease);
-                leaseMs.add(ms);
+                sequences.add(lease.renewalSent(sent, ms));
                 keys.add(lease.lockKey);
                 args.add(lease.owner);
                 args.add(Long.toString(ms));
@@ -143,9 +157,9 @@ final class Renewer {
             for (int i = 0; i < renewing.size(); i++) {
                 DefaultLease lease = renewing.get(i);
                 if (failure != null) {
-                    renewalFailed(lease, failure);
+                    renewalFailed(lease, sequences.get(i), failure);
                 } else {
-                    renewalAnswered(lease, Replies.asLong(codes.get(i), "renew"), sent, leaseMs.get(i));
+                    renewalAnswered(lease, Replies.asLong(codes.get(i), "renew"), sent, sequences.get(i));
                 }
             }
             synchronized (lock) {
@@ -154,7 +168,8 @@ final class Renewer {
         });
     }
 
-    private void renewalAnswered(DefaultLease lease, long code, long sent, long ms) {
+    /** Reply codes of renew.lua: 1 renewed, 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value). */
+    private void renewalAnswered(DefaultLease lease, long code, long sent, long seq) {
         if (code == 1) {
             synchronized (lock) {
                 lease.renewInFlight = false;
@@ -165,7 +180,7 @@ final class Renewer {
                     lease.nextRenewNanos = Long.MAX_VALUE;
                 }
             }
-            if (lease.validated(sent, ms)) {
+            if (lease.renewalConfirmed(seq)) {
                 engine.listeners.renewed(lease.name, lease.fencingToken());
             }
             return;
@@ -173,15 +188,16 @@ final class Renewer {
         synchronized (lock) {
             lease.renewInFlight = false;
         }
-        lease.declareLost(lease.goneReason(), null);
+        lease.declareLost(code == 0 ? lease.goneReason() : LeaseLoss.Reason.STOLEN, null);
     }
 
-    private void renewalFailed(DefaultLease lease, Throwable failure) {
+    private void renewalFailed(DefaultLease lease, long seq, Throwable failure) {
         synchronized (lock) {
             lease.renewInFlight = false;
             lease.lastRenewalFailure = failure;
-            lease.nextRenewNanos = System.nanoTime() + Validity.renewRetryNanos(lease.leaseMs);
+            lease.nextRenewNanos = engine.now() + Validity.renewRetryNanos(lease.leaseMs);
         }
+        lease.renewalFailed(seq);
         if (lease.isHeld()) {
             engine.listeners.renewalFailed(lease.name, lease.fencingToken(), failure);
         }
@@ -192,10 +208,9 @@ final class Renewer {
         synchronized (lock) {
             leases.clear();
             if (tick != null) {
-                tick.cancel(false);
+                tick.cancel();
                 tick = null;
             }
-            tickAtNanos = Long.MAX_VALUE;
         }
     }
 

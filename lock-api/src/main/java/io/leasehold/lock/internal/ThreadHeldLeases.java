@@ -21,12 +21,18 @@ final class ThreadHeldLeases {
         return HELD.get().get(lock);
     }
 
-    static void put(DefaultDistributedLock lock, DefaultLease lease) {
-        HELD.get().put(lock, lease);
+    /** Records {@code lease} for {@code lock}; returns the entry it replaces (an outer lease released by hand), if any. */
+    static @Nullable DefaultLease put(DefaultDistributedLock lock, DefaultLease lease) {
+        return HELD.get().put(lock, lease);
     }
 
-    static void remove(DefaultDistributedLock lock) {
+    /** Puts back what {@link #put} replaced, or removes the entry. */
+    static void restore(DefaultDistributedLock lock, @Nullable DefaultLease previous) {
         Map<DefaultDistributedLock, DefaultLease> held = HELD.get();
+        if (previous != null) {
+            held.put(lock, previous);
+            return;
+        }
         held.remove(lock);
         if (held.isEmpty()) {
             HELD.remove(); // leave nothing behind on pooled threads

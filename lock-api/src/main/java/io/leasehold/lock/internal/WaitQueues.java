@@ -3,24 +3,31 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One client's local waiters, per lock name (G7): a FIFO queue whose head alone contends, and one
- * release-channel subscription per name shared by the queue and reference-counted by its length.
+ * release-channel subscription per name shared by the queue, held exactly as long as someone waits.
  * A release message (or a resubscription after a reconnect) wakes the head; when the head leaves,
  * the next waiter becomes head and is woken.
+ *
+ * <p><b>Subscriptions never fail a waiter.</b> A subscribe that is slow or fails leaves the waiters
+ * on their fallback retry (the holder's TTL); a failed subscribe is tried again with back-off while
+ * someone waits, and one that completes after everybody left is unsubscribed at once, so nothing
+ * stays subscribed when nobody waits.
  *
  * <p>This class is threadsafe. Queue changes happen inside the map's per-name compute, so that a
  * queue is never emptied and joined at once; message delivery takes only the queue's monitor and
  * never blocks the driver's I/O thread.
  */
 final class WaitQueues {
+
+    private static final long FIRST_RESUBSCRIBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_RESUBSCRIBE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final Engine engine;
     private final ConcurrentMap<String, Queue> queues = new ConcurrentHashMap<>();
@@ -29,14 +36,21 @@ final class WaitQueues {
         this.engine = engine;
     }
 
-    /** Queues {@code waiter}; the future completes when the name's subscription is active. */
-    CompletableFuture<Subscription> join(String name, Acquisition waiter) {
-        Queue queue = queues.compute(name, (key, existing) -> {
-            Queue q = existing != null ? existing : new Queue(name);
+    /** Queues {@code waiter}; the first waiter of a name subscribes its release channel. */
+    void join(String name, Acquisition waiter) {
+        Queue[] created = new Queue[1];
+        queues.compute(name, (key, existing) -> {
+            Queue q = existing;
+            if (q == null) {
+                q = new Queue(name);
+                created[0] = q;
+            }
             q.add(waiter);
             return q;
         });
-        return queue.subscription();
+        if (created[0] != null) {
+            created[0].subscribe();
+        }
     }
 
     /** Removes {@code waiter}; wakes the next head, or drops the subscription when nobody waits. */
@@ -52,7 +66,7 @@ final class WaitQueues {
             return q;
         });
         if (emptied[0] != null) {
-            emptied[0].unsubscribe();
+            emptied[0].close();
         } else if (nextHead[0] != null) {
             nextHead[0].wake();
         }
@@ -63,15 +77,8 @@ final class WaitQueues {
         return q != null && q.head() == waiter;
     }
 
-    /** Waiters of every name, for close(). */
-    List<Acquisition> allWaiters() {
-        List<Acquisition> all = new ArrayList<>();
-        queues.values().forEach(q -> all.addAll(q.snapshot()));
-        return all;
-    }
-
-    /** Names with a live subscription (for tests and diagnostics). */
-    int subscribedNames() {
+    /** Names with waiters (for tests and diagnostics). */
+    int waitedNames() {
         return queues.size();
     }
 
@@ -80,17 +87,14 @@ final class WaitQueues {
 
         private final String name;
         private final ArrayDeque<Acquisition> waiters = new ArrayDeque<>();
-        private final CompletableFuture<Subscription> subscription;
+        // Subscription state, guarded by this.
+        private boolean closed;
+        private @Nullable Subscription active;
+        private int failures;
+        private EngineTimer.@Nullable Timeout retry;
 
         Queue(String name) {
             this.name = name;
-            CompletableFuture<Subscription> subscribing;
-            try {
-                subscribing = engine.backend.subscribe(engine.channel(name), this);
-            } catch (RuntimeException e) {
-                subscribing = CompletableFuture.failedFuture(e);
-            }
-            this.subscription = subscribing;
         }
 
         synchronized void add(Acquisition waiter) {
@@ -112,16 +116,65 @@ final class WaitQueues {
             return waiters.peekFirst();
         }
 
-        synchronized List<Acquisition> snapshot() {
-            return new ArrayList<>(waiters);
+        void subscribe() {
+            CompletableFuture<Subscription> subscribing;
+            try {
+                subscribing = engine.backend.subscribe(engine.channel(name), this);
+            } catch (RuntimeException e) {
+                subscribing = CompletableFuture.failedFuture(e);
+            }
+            subscribing.whenComplete(this::onSubscribed);
         }
 
-        CompletableFuture<Subscription> subscription() {
-            return subscription;
+        private void onSubscribed(@Nullable Subscription subscription, @Nullable Throwable failure) {
+            boolean unsubscribe = false;
+            boolean wake = false;
+            synchronized (this) {
+                if (closed) {
+                    unsubscribe = subscription != null; // everybody left while it was on its way
+                } else if (failure != null || subscription == null) {
+                    failures++;
+                    long backoff = Math.min(FIRST_RESUBSCRIBE_NANOS << Math.min(failures - 1, 10), MAX_RESUBSCRIBE_NANOS);
+                    retry = engine.timer.schedule(this::resubscribe, backoff);
+                } else {
+                    active = subscription;
+                    failures = 0;
+                    wake = true;
+                }
+            }
+            if (unsubscribe) {
+                subscription.unsubscribe();
+            }
+            if (wake) {
+                wakeHead(); // a release published before the subscription was active would be missed
+            }
         }
 
-        void unsubscribe() {
-            subscription.thenAccept(Subscription::unsubscribe);
+        private void resubscribe() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                retry = null;
+            }
+            subscribe();
+        }
+
+        /** Nobody waits any more: drop the subscription (now, or when a pending one completes). */
+        void close() {
+            Subscription toDrop;
+            synchronized (this) {
+                closed = true;
+                toDrop = active;
+                active = null;
+                if (retry != null) {
+                    retry.cancel();
+                    retry = null;
+                }
+            }
+            if (toDrop != null) {
+                toDrop.unsubscribe();
+            }
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.leasehold.lock.testkit;
 
+import io.leasehold.lock.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,13 +11,16 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A {@link Clock} that stands still until a test moves it, for driving key expiry in an
- * {@link InMemoryLockBackend} without waiting:
+ * {@link InMemoryLockBackend} and the engine's own deadlines without waiting. It is also a
+ * {@link Ticker}: give it to both, and the store's TTLs and the engine's lease validity, waits and
+ * timeouts all run on the same hand-moved time:
  *
  * <pre>{@code
  * ManualClock clock = new ManualClock();
  * InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
- * // ... acquire a lock with a 30 s lease ...
- * clock.advance(Duration.ofSeconds(30)); // the lock key is gone for every script from now on
+ * LockClient locks = LockClient.builder(redis).ticker(clock).build();
+ * // ... acquire a lock with a 30 s lease, auto-renew off ...
+ * clock.advance(Duration.ofSeconds(30)); // the key is gone, and the lease is declared EXPIRED
  * }</pre>
  *
  * <p>The clock only moves forward. It starts at the current system time (so fencing tokens seeded
@@ -26,7 +30,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * @see InMemoryLockBackend#withClock(Clock)
  */
-public final class ManualClock extends Clock {
+public final class ManualClock extends Clock implements Ticker {
 
     private final AtomicReference<Instant> now;
     private final ZoneId zone;
@@ -69,6 +73,13 @@ public final class ManualClock extends Clock {
     @Override
     public long millis() {
         return now.get().toEpochMilli();
+    }
+
+    /** As a {@link Ticker}: the clock's instant in nanoseconds since the epoch (exact until the year 2262). */
+    @Override
+    public long read() {
+        Instant instant = now.get();
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
     }
 
     @Override

@@ -224,6 +224,11 @@ public abstract class LockConformanceSuite {
     public void shouldLeaveNoOrphanWhenAcquireReplyIsLost() {
         run("shouldLeaveNoOrphanWhenAcquireReplyIsLost");
     }
+    /** G8, G9; needs Fault.LOSE_REPLY. */
+    @Test
+    public void shouldRetryAnAcquireWhoseReplyIsLostWhileTheWaitHasTimeLeft() {
+        run("shouldRetryAnAcquireWhoseReplyIsLostWhileTheWaitHasTimeLeft");
+    }
     /** G8; needs Fault.LATENCY. */
     @Test
     public void shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled() {

@@ -50,14 +50,21 @@ private class EntryPoint(val name: String, val start: (DistributedLock, MutableL
 /** A started acquisition: how to cancel it, and a future that completes once the caller's side is over. */
 private class Race(val cancel: () -> Unit, val settled: CompletableFuture<*>)
 
-private fun futureRace(future: CompletableFuture<*>): Race = Race({ future.cancel(true) }, future.handle { _, _ -> null })
+/**
+ * The caller's future is what gets cancelled; [receive] records what it delivers, and the race is
+ * settled only once that was recorded.
+ */
+private fun <T> futureRace(future: CompletableFuture<T>, receive: (T) -> Unit = {}): Race {
+    val recorded = future.whenComplete { value, _ -> if (value != null) receive(value) }
+    return Race({ future.cancel(true) }, recorded.handle { _, _ -> null })
+}
 
 private val javaEntryPoints: List<EntryPoint> = listOf(
     EntryPoint("acquireAsync") { lock, received ->
-        futureRace(lock.acquireAsync(Duration.ofSeconds(2)).whenComplete { lease, _ -> if (lease != null) received += lease })
+        futureRace(lock.acquireAsync(Duration.ofSeconds(2))) { received += it }
     },
     EntryPoint("tryAcquireAsync") { lock, received ->
-        futureRace(lock.tryAcquireAsync(Duration.ofSeconds(2)).whenComplete { maybe: Optional<Lease>?, _ -> maybe?.ifPresent { received += it } })
+        futureRace(lock.tryAcquireAsync(Duration.ofSeconds(2))) { maybe: Optional<Lease> -> maybe.ifPresent { received += it } }
     },
     EntryPoint("callLockedAsync") { lock, _ ->
         futureRace(lock.callLockedAsync(Duration.ofSeconds(2)) { _ ->

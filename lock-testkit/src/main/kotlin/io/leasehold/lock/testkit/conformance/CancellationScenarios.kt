@@ -70,13 +70,26 @@ internal val cancellationScenarios: List<Scenario> = listOf(
         // Given a node with a 500 ms command timeout whose next acquire runs in Redis but gets no reply
         val b = newClient(commandTimeout = Timing.FAST_COMMAND_TIMEOUT)
         fixture.loseNextReply()
-        // When it acquires
-        val thrown = shouldThrow<LockBackendException> { b.lock(lockName).acquire(Duration.ofSeconds(5)) }
-        // Then the unknown outcome is a backend failure with its cause, and the engine released what
-        // the acquire took
+        // When it tries once, without waiting
+        val thrown = shouldThrow<LockBackendException> { b.lock(lockName).tryAcquire() }
+        // Then the unknown outcome is a backend failure with its cause (no time was left to retry),
+        // and the engine released what the acquire took
         thrown.shouldBeAbout(lockName)
         withClue("cause of the LockBackendException") { thrown.cause.shouldNotBeNull() }
         shouldBeFreeSoon("after the acquire whose reply was lost")
+    },
+
+    scenario("shouldRetryAnAcquireWhoseReplyIsLostWhileTheWaitHasTimeLeft", "G8, G9", Fault.LOSE_REPLY) {
+        // Given a node with a 500 ms command timeout whose next acquire runs in Redis but gets no reply
+        val b = newNode(commandTimeout = Timing.FAST_COMMAND_TIMEOUT)
+        fixture.loseNextReply()
+        // When it acquires with time to spare
+        val lease = b.client.lock(lockName).acquire(Duration.ofSeconds(5))
+        // Then the retry (same owner: idempotent) got the lock, and it is this lease's and nobody else's
+        withClue("acquire calls: the lost one and its retry") { b.counter.count(ScriptNames.ACQUIRE) shouldBe 2L }
+        withClue("holder token") { b.client.lock(lockName).inspect().present("inspect()").fencingToken() shouldBe lease.fencingToken() }
+        withClue("release()") { lease.release() shouldBe true }
+        shouldBeFreeSoon("after the retried acquire was released")
     },
 
     scenario("shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled", "G8", Fault.LATENCY) {

@@ -1,0 +1,108 @@
+package io.leasehold.lock.internal;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LeaseLostException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One {@code callLockedAsync}: acquire, run the body on the callback executor, release when the
+ * body's stage completes, and decide the outcome from the lease's state.
+ *
+ * <p><b>Cancellation.</b> Cancelling the result while waiting abandons the acquisition (which
+ * releases anything that landed); once the body runs, it cancels the body's stage and releases the
+ * lock at once.
+ *
+ * <p><b>Loss.</b> A loss while the body runs fails the result with {@link LeaseLostException} and
+ * cancels the body's stage, before the engine frees the lock for others. A loss declared before the
+ * release wins over the body's value or exception (added as suppressed), exactly as in
+ * {@code callLocked} and Kotlin's {@code withLock}.
+ *
+ * <p>This class is threadsafe.
+ */
+final class LockedCall<T> {
+
+    private final Engine engine;
+    private final DefaultLease lease;
+    private final CompletableFuture<T> outcome;
+
+    private LockedCall(Engine engine, DefaultLease lease, CompletableFuture<T> outcome) {
+        this.engine = engine;
+        this.lease = lease;
+        this.outcome = outcome;
+    }
+
+    static <T> CompletableFuture<T> start(DefaultDistributedLock lock, Duration wait,
+            Function<Lease, ? extends CompletionStage<T>> body) {
+        CompletableFuture<T> outcome = new CompletableFuture<>();
+        CompletableFuture<Lease> acquiring = lock.acquireAsync(wait);
+        outcome.whenComplete((value, error) -> {
+            if (outcome.isCancelled()) {
+                acquiring.cancel(false); // no effect once the lease was handed over; the body's run sees the cancel
+            }
+        });
+        // Completes on the callback executor: the body runs there, never on an I/O or timer thread.
+        acquiring.whenComplete((lease, error) -> {
+            if (error != null) {
+                outcome.completeExceptionally(DefaultLease.unwrap(error));
+            } else {
+                new LockedCall<>(lock.engine(), (DefaultLease) lease, outcome).run(body);
+            }
+        });
+        return outcome;
+    }
+
+    private void run(Function<Lease, ? extends CompletionStage<T>> body) {
+        if (outcome.isDone()) {
+            lease.releaseInternal(); // cancelled while the lease was on its way
+            return;
+        }
+        CompletableFuture<T> running;
+        try {
+            running = Objects.requireNonNull(body.apply(lease), "callLockedAsync body returned a null stage")
+                    .toCompletableFuture();
+        } catch (Throwable t) {
+            running = CompletableFuture.failedFuture(t);
+        }
+        CompletableFuture<T> stage = running;
+        AutoCloseable watch = lease.watchLoss(loss -> {
+            outcome.completeExceptionally(new LeaseLostException(loss));
+            stage.cancel(false); // tell the body, if it listens
+        });
+        outcome.whenComplete((value, error) -> {
+            if (outcome.isCancelled()) {
+                stage.cancel(true);
+                lease.releaseInternal();
+            }
+        });
+        stage.whenComplete((value, bodyError) -> {
+            Futures.closeQuietly(watch);
+            finish(value, bodyError);
+        });
+    }
+
+    private void finish(@Nullable T value, @Nullable Throwable bodyError) {
+        CompletableFuture<Boolean> release = lease.releaseInternal();
+        LeaseLoss lostFirst = lease.loss(); // the state is final once the release was asked for
+        release.whenComplete((released, releaseError) -> engine.runCallback(() -> {
+            if (lostFirst != null) {
+                LeaseLostException lost = new LeaseLostException(lostFirst);
+                if (bodyError != null) {
+                    lost.addSuppressed(DefaultLease.unwrap(bodyError));
+                }
+                outcome.completeExceptionally(lost);
+            } else if (bodyError != null) {
+                outcome.completeExceptionally(DefaultLease.unwrap(bodyError));
+            } else if (releaseError != null) {
+                outcome.completeExceptionally(DefaultLease.unwrap(releaseError));
+            } else {
+                outcome.complete(value);
+            }
+        }));
+    }
+}
