@@ -63,6 +63,11 @@ final class LossSignal {
         return () -> watchers.remove(entry);
     }
 
+    /** Hooks and watchers attached now (for tests and diagnostics: short re-entrant calls must leave none). */
+    int attachedCount() {
+        return hooks.size() + watchers.size();
+    }
+
     /** Step 1: records the loss and runs the immediate hooks. Called once, by the declaring thread. */
     void declare(LeaseLoss declared) {
         loss = declared;

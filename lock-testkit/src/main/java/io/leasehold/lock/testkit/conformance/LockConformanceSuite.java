@@ -481,4 +481,9 @@ public abstract class LockConformanceSuite {
     public void shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny() {
         run("shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny");
     }
+    /** G13; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldRunUserCodeOnlyOnTheCallbackExecutor() {
+        run("shouldRunUserCodeOnlyOnTheCallbackExecutor");
+    }
 }

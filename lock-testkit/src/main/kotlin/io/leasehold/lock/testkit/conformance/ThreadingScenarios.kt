@@ -245,5 +245,40 @@ internal val threadingScenarios: List<Scenario> = listOf(
         val probe = newClient()
         probe.lock(lockName).tryAcquire(Duration.ofSeconds(5)).present("tryAcquire() once the latency is gone").use { }
     },
+
+    scenario("shouldRunUserCodeOnlyOnTheCallbackExecutor", "G13", Fault.DELETE_KEY) {
+        // Given a client whose user-visible completions go to an executor of the application's own
+        val pool = java.util.concurrent.Executors.newCachedThreadPool { r -> Thread(r, "app-callbacks").apply { isDaemon = true } }
+        try {
+            val a = newClient { callbackExecutor(pool) }
+            val lock = a.lock(lockName, options(leaseTime = SHORT_RENEWED))
+            val seen = java.util.concurrent.ConcurrentHashMap<String, String>()
+            fun record(what: String) { seen[what] = Thread.currentThread().name }
+            // When user code hangs off every kind of future the API returns, and a callLockedAsync body runs
+            val lease = lock.acquireAsync(Timing.ACQUIRE_WAIT).thenApply { record("acquireAsync continuation"); it }
+                .value("acquireAsync")
+            lease.extendAsync(SHORT_RENEWED).thenRun { record("extendAsync continuation") }.value("extendAsync")
+            val lost = lease.lost().thenRun { record("lost() continuation") }
+            fixture.deleteKey(lockKey())
+            lost.value("lost() after the key was deleted")
+            lock.tryAcquireAsync(Timing.ACQUIRE_WAIT).thenApply { record("tryAcquireAsync continuation"); it }
+                .value("tryAcquireAsync").present("tryAcquireAsync lease")
+                .releaseAsync().thenRun { record("releaseAsync continuation") }.value("releaseAsync")
+            lock.callLockedAsync(Timing.ACQUIRE_WAIT) { record("callLockedAsync body"); CompletableFuture.completedFuture("done") }
+                .thenRun { record("callLockedAsync continuation") }.value("callLockedAsync")
+            // Then all of it ran on that executor (or, for a continuation added to a future that had already
+            // completed, on the scenario's own thread, as CompletableFuture does): never on a driver's I/O
+            // thread or the engine's timer
+            val allowed = setOf("app-callbacks", Thread.currentThread().name)
+            withClue("threads that ran user code: $seen") {
+                seen.keys shouldBe setOf("acquireAsync continuation", "extendAsync continuation", "lost() continuation",
+                    "tryAcquireAsync continuation", "releaseAsync continuation", "callLockedAsync body", "callLockedAsync continuation")
+                seen.filterValues { it !in allowed } shouldBe emptyMap()
+                withClue("the lost() continuation was added before the loss") { seen["lost() continuation"] shouldBe "app-callbacks" }
+            }
+        } finally {
+            pool.shutdownNow()
+        }
+    },
 )
 
