@@ -59,8 +59,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Calls.</b> Without latency a script runs on the caller's thread and its future is complete
  * when {@link #eval} returns; with {@link #setLatency(Duration) latency} it runs, and its future
- * completes, on the daemon thread {@code leasehold-inmemory-latency}. No future is ever completed
- * while the store's lock is held.
+ * completes, on the daemon thread {@code leasehold-inmemory-latency}. A subscription is active when
+ * {@link #subscribe} returns; with a {@link #setSubscribeLatency(Duration) subscribe latency} its
+ * future completes later, on the same thread. No future is ever completed while the store's lock
+ * is held.
  *
  * <p>This class is threadsafe.
  *
@@ -70,6 +72,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class InMemoryLockBackend implements LockBackend {
 
     private static final long CLOSE_TIMEOUT_MILLIS = 5_000;
+    /** The field and value of the hash {@link #writeForeignKey(String)} writes. */
+    static final String FOREIGN_FIELD = "written-by";
+    static final String FOREIGN_VALUE = "another application";
 
     private final InMemoryCore core;
     private final boolean root;
@@ -191,6 +196,19 @@ public final class InMemoryLockBackend implements LockBackend {
     }
 
     /**
+     * Makes every later {@link #subscribe} slow to confirm: the subscription is active at once (a
+     * message published meanwhile is delivered), but its future completes only after
+     * {@code latency}, on the daemon thread {@code leasehold-inmemory-latency}, never blocking the
+     * caller; {@link Duration#ZERO} removes the delay. A confirmation still pending when the backend
+     * closes fails with an {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException when {@code latency} is negative
+     */
+    public void setSubscribeLatency(Duration latency) {
+        core.faults.setSubscribeLatency(latency);
+    }
+
+    /**
      * The next script call to run executes in the store, but its future never completes, as if the
      * reply were lost on the way. Calling this n times loses the next n replies.
      */
@@ -198,7 +216,10 @@ public final class InMemoryLockBackend implements LockBackend {
         core.faults.loseNextReply();
     }
 
-    /** Clears latency, unavailability (as {@link #makeAvailable()} does) and pending lost replies. */
+    /**
+     * Clears both latencies, unavailability (as {@link #makeAvailable()} does) and pending lost
+     * replies. Calls and confirmations already waiting out a latency keep waiting.
+     */
     public void resetFaults() {
         core.resetFaults();
     }
@@ -215,6 +236,33 @@ public final class InMemoryLockBackend implements LockBackend {
     public boolean deleteKey(String key) {
         Objects.requireNonNull(key, "key");
         return core.admin(now -> core.store().del(key, now));
+    }
+
+    /**
+     * Sets {@code key} to {@code value} without a TTL, replacing whatever it held (SET), e.g. to roll a
+     * fencing counter back as a promoted replica that missed the latest acquisitions would have it.
+     */
+    public void writeKey(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        core.admin(now -> {
+            core.store().set(key, value);
+            return null;
+        });
+    }
+
+    /**
+     * Replaces {@code key} with a hash, atomically ({@code DEL}, then {@code HSET key field value}),
+     * as a foreign application writing under the lock prefix would. {@link #get(String)} on it then
+     * fails, as {@code GET} does in Redis.
+     */
+    public void writeForeignKey(String key) {
+        Objects.requireNonNull(key, "key");
+        core.admin(now -> {
+            core.store().del(key, now);
+            core.store().hset(key, FOREIGN_FIELD, FOREIGN_VALUE, now);
+            return null;
+        });
     }
 
     /** Loses every key — locks and fencing counters — as FLUSHALL or a restart without persistence does. */
@@ -237,7 +285,12 @@ public final class InMemoryLockBackend implements LockBackend {
         return core.admin(now -> core.store().exists(key, now));
     }
 
-    /** The value of {@code key}, e.g. {@code "<owner>:<token>"} for a lock or the counter of a fence key. */
+    /**
+     * The value of {@code key}, e.g. {@code "<owner>:<token>"} for a lock or the counter of a fence key.
+     *
+     * @throws IllegalStateException with Redis's {@code WRONGTYPE} error when the key holds a hash
+     *     ({@link #writeForeignKey(String)})
+     */
     public Optional<String> get(String key) {
         Objects.requireNonNull(key, "key");
         return Optional.ofNullable(core.admin(now -> core.store().get(key, now)));
