@@ -6,7 +6,7 @@ package io.leasehold.lock.spi;
  *
  * <pre>
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
- * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter (idle TTL; re-seeded from TIME when lost)
+ * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
  * </pre>
  */

@@ -35,17 +35,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p><b>Faithful to the Lua scripts.</b> It runs the bundled scripts ({@code acquire},
  * {@code release}, {@code renew}, {@code extend}, {@code inspect}, {@code force-release}) by
  * emulating them command for command — the same keys, TTLs in milliseconds, lock value
- * {@code "<owner>:<token>"}, fencing counter with its idle TTL and its re-seeding from the server
- * time in microseconds, replies of the same shape, and the same errors for bad arguments — so code
+ * {@code "<owner>:<token>"}, fencing counter with its idle TTL, tokens from the same hybrid logical
+ * clock ({@code max(counter + 1, TIME in µs)}), replies of the same shape, and the same errors for
+ * bad arguments — so code
  * that passes against it behaves the same against Redis. Any other script fails with an
  * {@link UnsupportedOperationException} that names it. Release notifications use sharded pub/sub
  * ({@link #shardedPubSub()} is true): a script told to {@code SPUBLISH} reaches subscribers, and,
  * as in Redis, one told to {@code PUBLISH} reaches none of them. Messages are delivered in order on
  * the daemon thread {@code leasehold-inmemory-pubsub}. Differences that no caller should rely on
  * are these: a key expires once its whole TTL has passed (Redis keeps it through the millisecond
- * in which PTTL reads 0); and the emulated {@code TIME} never reads below the highest token issued,
- * standing in for the microseconds a real server spends per acquisition, which keeps tokens
- * monotonic across {@link #flushAll()} even when a {@link ManualClock} stands still.
+ * in which PTTL reads 0); and the emulated {@code TIME} always reads above the highest token
+ * issued, standing in for the microseconds a real server spends per acquisition, which keeps tokens
+ * monotonic across {@link #flushAll()} and a rolled-back counter even when a {@link ManualClock}
+ * stands still.
  *
  * <p><b>Time.</b> TTLs run on the backend's {@link Clock}: the system clock by default, or a
  * {@link ManualClock} given to {@link #withClock(Clock)}. Expiry is checked on every access, so a

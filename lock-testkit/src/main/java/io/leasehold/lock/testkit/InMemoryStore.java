@@ -127,21 +127,6 @@ final class InMemoryStore {
         return live(key, nowMillis) != null && entries.remove(key) != null;
     }
 
-    /**
-     * INCR: the new value; keeps the key's TTL, as Redis does.
-     *
-     * @throws WrongTypeException when the key holds a hash
-     * @throws NumberFormatException when the value is not an integer
-     * @throws ArithmeticException when the increment would overflow
-     */
-    long incr(String key, long nowMillis) {
-        String value = get(key, nowMillis);
-        Entry entry = entries.get(key);
-        long next = Math.incrementExact(value == null ? 0 : Long.parseLong(value));
-        entries.put(key, Entry.string(Long.toString(next), value == null ? NO_EXPIRY : entry.expireAtMillis()));
-        return next;
-    }
-
     /** The live keys, sorted. */
     Set<String> keys(long nowMillis) {
         removeExpired(nowMillis);
@@ -154,14 +139,15 @@ final class InMemoryStore {
     }
 
     /**
-     * The emulated Redis {@code TIME}, in microseconds: the clock, but never below the highest
-     * token issued so far. A real server spends well over a microsecond per acquisition, which is
-     * why a counter re-seeded from {@code TIME} lands above every earlier token; a {@link ManualClock}
-     * standing still (or a user clock moved backwards) spends no time at all, and this floor stands
-     * in for the time that would have passed. With a clock that runs, the floor never shows.
+     * The emulated Redis {@code TIME}, in microseconds: the clock, but always above the highest
+     * token issued so far. A real server spends well over a microsecond per acquisition, so its
+     * {@code TIME} has moved past every token it handed out; a {@link ManualClock} standing still
+     * (or a user clock moved backwards) spends no time at all, and this floor stands in for the time
+     * that would have passed — without it, a rolled-back counter under a standing clock would repeat
+     * the highest token. With a clock that runs, the floor never shows.
      */
     long serverTimeMicros(long clockMicros) {
-        return Math.max(clockMicros, highestToken);
+        return Math.max(clockMicros, highestToken + 1);
     }
 
     /** Records a fencing token handed out, for {@link #serverTimeMicros(long)}. */

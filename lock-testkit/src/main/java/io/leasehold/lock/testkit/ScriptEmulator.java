@@ -71,30 +71,27 @@ final class ScriptEmulator {
             }
             return List.of(0L, token, store.pttl(c.key(1), now));
         }
-        if (!store.exists(c.key(2), now)) {
-            // Redis: SET fence TIME-in-microseconds (see InMemoryStore#serverTimeMicros).
-            store.set(c.key(2), Long.toString(store.serverTimeMicros(c.clockMicros())));
+        // TIME in microseconds (see InMemoryStore#serverTimeMicros), then the hybrid logical clock.
+        long token = store.serverTimeMicros(c.clockMicros());
+        String counter = store.get(c.key(2), now);
+        if (counter != null) {
+            token = Math.max(counterNumber(c, counter) + 1, token);
         }
-        incr(c, 2);
-        pexpire(c, 2, 3);
-        String token = store.get(c.key(2), now);
-        if (token == null) {
-            // PEXPIRE with a counter TTL <= 0 deleted the counter; Lua then concatenates nil.
-            throw c.error("ERR attempt to concatenate a nil value (local 'token')",
-                    "ARGV[3] (counter idle TTL) must be positive, but was '" + c.arg(3) + "'");
-        }
-        String value = c.requiredArg(1) + ":" + token;
-        long lease = c.integerArg(2, "SET PX");
-        if (lease <= 0) {
-            throw c.error("ERR invalid expire time in 'set' command", "ARGV[2] (lease) must be positive, but was " + lease);
-        }
+        String tokenText = Long.toString(token);
+        setPx(c, 2, tokenText, 3, "counter idle TTL");
+        setPx(c, 1, c.requiredArg(1) + ":" + tokenText, 2, "lease");
+        store.tokenIssued(token);
+        return List.of(1L, tokenText, c.integerArg(2, "tonumber"));
+    }
+
+    /** tonumber(counter), which the script then adds 1 to. */
+    private static long counterNumber(ScriptCall c, String counter) {
         try {
-            store.setPx(c.key(1), value, lease, now);
-        } catch (ArithmeticException e) {
-            throw c.error("ERR invalid expire time in 'set' command", "ARGV[2] (lease) overflows: " + lease);
+            return Long.parseLong(counter);
+        } catch (NumberFormatException e) {
+            throw c.error("ERR attempt to perform arithmetic on a nil value",
+                    "the value of KEYS[2] is not a number, but '" + counter + "'");
         }
-        store.tokenIssued(Long.parseLong(token));
-        return List.of(1L, token, lease);
     }
 
     private Object release(ScriptCall c) {
@@ -160,6 +157,20 @@ final class ScriptEmulator {
         return 1L;
     }
 
+    /** redis.call('SET', KEYS[keyIndex], value, 'PX', ARGV[argIndex]). */
+    private void setPx(ScriptCall c, int keyIndex, String value, int argIndex, String what) {
+        long ttl = c.integerArg(argIndex, "SET PX");
+        if (ttl <= 0) {
+            throw c.error("ERR invalid expire time in 'set' command",
+                    "ARGV[" + argIndex + "] (" + what + ") must be positive, but was " + ttl);
+        }
+        try {
+            store.setPx(c.key(keyIndex), value, ttl, c.nowMillis());
+        } catch (ArithmeticException e) {
+            throw c.error("ERR invalid expire time in 'set' command", "ARGV[" + argIndex + "] (" + what + ") overflows: " + ttl);
+        }
+    }
+
     /** redis.call('PEXPIRE', KEYS[keyIndex], ARGV[argIndex]). */
     private void pexpire(ScriptCall c, int keyIndex, int argIndex) {
         long ttl = c.integerArg(argIndex, "PEXPIRE");
@@ -167,17 +178,6 @@ final class ScriptEmulator {
             store.pexpire(c.key(keyIndex), ttl, c.nowMillis());
         } catch (ArithmeticException e) {
             throw c.error("ERR invalid expire time in 'pexpire' command", "ARGV[" + argIndex + "] overflows: " + ttl);
-        }
-    }
-
-    /** redis.call('INCR', KEYS[keyIndex]). */
-    private void incr(ScriptCall c, int keyIndex) {
-        try {
-            store.incr(c.key(keyIndex), c.nowMillis());
-        } catch (NumberFormatException e) {
-            throw c.error("ERR value is not an integer or out of range", "KEYS[" + keyIndex + "] does not hold an integer");
-        } catch (ArithmeticException e) {
-            throw c.error("ERR increment or decrement would overflow", "KEYS[" + keyIndex + "]");
         }
     }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "e36e14aaf949df409cd728bcf0dac0f3d6f30727",
+            ScriptNames.ACQUIRE, "787ea1271793d7a51f28cef94414515ee92d80d6",
             ScriptNames.RELEASE, "14e5ee80f0ff276506e1f74c3d7d79e2444cbdeb",
             ScriptNames.RENEW, "db184a1c904c49b4d8241a8b88e78f7a65703e63",
             ScriptNames.EXTEND, "2cb8efb136b9c55270b6200df8ac6a37d433a56d",
