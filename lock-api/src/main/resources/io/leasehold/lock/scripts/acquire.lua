@@ -8,6 +8,12 @@
 -- Returns  {1, token, pttl}    acquired; also when this owner already holds it (a retried
 --                              acquire is idempotent: same token, lease reset, no new token)
 --          {0, token, pttl}    held by another owner: its token and remaining ms
+--          error               "ERR key '<key>' holds a value that is not a Leasehold lock (...)"
+--                              when KEYS[1] holds another type or a string without ':', or
+--                              "... not a Leasehold fencing counter (...)" when KEYS[2] holds
+--                              another type or a string that is not a decimal integer below
+--                              2^53 - 1 (e.g. another application's keys under the prefix);
+--                              nothing is written then
 -- The lock value is "<owner>:<token>".
 -- Fencing token: a hybrid logical clock. On every acquisition
 --   token = max(counter + 1, server TIME in microseconds)   (just TIME when the counter is gone)
@@ -22,9 +28,23 @@
 -- below 2^53 (~9.0e15); TIME in microseconds is ~1.8e15, so the arithmetic is exact until the
 -- year ~2255. They are formatted with string.format('%.0f', x), never tostring(x), which prints
 -- large numbers with an exponent (1.8e+15).
-local current = redis.call('GET', KEYS[1])
+-- A key Leasehold did not write (another application's, under the prefix) is answered with an
+-- error naming the key and what it holds, never an opaque WRONGTYPE or Lua error further on: the
+-- GETs use pcall, and every value is checked before it is used.
+local function foreign(key, what, expected)
+  local kind = redis.call('TYPE', key)['ok']
+  return redis.error_reply("ERR key '" .. key .. "' holds a value that is not a Leasehold " .. what
+      .. ' (a ' .. kind .. ', not ' .. expected .. ')')
+end
+local current = redis.pcall('GET', KEYS[1])
+if type(current) == 'table' and current.err then
+  return foreign(KEYS[1], 'lock', "a string '<owner>:<token>'")
+end
 if current then
   local sep = string.find(current, ':', 1, true)
+  if not sep then
+    return foreign(KEYS[1], 'lock', "'<owner>:<token>'")
+  end
   local token = string.sub(current, sep + 1)
   if string.sub(current, 1, sep - 1) == ARGV[1] then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -34,8 +54,15 @@ if current then
 end
 local now = redis.call('TIME')
 local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-local counter = redis.call('GET', KEYS[2])
+local counter = redis.pcall('GET', KEYS[2])
+if type(counter) == 'table' and counter.err then
+  return foreign(KEYS[2], 'fencing counter', 'a string holding a decimal integer')
+end
 if counter then
+  -- + 1 must stay exact in a double: the counter must be below 2^53 - 1
+  if not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991 then
+    return foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
+  end
   token = math.max(tonumber(counter) + 1, token)
 end
 token = string.format('%.0f', token)

@@ -36,8 +36,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code release}, {@code renew}, {@code extend}, {@code inspect}, {@code force-release}) by
  * emulating them command for command — the same keys, TTLs in milliseconds, lock value
  * {@code "<owner>:<token>"}, fencing counter with its idle TTL, tokens from the same hybrid logical
- * clock ({@code max(counter + 1, TIME in µs)}), replies of the same shape, and the same errors for
- * bad arguments — so code
+ * clock ({@code max(counter + 1, TIME in µs)}), replies of the same shape, the same answers for a
+ * key that is not a Leasehold lock ({@link #writeForeignKey(String)}), and the same errors for bad
+ * arguments — so code
  * that passes against it behaves the same against Redis. Any other script fails with an
  * {@link UnsupportedOperationException} that names it. Release notifications use sharded pub/sub
  * ({@link #shardedPubSub()} is true): a script told to {@code SPUBLISH} reaches subscribers, and,

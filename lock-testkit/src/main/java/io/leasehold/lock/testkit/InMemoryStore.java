@@ -117,6 +117,15 @@ final class InMemoryStore {
         return entry.expireAtMillis() == NO_EXPIRY ? -1 : entry.expireAtMillis() - nowMillis;
     }
 
+    /** TYPE: {@code string}, {@code hash}, or {@code none} for a missing key. */
+    String type(String key, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        if (entry == null) {
+            return "none";
+        }
+        return entry.hash() == null ? "string" : "hash";
+    }
+
     /** EXISTS for one key. */
     boolean exists(String key, long nowMillis) {
         return live(key, nowMillis) != null;

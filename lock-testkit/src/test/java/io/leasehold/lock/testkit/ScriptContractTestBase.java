@@ -1,11 +1,15 @@
 package io.leasehold.lock.testkit;
 
+import static io.leasehold.lock.testkit.ScriptCaller.failure;
 import static io.leasehold.lock.testkit.ScriptCaller.fenceKey;
+import static io.leasehold.lock.testkit.ScriptCaller.lockKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -119,5 +123,112 @@ abstract class ScriptContractTestBase {
         assertTrue(ttl > 0 && ttl <= ScriptCaller.COUNTER_TTL_MS, "idle TTL " + ttl);
         assertEquals(List.of(1L, Long.toString(token), 30_000L), scripts.acquire("orders", "owner-a", 30_000),
                 "a retried acquire by the holder keeps its token");
+    }
+
+    // ---- G11: a key that Leasehold did not write (another application under the prefix) ----
+
+    /** Asserts that {@code call} failed with an error that names {@code key} and says what it holds. */
+    private static void assertFailsNamingTheKey(CompletableFuture<?> call, String key, String notA) {
+        String message = failure(call).getMessage();
+        assertTrue(message.contains("key '" + key + "' holds a value that is not a Leasehold " + notA), message);
+        assertFalse(message.contains("attempt to"), () -> "an opaque Lua error: " + message);
+    }
+
+    @Test
+    void shouldRenewHealthyLeasesWhenOneKeyHoldsAHash() {
+        for (String name : List.of("a", "b", "c")) {
+            scripts.acquire(name, "owner", 30_000);
+        }
+        fixture.writeForeignKey(lockKey("b"));
+
+        Object codes = scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
+
+        assertEquals(List.of(1L, -2L, 1L), codes);
+        for (String healthy : List.of("a", "c")) {
+            long ttl = pttl(lockKey(healthy));
+            assertTrue(ttl > 60_000 && ttl <= 90_000, () -> healthy + " was not renewed to 90 s: PTTL " + ttl);
+        }
+        assertEquals(-1L, pttl(lockKey("b")), "the foreign key is left as it was");
+    }
+
+    @Test
+    void shouldRenewHealthyLeasesWhenOneKeyHoldsAStringThatIsNotALock() {
+        scripts.acquire("a", "owner", 30_000);
+        scripts.acquire("c", "owner", 30_000);
+        fixture.writeKey(lockKey("b"), "owner");
+
+        Object codes = scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
+
+        assertEquals(List.of(1L, -2L, 1L), codes);
+        assertTrue(pttl(lockKey("c")) > 60_000);
+    }
+
+    @Test
+    void shouldNotExtendAKeyThatIsNotALock() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertEquals(-2L, scripts.extend("hash", "owner", 90_000));
+        assertEquals(-2L, scripts.extend("string", "owner", 90_000));
+        assertEquals(-1L, pttl(lockKey("string")), "left as it was");
+    }
+
+    @Test
+    void shouldNotReleaseAKeyThatIsNotALock() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertEquals(0L, scripts.release("hash", "owner"));
+        assertEquals(0L, scripts.release("string", "owner"));
+        assertEquals(-1L, pttl(lockKey("hash")), "not deleted");
+        assertEquals(-1L, pttl(lockKey("string")), "not deleted");
+    }
+
+    @Test
+    void shouldFailToAcquireOverAKeyThatIsNotALockNamingTheKey() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertFailsNamingTheKey(scripts.acquireAsync("hash", "owner", 30_000), lockKey("hash"), "lock");
+        assertFailsNamingTheKey(scripts.acquireAsync("string", "owner", 30_000), lockKey("string"), "lock");
+        assertEquals(-2L, pttl(fenceKey("hash")), "nothing was written");
+    }
+
+    @Test
+    void shouldFailToAcquireOverAFencingCounterThatIsNotACounterNamingTheKey() {
+        fixture.writeForeignKey(fenceKey("hash"));
+        fixture.writeKey(fenceKey("text"), "seventeen");
+        fixture.writeKey(fenceKey("negative"), "-5");
+        // 2^53 - 1: one more would not be exact in Lua's doubles, so the token could repeat
+        fixture.writeKey(fenceKey("inexact"), "9007199254740991");
+
+        for (String name : List.of("hash", "text", "negative", "inexact")) {
+            assertFailsNamingTheKey(scripts.acquireAsync(name, "owner", 30_000), fenceKey(name), "fencing counter");
+            assertEquals(-2L, pttl(lockKey(name)), "no lock was taken");
+        }
+    }
+
+    @Test
+    void shouldIssueTheLargestTokenThatLuaHoldsExactly() {
+        fixture.writeKey(fenceKey("orders"), "9007199254740990");
+
+        assertEquals(9_007_199_254_740_991L, scripts.acquireToken("orders", "owner", 30_000));
+    }
+
+    @Test
+    void shouldFailToInspectAKeyThatIsNotALockNamingTheKey() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertFailsNamingTheKey(scripts.inspectAsync("hash"), lockKey("hash"), "lock");
+        assertFailsNamingTheKey(scripts.inspectAsync("string"), lockKey("string"), "lock");
+    }
+
+    @Test
+    void shouldForceReleaseWhateverTheKeyHolds() {
+        fixture.writeForeignKey(lockKey("hash"));
+
+        assertEquals(1L, scripts.forceRelease("hash"));
+        assertEquals(-2L, pttl(lockKey("hash")));
     }
 }
