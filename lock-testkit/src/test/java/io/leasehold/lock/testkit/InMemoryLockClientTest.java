@@ -98,4 +98,29 @@ class InMemoryLockClientTest {
             assertTrue(cause.contains("key 'leasehold:{orders:42}' holds a value that is not a Leasehold lock (a hash"), cause);
         }
     }
+
+    @Test
+    void shouldGiveNamesThatLookAlikeOnceEscapedTheirOwnLocks() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            Lease brace = client.lock("}x").acquire(WAIT);
+            Lease lookAlike = client.lock("%7Dx").acquire(WAIT);
+
+            assertTrue(brace.isValid() && lookAlike.isValid(), "two names, two locks");
+            assertTrue(redis.exists("leasehold:{%7Dx}"));
+            assertTrue(redis.exists("leasehold:{%257Dx}"));
+        }
+    }
+
+    @Test
+    void shouldRejectANameWithAnUnpairedSurrogateBeforeItReachesRedis() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class, () -> client.lock("ab\uD800"));
+
+            assertEquals("name must be well-formed Unicode, but has an unpaired surrogate \\uD800 at index 2 ('ab\\uD800')",
+                    rejected.getMessage());
+            assertEquals(java.util.Set.of(), redis.keys());
+        }
+    }
 }
