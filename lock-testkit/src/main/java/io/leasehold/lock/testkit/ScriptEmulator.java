@@ -101,10 +101,10 @@ final class ScriptEmulator {
     }
 
     /**
-     * {@code string.match(counter, '^%d+$') and tonumber(counter) < 2^53 - 1}: ASCII digits whose
-     * value a Lua double holds exactly, one more included.
+     * {@code string.match(counter, '^%d+$') and tonumber(counter) < 2^53 - 1}: ASCII digits below
+     * 2^53 - 1, so that counter + 1 is still exact in a Lua double.
      */
-    static boolean isCounter(String counter) {
+    private static boolean isCounter(String counter) {
         if (!DIGITS.matcher(counter).matches()) {
             return false;
         }
