@@ -30,7 +30,37 @@ public final class Checks {
             throw new IllegalArgumentException("name must be at most " + MAX_NAME_LENGTH + " characters, but was "
                     + name.length() + " characters ('" + name.substring(0, 32) + "...')");
         }
+        // An unpaired surrogate encodes to UTF-8 as '?', so distinct names would share one lock.
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException("name must be well-formed Unicode, but has an unpaired surrogate "
+                        + unicodeEscape(c) + " at index " + i + " ('" + escapeUnpairedSurrogates(name) + "')");
+            }
+        }
         return name;
+    }
+
+    /** {@code name} with each unpaired surrogate shown as its Java escape (backslash, 'u', four hex digits), which a log can show. */
+    private static String escapeUnpairedSurrogates(String name) {
+        StringBuilder shown = new StringBuilder(name.length() + 12);
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                shown.append(c).append(name.charAt(++i));
+            } else if (Character.isSurrogate(c)) {
+                shown.append(unicodeEscape(c));
+            } else {
+                shown.append(c);
+            }
+        }
+        return shown.toString();
+    }
+
+    private static String unicodeEscape(char c) {
+        return String.format("\\u%04X", (int) c);
     }
 
     /** A duration that must be &gt; 0 and at most {@link #MAX_DURATION}. */

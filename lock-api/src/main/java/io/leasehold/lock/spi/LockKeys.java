@@ -1,29 +1,73 @@
 package io.leasehold.lock.spi;
 
+import java.util.Objects;
+
 /**
  * The Redis layout of one lock: the lock key, its fencing counter and its release channel share the
  * hash tag {@code {<name>}}, so that all three live in one cluster slot.
  *
  * <pre>
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
- * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter (idle TTL; re-seeded from TIME when lost)
+ * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
  * </pre>
+ *
+ * <p>Inside the braces, {@code %} is written {@code %25} and {@code }} is written {@code %7D}, and
+ * nothing else changes, so that names without those two characters keep readable keys
+ * ({@code leasehold:{orders:42}}). This keeps the mapping injective (two names never share a lock)
+ * and the hash tag — what Redis Cluster hashes: the bytes between the first {@code {} and the next
+ * {@code }} — non-empty and free of {@code }}: a name such as {@code }x} would otherwise end the tag
+ * at once, and its lock key, fence key and channel would hash to different slots (CROSSSLOT). The
+ * prefix must contain neither brace ({@code LockClient.Builder.keyPrefix} checks that).
+ *
+ * <p>This class is threadsafe.
  */
 public final class LockKeys {
 
     private LockKeys() {
     }
 
+    /**
+     * The lock key of {@code name}: {@code <prefix>{<escaped name>}}.
+     *
+     * @throws IllegalArgumentException when {@code name} is empty (its hash tag would be empty)
+     */
     public static String lockKey(String prefix, String name) {
-        return prefix + "{" + name + "}";
+        Objects.requireNonNull(prefix, "prefix");
+        return prefix + "{" + hashTag(name) + "}";
     }
 
+    /** The fencing counter's key of {@code name}: the lock key and {@code :fence}. */
     public static String fenceKey(String prefix, String name) {
         return lockKey(prefix, name) + ":fence";
     }
 
+    /** The release channel of {@code name}: the lock key and {@code :released}. */
     public static String releaseChannel(String prefix, String name) {
         return lockKey(prefix, name) + ":released";
+    }
+
+    /** {@code name} with {@code %} and {@code }} percent-encoded: never empty, never containing {@code }}. */
+    private static String hashTag(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("name must not be empty: its hash tag {} would be empty, and Redis"
+                    + " Cluster would hash each key of the lock on its own");
+        }
+        if (name.indexOf('%') < 0 && name.indexOf('}') < 0) {
+            return name;
+        }
+        StringBuilder tag = new StringBuilder(name.length() + 8);
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '%') {
+                tag.append("%25");
+            } else if (c == '}') {
+                tag.append("%7D");
+            } else {
+                tag.append(c);
+            }
+        }
+        return tag.toString();
     }
 }

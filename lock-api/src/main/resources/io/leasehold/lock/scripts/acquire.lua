@@ -1,17 +1,50 @@
 -- acquire: take the lock for an owner, with a fresh fencing token, in one step.
 -- KEYS[1]  lock key            <prefix>{<name>}
--- KEYS[2]  fencing counter     <prefix>{<name>}:fence
+-- KEYS[2]  fencing counter     <prefix>{<name>}:fence (the last token handed out for the name)
 -- ARGV[1]  owner               32 hex chars, random per acquisition
 -- ARGV[2]  lease, ms           integer > 0
--- ARGV[3]  counter idle TTL, ms (any value is safe: a lost counter is re-seeded from TIME)
+-- ARGV[3]  counter idle TTL, ms  integer > 0 (any value is safe: a lost counter only means the
+--                              next token comes from TIME alone)
 -- Returns  {1, token, pttl}    acquired; also when this owner already holds it (a retried
---                              acquire is idempotent: same token, lease reset)
+--                              acquire is idempotent: same token, lease reset, no new token)
 --          {0, token, pttl}    held by another owner: its token and remaining ms
--- The lock value is "<owner>:<token>". The token is kept as a string end to end because Lua
--- numbers are doubles and TIME-seeded tokens (~1.8e15) print in exponent form.
-local current = redis.call('GET', KEYS[1])
+--          error               "ERR key '<key>' holds a value that is not a Leasehold lock (...)"
+--                              when KEYS[1] holds another type or a string without ':', or
+--                              "... not a Leasehold fencing counter (...)" when KEYS[2] holds
+--                              another type or a string that is not a decimal integer below
+--                              2^53 - 1 (e.g. another application's keys under the prefix);
+--                              nothing is written then
+-- The lock value is "<owner>:<token>".
+-- Fencing token: a hybrid logical clock. On every acquisition
+--   token = max(counter + 1, server TIME in microseconds)   (just TIME when the counter is gone)
+-- and the counter is set to the token with the idle TTL. Tokens strictly increase across key
+-- expiry, a lost counter (flush, restart without persistence) and a failover to a replica that
+-- missed the latest acquisitions, as long as the failover (or restart) takes longer than the clock
+-- skew between the servers: the new server's TIME is then past every token the old one handed out
+-- (each acquisition takes well over a microsecond, so the counter never runs ahead of the clock by
+-- more than a few tokens). Within one server, "+ 1" keeps them strictly increasing even when the
+-- clock stands still or steps back.
+-- Tokens are strings in Redis and in every reply. Lua numbers are doubles, exact for integers
+-- below 2^53 (~9.0e15); TIME in microseconds is ~1.8e15, so the arithmetic is exact until the
+-- year ~2255. They are formatted with string.format('%.0f', x), never tostring(x), which prints
+-- large numbers with an exponent (1.8e+15).
+-- A key Leasehold did not write (another application's, under the prefix) is answered with an
+-- error naming the key and what it holds, never an opaque WRONGTYPE or Lua error further on: the
+-- GETs use pcall, and every value is checked before it is used.
+local function foreign(key, what, expected)
+  local kind = redis.call('TYPE', key)['ok']
+  return redis.error_reply("ERR key '" .. key .. "' holds a value that is not a Leasehold " .. what
+      .. ' (a ' .. kind .. ', not ' .. expected .. ')')
+end
+local current = redis.pcall('GET', KEYS[1])
+if type(current) == 'table' and current.err then
+  return foreign(KEYS[1], 'lock', "a string '<owner>:<token>'")
+end
 if current then
   local sep = string.find(current, ':', 1, true)
+  if not sep then
+    return foreign(KEYS[1], 'lock', "'<owner>:<token>'")
+  end
   local token = string.sub(current, sep + 1)
   if string.sub(current, 1, sep - 1) == ARGV[1] then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -19,15 +52,20 @@ if current then
   end
   return {0, token, redis.call('PTTL', KEYS[1])}
 end
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  -- Seed from the server clock in microseconds: a counter seeded this way stays below the
-  -- clock (fewer than one acquisition per microsecond), so a re-seeded counter is above
-  -- every token handed out before the counter was lost.
-  local now = redis.call('TIME')
-  redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+local now = redis.call('TIME')
+local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local counter = redis.pcall('GET', KEYS[2])
+if type(counter) == 'table' and counter.err then
+  return foreign(KEYS[2], 'fencing counter', 'a string holding a decimal integer')
 end
-redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-local token = redis.call('GET', KEYS[2])
+if counter then
+  -- + 1 must stay exact in a double: the counter must be below 2^53 - 1
+  if not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991 then
+    return foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
+  end
+  token = math.max(tonumber(counter) + 1, token)
+end
+token = string.format('%.0f', token)
+redis.call('SET', KEYS[2], token, 'PX', ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
 return {1, token, tonumber(ARGV[2])}

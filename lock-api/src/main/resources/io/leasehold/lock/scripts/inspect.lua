@@ -2,9 +2,23 @@
 -- KEYS[1]  lock key
 -- Returns  {token, pttl}       the holder's fencing token (string) and remaining ms
 --          {}                  not held
-local current = redis.call('GET', KEYS[1])
+--          error               "ERR key '<key>' holds a value that is not a Leasehold lock (...)"
+--                              when the key holds another type or a string without ':' (e.g.
+--                              another application's key under the prefix)
+local function foreign(key, expected)
+  local kind = redis.call('TYPE', key)['ok']
+  return redis.error_reply("ERR key '" .. key .. "' holds a value that is not a Leasehold lock"
+      .. ' (a ' .. kind .. ', not ' .. expected .. ')')
+end
+local current = redis.pcall('GET', KEYS[1])
+if type(current) == 'table' and current.err then
+  return foreign(KEYS[1], "a string '<owner>:<token>'")
+end
 if not current then
   return {}
 end
 local sep = string.find(current, ':', 1, true)
+if not sep then
+  return foreign(KEYS[1], "'<owner>:<token>'")
+end
 return {string.sub(current, sep + 1), redis.call('PTTL', KEYS[1])}

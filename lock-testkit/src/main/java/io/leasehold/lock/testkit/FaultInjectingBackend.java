@@ -2,6 +2,8 @@ package io.leasehold.lock.testkit;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.MessageListener;
+import io.leasehold.lock.spi.Subscription;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -17,22 +19,25 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link LockBackend} decorator that injects the faults a real network has: a reply that never
- * arrives although the command ran ({@link #loseNextReply()}), and latency before each command
- * reaches Redis ({@link #setLatency(Duration)}). Only {@link #eval} is affected;
- * {@link #subscribe}, {@link #slot}, {@link #shardedPubSub} and {@link #close} delegate untouched.
+ * arrives although the command ran ({@link #loseNextReply()}), latency before each command
+ * reaches Redis ({@link #setLatency(Duration)}), and a slow subscribe confirmation
+ * ({@link #setSubscribeLatency(Duration)}). {@link #slot}, {@link #shardedPubSub},
+ * {@link #isTransient} and {@link #close} delegate untouched.
  *
  * <p>Several decorators can share one {@link Faults} (as {@code RedisLockBackendFixture} does), so
  * that one switch applies to all of them and "the next reply" means the next one across all.
  *
- * <p>Latency never blocks the caller: the call is forwarded later from a daemon thread named
- * {@code leasehold-fault-latency}, which {@link #close()} stops.
+ * <p>Latency never blocks the caller: a delayed eval is forwarded later, and a delayed subscribe
+ * confirmation relayed later, from a daemon thread named {@code leasehold-fault-latency}, which
+ * {@link #close()} stops.
  *
  * <p>This class is threadsafe.
  */
 public final class FaultInjectingBackend extends ForwardingLockBackend {
 
     private final Faults faults;
-    private final Set<CompletableFuture<Object>> delayed = ConcurrentHashMap.newKeySet();
+    /** Evals not yet forwarded and subscribe confirmations not yet relayed; failed on close. */
+    private final Set<CompletableFuture<?>> delayed = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object schedulerLock = new Object();
     private ScheduledExecutorService scheduler; // guarded by schedulerLock, created on first delayed call
@@ -58,7 +63,16 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         faults.setLatency(latency);
     }
 
-    /** Clears both faults (calls already delayed or lost stay so). */
+    /**
+     * Makes every later {@link #subscribe} slow to confirm: it is forwarded at once, but its future
+     * completes only after {@code latency} (and after the delegate's own confirmation);
+     * {@link Duration#ZERO} removes it.
+     */
+    public void setSubscribeLatency(Duration latency) {
+        faults.setSubscribeLatency(latency);
+    }
+
+    /** Clears every fault (calls already delayed or lost stay so). */
     public void reset() {
         faults.reset();
     }
@@ -80,6 +94,35 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         return reply;
     }
 
+    /**
+     * Subscribes through the delegate at once; with a subscribe latency, relays the delegate's
+     * outcome only once the latency has passed, from the latency thread (or from the delegate's
+     * thread, if it answers later still).
+     */
+    @Override
+    public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+        Duration latency = faults.subscribeLatency();
+        CompletableFuture<Subscription> subscribed;
+        try {
+            subscribed = super.subscribe(channel, listener);
+        } catch (RuntimeException e) {
+            subscribed = CompletableFuture.failedFuture(e);
+        }
+        if (latency.isZero()) {
+            return subscribed;
+        }
+        CompletableFuture<Subscription> confirmed = new CompletableFuture<>();
+        CompletableFuture<Subscription> outcome = subscribed;
+        schedule(latency, confirmed, () -> outcome.whenComplete((subscription, error) -> {
+            if (error != null) {
+                confirmed.completeExceptionally(error);
+            } else {
+                confirmed.complete(subscription);
+            }
+        }), "the subscription to " + channel);
+        return confirmed;
+    }
+
     private CompletableFuture<Object> forward(LuaScript script, List<String> keys, List<String> args) {
         try {
             return super.eval(script, keys, args);
@@ -90,24 +133,37 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
 
     private CompletableFuture<Object> forwardLater(Duration latency, LuaScript script, List<String> keys, List<String> args) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
-        delayed.add(reply);
-        Runnable send = () -> {
-            delayed.remove(reply);
-            forward(script, keys, args).whenComplete((value, error) -> {
-                if (error != null) {
-                    reply.completeExceptionally(error);
-                } else {
-                    reply.complete(value);
-                }
-            });
+        schedule(latency, reply, () -> forward(script, keys, args).whenComplete((value, error) -> {
+            if (error != null) {
+                reply.completeExceptionally(error);
+            } else {
+                reply.complete(value);
+            }
+        }), script.name());
+        return reply;
+    }
+
+    /** Runs {@code action} on the latency thread after {@code latency}; fails {@code pending} when closed. */
+    private void schedule(Duration latency, CompletableFuture<?> pending, Runnable action, String what) {
+        delayed.add(pending);
+        Runnable run = () -> {
+            delayed.remove(pending);
+            action.run();
         };
         try {
-            scheduler().schedule(send, latency.toNanos(), TimeUnit.NANOSECONDS);
+            scheduler().schedule(run, saturatedNanos(latency), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException | IllegalStateException e) {
-            delayed.remove(reply);
-            reply.completeExceptionally(new IllegalStateException("FaultInjectingBackend is closed; cannot delay " + script.name(), e));
+            delayed.remove(pending);
+            pending.completeExceptionally(new IllegalStateException("FaultInjectingBackend is closed; cannot delay " + what, e));
         }
-        return reply;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     private ScheduledExecutorService scheduler() {
@@ -127,7 +183,8 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
     }
 
     /**
-     * Stops the latency thread, fails calls still waiting to be forwarded, and closes the delegate.
+     * Stops the latency thread, fails calls still waiting to be forwarded and subscribe
+     * confirmations still waiting to be relayed, and closes the delegate (which ends its subscriptions).
      * Idempotent.
      */
     @Override
@@ -147,9 +204,9 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
                 Thread.currentThread().interrupt();
             }
         }
-        for (CompletableFuture<Object> reply : delayed) {
-            reply.completeExceptionally(new IllegalStateException(
-                    "FaultInjectingBackend was closed before this delayed eval was forwarded"));
+        for (CompletableFuture<?> pending : delayed) {
+            pending.completeExceptionally(new IllegalStateException(
+                    "FaultInjectingBackend was closed before this delayed eval was forwarded or subscription confirmed"));
         }
         delayed.clear();
         super.close();
@@ -165,29 +222,46 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         private final AtomicBoolean loseNextReply = new AtomicBoolean();
         private final AtomicLong lostReplies = new AtomicLong();
         private volatile Duration latency = Duration.ZERO;
+        private volatile Duration subscribeLatency = Duration.ZERO;
 
         /** Arms the loss of the next reply (arming twice before a call still loses one). */
         public void loseNextReply() {
             loseNextReply.set(true);
         }
 
-        /** Sets the delay before each eval is forwarded; {@link Duration#ZERO} removes it. */
+        /**
+         * Sets the delay before each eval is forwarded; {@link Duration#ZERO} removes it.
+         *
+         * @throws IllegalArgumentException when {@code latency} is negative
+         */
         public void setLatency(Duration latency) {
-            Objects.requireNonNull(latency, "latency");
-            if (latency.isNegative()) {
-                throw new IllegalArgumentException("latency must not be negative, but was " + latency);
-            }
-            this.latency = latency;
+            this.latency = FaultSwitches.notNegative("latency", latency);
         }
 
-        /** Disarms reply loss and removes latency. */
+        /**
+         * Sets the delay before each subscribe's confirmation is relayed; {@link Duration#ZERO} removes it.
+         *
+         * @throws IllegalArgumentException when {@code latency} is negative
+         */
+        public void setSubscribeLatency(Duration latency) {
+            this.subscribeLatency = FaultSwitches.notNegative("subscribeLatency", latency);
+        }
+
+        /** Disarms reply loss and removes both latencies. */
         public void reset() {
             loseNextReply.set(false);
             latency = Duration.ZERO;
+            subscribeLatency = Duration.ZERO;
         }
 
+        /** The delay before each eval is forwarded. */
         public Duration latency() {
             return latency;
+        }
+
+        /** The delay before each subscribe's confirmation is relayed. */
+        public Duration subscribeLatency() {
+            return subscribeLatency;
         }
 
         /** True while a reply loss is armed and no eval has consumed it yet. */

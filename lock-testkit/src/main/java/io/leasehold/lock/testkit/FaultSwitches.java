@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The network faults of an {@link InMemoryLockBackend}, shared by all its nodes: unreachable,
- * slow, and replies that are lost after the command ran. (Data faults — expiring, deleting,
+ * slow (scripts, or subscribe confirmations), and replies that are lost after the command ran. (Data faults — expiring, deleting,
  * flushing keys — act on the store directly.)
  *
  * <p>This class is threadsafe.
@@ -17,6 +17,7 @@ final class FaultSwitches {
     private final AtomicBoolean unavailable = new AtomicBoolean();
     private final AtomicInteger repliesToLose = new AtomicInteger();
     private volatile Duration latency = Duration.ZERO;
+    private volatile Duration subscribeLatency = Duration.ZERO;
 
     boolean unavailable() {
         return unavailable.get();
@@ -37,11 +38,15 @@ final class FaultSwitches {
     }
 
     void setLatency(Duration latency) {
-        Objects.requireNonNull(latency, "latency");
-        if (latency.isNegative()) {
-            throw new IllegalArgumentException("latency must not be negative, but was " + latency);
-        }
-        this.latency = latency;
+        this.latency = notNegative("latency", latency);
+    }
+
+    Duration subscribeLatency() {
+        return subscribeLatency;
+    }
+
+    void setSubscribeLatency(Duration latency) {
+        this.subscribeLatency = notNegative("subscribeLatency", latency);
     }
 
     void loseNextReply() {
@@ -53,10 +58,19 @@ final class FaultSwitches {
         return repliesToLose.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
     }
 
-    /** Clears latency, unavailability and pending lost replies; true when it ends unavailability. */
+    /** Clears both latencies, unavailability and pending lost replies; true when it ends unavailability. */
     boolean reset() {
         latency = Duration.ZERO;
+        subscribeLatency = Duration.ZERO;
         repliesToLose.set(0);
         return makeAvailable();
+    }
+
+    static Duration notNegative(String parameter, Duration latency) {
+        Objects.requireNonNull(latency, parameter);
+        if (latency.isNegative()) {
+            throw new IllegalArgumentException(parameter + " must not be negative, but was " + latency);
+        }
+        return latency;
     }
 }

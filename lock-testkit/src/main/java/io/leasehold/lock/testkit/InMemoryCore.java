@@ -40,8 +40,11 @@ final class InMemoryCore {
     private final ScriptEmulator emulator = new ScriptEmulator(store, hub);
     private final DaemonThreads delayThreads = new DaemonThreads(LATENCY_THREAD);
     private final ScheduledThreadPoolExecutor delays = new ScheduledThreadPoolExecutor(1, delayThreads);
-    /** Delayed calls not yet run, with their script names, failed on close so that no caller hangs. */
-    private final Map<CompletableFuture<Object>, String> delayed = new ConcurrentHashMap<>();
+    /**
+     * Futures waiting out a latency — script calls not yet run, subscribe confirmations not yet
+     * sent — each with what close must say it was closed before; failed on close so that no caller hangs.
+     */
+    private final Map<CompletableFuture<?>, String> delayed = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     InMemoryCore(Clock clock) {
@@ -80,17 +83,9 @@ final class InMemoryCore {
             execute(name, keyCopy, argCopy, reply);
             return reply;
         }
-        delayed.put(reply, name);
-        try {
-            delays.schedule(() -> {
-                if (delayed.remove(reply) != null) {
-                    execute(name, keyCopy, argCopy, reply);
-                }
-            }, saturatedNanos(latency), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            delayed.remove(reply);
-            reply.completeExceptionally(closedError("script '" + name + "' was not run"));
-        }
+        delayLatency(latency, reply, "the delayed call to script '" + name + "' ran",
+                () -> execute(name, keyCopy, argCopy, reply),
+                () -> reply.completeExceptionally(closedError("script '" + name + "' was not run")));
         return reply;
     }
 
@@ -103,7 +98,39 @@ final class InMemoryCore {
         if (faults.unavailable()) {
             return CompletableFuture.failedFuture(unavailableError("cannot subscribe to channel '" + channel + "'"));
         }
-        return CompletableFuture.completedFuture(hub.subscribe(channel, listener, onEnd));
+        Subscription subscription = hub.subscribe(channel, listener, onEnd);
+        Duration latency = faults.subscribeLatency();
+        if (latency.isZero()) {
+            return CompletableFuture.completedFuture(subscription);
+        }
+        // Subscribed now (messages may already arrive); only the confirmation is late.
+        CompletableFuture<Subscription> confirmed = new CompletableFuture<>();
+        delayLatency(latency, confirmed, "the delayed confirmation of the subscription to channel '" + channel + "'",
+                () -> confirmed.complete(subscription),
+                () -> {
+                    subscription.unsubscribe();
+                    confirmed.completeExceptionally(closedError("cannot subscribe to channel '" + channel + "'"));
+                });
+        return confirmed;
+    }
+
+    /**
+     * Runs {@code action} on the latency thread after {@code latency}, unless close fails
+     * {@code pending} first (saying it was closed before {@code what}); runs {@code rejected} at once
+     * when the backend is already closing.
+     */
+    private void delayLatency(Duration latency, CompletableFuture<?> pending, String what, Runnable action, Runnable rejected) {
+        delayed.put(pending, what);
+        try {
+            delays.schedule(() -> {
+                if (delayed.remove(pending) != null) {
+                    action.run();
+                }
+            }, saturatedNanos(latency), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            delayed.remove(pending);
+            rejected.run();
+        }
     }
 
     /** Runs an administrative operation on the store, atomically, at the clock's current millisecond. */
@@ -134,15 +161,15 @@ final class InMemoryCore {
         return closed.get();
     }
 
-    /** Fails delayed calls, ends all subscriptions and stops both threads. Idempotent. */
+    /** Fails delayed calls and confirmations, ends all subscriptions and stops both threads. Idempotent. */
     void close(long timeoutMillis) {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         delays.shutdownNow();
-        delayed.forEach((reply, name) -> {
-            if (delayed.remove(reply) != null) {
-                reply.completeExceptionally(closedError("closed before the delayed call to script '" + name + "' ran"));
+        delayed.forEach((pending, what) -> {
+            if (delayed.remove(pending) != null) {
+                pending.completeExceptionally(closedError("closed before " + what));
             }
         });
         hub.close(timeoutMillis);

@@ -69,6 +69,16 @@ public final class InMemoryFixture implements LockBackendFixture {
     }
 
     @Override
+    public void writeKey(String key, String value) {
+        store.writeKey(key, value);
+    }
+
+    @Override
+    public void writeForeignKey(String key) {
+        store.writeForeignKey(key);
+    }
+
+    @Override
     public void makeUnavailable() {
         store.makeUnavailable();
     }
@@ -86,6 +96,11 @@ public final class InMemoryFixture implements LockBackendFixture {
     @Override
     public void setLatency(Duration latency) {
         store.setLatency(latency);
+    }
+
+    @Override
+    public void setSubscribeLatency(Duration latency) {
+        store.setSubscribeLatency(latency);
     }
 
     @Override

@@ -35,17 +35,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p><b>Faithful to the Lua scripts.</b> It runs the bundled scripts ({@code acquire},
  * {@code release}, {@code renew}, {@code extend}, {@code inspect}, {@code force-release}) by
  * emulating them command for command — the same keys, TTLs in milliseconds, lock value
- * {@code "<owner>:<token>"}, fencing counter with its idle TTL and its re-seeding from the server
- * time in microseconds, replies of the same shape, and the same errors for bad arguments — so code
+ * {@code "<owner>:<token>"}, fencing counter with its idle TTL, tokens from the same hybrid logical
+ * clock ({@code max(counter + 1, TIME in µs)}), replies of the same shape, the same answers for a
+ * key that is not a Leasehold lock ({@link #writeForeignKey(String)}), and the same errors for bad
+ * arguments — so code
  * that passes against it behaves the same against Redis. Any other script fails with an
  * {@link UnsupportedOperationException} that names it. Release notifications use sharded pub/sub
  * ({@link #shardedPubSub()} is true): a script told to {@code SPUBLISH} reaches subscribers, and,
  * as in Redis, one told to {@code PUBLISH} reaches none of them. Messages are delivered in order on
  * the daemon thread {@code leasehold-inmemory-pubsub}. Differences that no caller should rely on
  * are these: a key expires once its whole TTL has passed (Redis keeps it through the millisecond
- * in which PTTL reads 0); and the emulated {@code TIME} never reads below the highest token issued,
- * standing in for the microseconds a real server spends per acquisition, which keeps tokens
- * monotonic across {@link #flushAll()} even when a {@link ManualClock} stands still.
+ * in which PTTL reads 0); and the emulated {@code TIME} always reads above the highest token
+ * issued, standing in for the microseconds a real server spends per acquisition, which keeps tokens
+ * monotonic across {@link #flushAll()} and a rolled-back counter even when a {@link ManualClock}
+ * stands still.
  *
  * <p><b>Time.</b> TTLs run on the backend's {@link Clock}: the system clock by default, or a
  * {@link ManualClock} given to {@link #withClock(Clock)}. Expiry is checked on every access, so a
@@ -59,8 +62,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Calls.</b> Without latency a script runs on the caller's thread and its future is complete
  * when {@link #eval} returns; with {@link #setLatency(Duration) latency} it runs, and its future
- * completes, on the daemon thread {@code leasehold-inmemory-latency}. No future is ever completed
- * while the store's lock is held.
+ * completes, on the daemon thread {@code leasehold-inmemory-latency}. A subscription is active when
+ * {@link #subscribe} returns; with a {@link #setSubscribeLatency(Duration) subscribe latency} its
+ * future completes later, on the same thread. No future is ever completed while the store's lock
+ * is held.
  *
  * <p>This class is threadsafe.
  *
@@ -70,6 +75,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class InMemoryLockBackend implements LockBackend {
 
     private static final long CLOSE_TIMEOUT_MILLIS = 5_000;
+    /** The field and value of the hash {@link #writeForeignKey(String)} writes. */
+    static final String FOREIGN_FIELD = "written-by";
+    static final String FOREIGN_VALUE = "another application";
 
     private final InMemoryCore core;
     private final boolean root;
@@ -191,6 +199,19 @@ public final class InMemoryLockBackend implements LockBackend {
     }
 
     /**
+     * Makes every later {@link #subscribe} slow to confirm: the subscription is active at once (a
+     * message published meanwhile is delivered), but its future completes only after
+     * {@code latency}, on the daemon thread {@code leasehold-inmemory-latency}, never blocking the
+     * caller; {@link Duration#ZERO} removes the delay. A confirmation still pending when the backend
+     * closes fails with an {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException when {@code latency} is negative
+     */
+    public void setSubscribeLatency(Duration latency) {
+        core.faults.setSubscribeLatency(latency);
+    }
+
+    /**
      * The next script call to run executes in the store, but its future never completes, as if the
      * reply were lost on the way. Calling this n times loses the next n replies.
      */
@@ -198,7 +219,10 @@ public final class InMemoryLockBackend implements LockBackend {
         core.faults.loseNextReply();
     }
 
-    /** Clears latency, unavailability (as {@link #makeAvailable()} does) and pending lost replies. */
+    /**
+     * Clears both latencies, unavailability (as {@link #makeAvailable()} does) and pending lost
+     * replies. Calls and confirmations already waiting out a latency keep waiting.
+     */
     public void resetFaults() {
         core.resetFaults();
     }
@@ -215,6 +239,33 @@ public final class InMemoryLockBackend implements LockBackend {
     public boolean deleteKey(String key) {
         Objects.requireNonNull(key, "key");
         return core.admin(now -> core.store().del(key, now));
+    }
+
+    /**
+     * Sets {@code key} to {@code value} without a TTL, replacing whatever it held (SET), e.g. to roll a
+     * fencing counter back as a promoted replica that missed the latest acquisitions would have it.
+     */
+    public void writeKey(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        core.admin(now -> {
+            core.store().set(key, value);
+            return null;
+        });
+    }
+
+    /**
+     * Replaces {@code key} with a hash, atomically ({@code DEL}, then {@code HSET key field value}),
+     * as a foreign application writing under the lock prefix would. {@link #get(String)} on it then
+     * fails, as {@code GET} does in Redis.
+     */
+    public void writeForeignKey(String key) {
+        Objects.requireNonNull(key, "key");
+        core.admin(now -> {
+            core.store().del(key, now);
+            core.store().hset(key, FOREIGN_FIELD, FOREIGN_VALUE, now);
+            return null;
+        });
     }
 
     /** Loses every key — locks and fencing counters — as FLUSHALL or a restart without persistence does. */
@@ -237,7 +288,12 @@ public final class InMemoryLockBackend implements LockBackend {
         return core.admin(now -> core.store().exists(key, now));
     }
 
-    /** The value of {@code key}, e.g. {@code "<owner>:<token>"} for a lock or the counter of a fence key. */
+    /**
+     * The value of {@code key}, e.g. {@code "<owner>:<token>"} for a lock or the counter of a fence key.
+     *
+     * @throws IllegalStateException with Redis's {@code WRONGTYPE} error when the key holds a hash
+     *     ({@link #writeForeignKey(String)})
+     */
     public Optional<String> get(String key) {
         Objects.requireNonNull(key, "key");
         return Optional.ofNullable(core.admin(now -> core.store().get(key, now)));

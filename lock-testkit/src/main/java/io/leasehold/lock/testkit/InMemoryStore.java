@@ -8,7 +8,10 @@ import java.util.TreeSet;
 
 /**
  * The keyspace of an {@link InMemoryLockBackend}: string keys with optional millisecond TTLs,
- * and the few Redis commands the scripts use, with Redis's return values.
+ * and the few Redis commands the scripts use, with Redis's return values. A key may also hold a
+ * hash ({@link #hset}), which no Leasehold script writes: it stands for a foreign application's
+ * key under the lock prefix, and {@code GET} on it fails with {@link WrongTypeException} as in
+ * Redis.
  *
  * <p>Expiry is lazy, as in Redis, but checked on every access against the time passed in, so a
  * moved clock is observed by the very next command. A key is gone once its whole TTL has elapsed
@@ -27,26 +30,64 @@ final class InMemoryStore {
     /** Highest fencing token ever issued; see {@link #serverTimeMicros(long)}. Survives {@link #clear()}. */
     private long highestToken = Long.MIN_VALUE;
 
-    private record Entry(String value, long expireAtMillis) {
+    /** Redis's reply to a command on a key of the wrong type. */
+    static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+    /** A key's value: a string, or (when {@code hash} is not null) a hash, whose fields no script reads. */
+    private record Entry(String value, Map<String, String> hash, long expireAtMillis) {
+
+        static Entry string(String value, long expireAtMillis) {
+            return new Entry(value, null, expireAtMillis);
+        }
+
+        Entry withExpiry(long at) {
+            return new Entry(value, hash, at);
+        }
+
         boolean expiredAt(long nowMillis) {
             return nowMillis >= expireAtMillis;
         }
     }
 
-    /** GET: the value, or null when absent or expired. */
+    /**
+     * GET: the value, or null when absent or expired.
+     *
+     * @throws WrongTypeException when the key holds a hash
+     */
     String get(String key, long nowMillis) {
         Entry entry = live(key, nowMillis);
-        return entry == null ? null : entry.value();
+        if (entry == null) {
+            return null;
+        }
+        if (entry.hash() != null) {
+            throw new WrongTypeException(key);
+        }
+        return entry.value();
     }
 
-    /** SET without options: stores the value and drops any TTL. */
+    /** SET without options: stores the value (replacing a key of any type) and drops any TTL. */
     void set(String key, String value) {
-        entries.put(key, new Entry(value, NO_EXPIRY));
+        entries.put(key, Entry.string(value, NO_EXPIRY));
+    }
+
+    /**
+     * HSET key field value: adds the field to the hash at {@code key}, creating it without a TTL.
+     *
+     * @throws WrongTypeException when the key holds a string
+     */
+    void hset(String key, String field, String value, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        if (entry != null && entry.hash() == null) {
+            throw new WrongTypeException(key);
+        }
+        Map<String, String> hash = new HashMap<>(entry == null ? Map.of() : entry.hash());
+        hash.put(field, value);
+        entries.put(key, new Entry(null, Map.copyOf(hash), entry == null ? NO_EXPIRY : entry.expireAtMillis()));
     }
 
     /** SET key value PX ttl; the caller has checked {@code ttlMillis > 0}. */
     void setPx(String key, String value, long ttlMillis, long nowMillis) {
-        entries.put(key, new Entry(value, expireAt(ttlMillis, nowMillis)));
+        entries.put(key, Entry.string(value, expireAt(ttlMillis, nowMillis)));
     }
 
     /**
@@ -62,7 +103,7 @@ final class InMemoryStore {
         if (ttlMillis <= 0) {
             entries.remove(key);
         } else {
-            entries.put(key, new Entry(entry.value(), expireAt(ttlMillis, nowMillis)));
+            entries.put(key, entry.withExpiry(expireAt(ttlMillis, nowMillis)));
         }
         return 1;
     }
@@ -76,6 +117,15 @@ final class InMemoryStore {
         return entry.expireAtMillis() == NO_EXPIRY ? -1 : entry.expireAtMillis() - nowMillis;
     }
 
+    /** TYPE: {@code string}, {@code hash}, or {@code none} for a missing key. */
+    String type(String key, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        if (entry == null) {
+            return "none";
+        }
+        return entry.hash() == null ? "string" : "hash";
+    }
+
     /** EXISTS for one key. */
     boolean exists(String key, long nowMillis) {
         return live(key, nowMillis) != null;
@@ -84,19 +134,6 @@ final class InMemoryStore {
     /** DEL for one key: true when a live key was deleted. */
     boolean del(String key, long nowMillis) {
         return live(key, nowMillis) != null && entries.remove(key) != null;
-    }
-
-    /**
-     * INCR: the new value; keeps the key's TTL, as Redis does.
-     *
-     * @throws NumberFormatException when the value is not an integer
-     * @throws ArithmeticException when the increment would overflow
-     */
-    long incr(String key, long nowMillis) {
-        Entry entry = live(key, nowMillis);
-        long next = Math.incrementExact(entry == null ? 0 : Long.parseLong(entry.value()));
-        entries.put(key, new Entry(Long.toString(next), entry == null ? NO_EXPIRY : entry.expireAtMillis()));
-        return next;
     }
 
     /** The live keys, sorted. */
@@ -111,19 +148,30 @@ final class InMemoryStore {
     }
 
     /**
-     * The emulated Redis {@code TIME}, in microseconds: the clock, but never below the highest
-     * token issued so far. A real server spends well over a microsecond per acquisition, which is
-     * why a counter re-seeded from {@code TIME} lands above every earlier token; a {@link ManualClock}
-     * standing still (or a user clock moved backwards) spends no time at all, and this floor stands
-     * in for the time that would have passed. With a clock that runs, the floor never shows.
+     * The emulated Redis {@code TIME}, in microseconds: the clock, but always above the highest
+     * token issued so far. A real server spends well over a microsecond per acquisition, so its
+     * {@code TIME} has moved past every token it handed out; a {@link ManualClock} standing still
+     * (or a user clock moved backwards) spends no time at all, and this floor stands in for the time
+     * that would have passed — without it, a rolled-back counter under a standing clock would repeat
+     * the highest token. With a clock that runs, the floor never shows.
      */
     long serverTimeMicros(long clockMicros) {
-        return Math.max(clockMicros, highestToken);
+        return Math.max(clockMicros, highestToken + 1);
     }
 
     /** Records a fencing token handed out, for {@link #serverTimeMicros(long)}. */
     void tokenIssued(long token) {
         highestToken = Math.max(highestToken, token);
+    }
+
+    /** What Redis answers a command on a key of the wrong type: {@value #WRONGTYPE}. */
+    static final class WrongTypeException extends IllegalStateException {
+
+        private static final long serialVersionUID = 1L;
+
+        WrongTypeException(String key) {
+            super(WRONGTYPE + " (in-memory backend: key '" + key + "' holds a hash, not a string)");
+        }
     }
 
     private Entry live(String key, long nowMillis) {

@@ -31,6 +31,20 @@ public interface LockBackendFixture extends AutoCloseable {
     /** Loses all data: every lock and every fencing counter (a flush or a restart without persistence). */
     void flushAll();
 
+    /**
+     * Sets {@code key} to {@code value} without a TTL ({@code SET key value} on the master that owns
+     * the key), e.g. to roll a fencing counter back to an older token as a promoted replica that
+     * missed the latest acquisitions would have it.
+     */
+    void writeKey(String key, String value);
+
+    /**
+     * Replaces {@code key} with a hash ({@code DEL}, then {@code HSET key field value}, atomically),
+     * as a foreign application writing under the lock prefix would: a value that is not a Leasehold
+     * lock, which no script may fail on as a whole.
+     */
+    void writeForeignKey(String key);
+
     /** Makes the store unreachable for every backend of this fixture (calls fail or hang) until {@link #makeAvailable()}. */
     void makeUnavailable();
 
@@ -43,20 +57,15 @@ public interface LockBackendFixture extends AutoCloseable {
     /** Delays every script call by {@code latency} before it executes; {@link Duration#ZERO} removes the delay. */
     void setLatency(Duration latency);
 
-    /** TEMPORARY until the scripts branch lands: plain SET of key (no TTL). */
-    default void writeKey(String key, String value) {
-        throw new UnsupportedOperationException("writeKey");
-    }
-
-    /** TEMPORARY until the scripts branch lands: replace key with a hash. */
-    default void writeForeignKey(String key) {
-        throw new UnsupportedOperationException("writeForeignKey");
-    }
-
-    /** TEMPORARY until the scripts branch lands: delay subscribe confirmations. */
-    default void setSubscribeLatency(Duration latency) {
-        throw new UnsupportedOperationException("setSubscribeLatency");
-    }
+    /**
+     * Makes every later {@code subscribe} of this fixture's backends slow to confirm: the
+     * subscription is made at once (messages may arrive), but its future completes only after
+     * {@code latency}, as with a slow subscribe confirmation. Never blocks the caller.
+     * {@link Duration#ZERO} removes the delay; {@link #resetFaults()} does too.
+     *
+     * @throws IllegalArgumentException when {@code latency} is negative
+     */
+    void setSubscribeLatency(Duration latency);
 
     /** Clears every fault (called by the suite after each scenario). */
     void resetFaults();
@@ -72,14 +81,23 @@ public interface LockBackendFixture extends AutoCloseable {
 
     /** The faults a fixture may inject. */
     enum Fault {
+        /** {@link #deleteKey(String)}. */
         DELETE_KEY,
+        /** {@link #expireNow(String)}. */
         EXPIRE_NOW,
+        /** {@link #flushAll()}. */
         FLUSH_ALL,
+        /** {@link #makeUnavailable()} and {@link #makeAvailable()}. */
         UNAVAILABLE,
+        /** {@link #loseNextReply()}. */
         LOSE_REPLY,
+        /** {@link #setLatency(Duration)}. */
         LATENCY,
+        /** {@link #writeKey(String, String)}. */
         WRITE_KEY,
+        /** {@link #writeForeignKey(String)}. */
         FOREIGN_KEY,
+        /** {@link #setSubscribeLatency(Duration)}. */
         SUBSCRIBE_LATENCY
     }
 }

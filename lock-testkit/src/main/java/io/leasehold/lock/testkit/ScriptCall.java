@@ -78,16 +78,6 @@ final class ScriptCall {
                 "ARGV[" + i + "] for " + command + " must be an integer, but was '" + value + "'");
     }
 
-    /** Index of the ':' between owner and token in a lock value (Lua's string.find, first match). */
-    int separator(String lockValue, int keyIndex) {
-        int sep = lockValue.indexOf(':');
-        if (sep < 0) {
-            throw error("ERR attempt to perform arithmetic on a nil value (local 'sep')",
-                    "the value of KEYS[" + keyIndex + "] is not '<owner>:<token>', but '" + lockValue + "'");
-        }
-        return sep;
-    }
-
     /** A script error as Redis reports it, followed by what this call did wrong. */
     InMemoryScriptException error(String redisError, String detail) {
         return new InMemoryScriptException(redisError + " (in-memory backend, script '" + script + "': " + detail + ")");

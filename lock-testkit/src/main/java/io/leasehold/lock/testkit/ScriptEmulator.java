@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * The six bundled Lua scripts, transliterated line by line into Java over an {@link InMemoryStore}:
@@ -18,6 +19,9 @@ import java.util.Objects;
 final class ScriptEmulator {
 
     private static final String RELEASED = "released";
+    private static final Pattern DIGITS = Pattern.compile("[0-9]+");
+    /** 2^53 - 1: a counter must stay below it, so that counter + 1 is exact in a Lua double. */
+    private static final long MAX_EXACT_COUNTER = (1L << 53) - 1;
     /** Name → SHA-1 of the bundled source, so that a foreign script of the same name is refused. */
     private static final Map<String, String> BUNDLED = bundledShas();
 
@@ -61,49 +65,63 @@ final class ScriptEmulator {
 
     private Object acquire(ScriptCall c) {
         long now = c.nowMillis();
-        String current = store.get(c.key(1), now);
-        if (current != null) {
-            int sep = c.separator(current, 1);
-            String token = current.substring(sep + 1);
-            if (current.substring(0, sep).equals(c.arg(1))) {
+        Get current = pcallGet(c, 1);
+        if (current.wrongType()) {
+            throw foreign(c, 1, "lock", "a string '<owner>:<token>'");
+        }
+        if (current.value() != null) {
+            int sep = current.value().indexOf(':');
+            if (sep < 0) {
+                throw foreign(c, 1, "lock", "'<owner>:<token>'");
+            }
+            String token = current.value().substring(sep + 1);
+            if (current.value().substring(0, sep).equals(c.arg(1))) {
                 pexpire(c, 1, 2);
                 return List.of(1L, token, c.integerArg(2, "tonumber"));
             }
             return List.of(0L, token, store.pttl(c.key(1), now));
         }
-        if (!store.exists(c.key(2), now)) {
-            // Redis: SET fence TIME-in-microseconds (see InMemoryStore#serverTimeMicros).
-            store.set(c.key(2), Long.toString(store.serverTimeMicros(c.clockMicros())));
+        // TIME in microseconds (see InMemoryStore#serverTimeMicros), then the hybrid logical clock.
+        long token = store.serverTimeMicros(c.clockMicros());
+        Get counter = pcallGet(c, 2);
+        if (counter.wrongType()) {
+            throw foreign(c, 2, "fencing counter", "a string holding a decimal integer");
         }
-        incr(c, 2);
-        pexpire(c, 2, 3);
-        String token = store.get(c.key(2), now);
-        if (token == null) {
-            // PEXPIRE with a counter TTL <= 0 deleted the counter; Lua then concatenates nil.
-            throw c.error("ERR attempt to concatenate a nil value (local 'token')",
-                    "ARGV[3] (counter idle TTL) must be positive, but was '" + c.arg(3) + "'");
+        if (counter.value() != null) {
+            if (!isCounter(counter.value())) {
+                throw foreign(c, 2, "fencing counter", "a decimal integer below 2^53 - 1");
+            }
+            token = Math.max(Long.parseLong(counter.value()) + 1, token);
         }
-        String value = c.requiredArg(1) + ":" + token;
-        long lease = c.integerArg(2, "SET PX");
-        if (lease <= 0) {
-            throw c.error("ERR invalid expire time in 'set' command", "ARGV[2] (lease) must be positive, but was " + lease);
+        String tokenText = Long.toString(token);
+        setPx(c, 2, tokenText, 3, "counter idle TTL");
+        setPx(c, 1, c.requiredArg(1) + ":" + tokenText, 2, "lease");
+        store.tokenIssued(token);
+        return List.of(1L, tokenText, c.integerArg(2, "tonumber"));
+    }
+
+    /**
+     * {@code string.match(counter, '^%d+$') and tonumber(counter) < 2^53 - 1}: ASCII digits below
+     * 2^53 - 1, so that counter + 1 is still exact in a Lua double.
+     */
+    private static boolean isCounter(String counter) {
+        if (!DIGITS.matcher(counter).matches()) {
+            return false;
         }
-        try {
-            store.setPx(c.key(1), value, lease, now);
-        } catch (ArithmeticException e) {
-            throw c.error("ERR invalid expire time in 'set' command", "ARGV[2] (lease) overflows: " + lease);
-        }
-        store.tokenIssued(Long.parseLong(token));
-        return List.of(1L, token, lease);
+        String significant = counter.replaceFirst("^0+(?=.)", "");
+        return significant.length() <= 16 && Long.parseLong(significant) < MAX_EXACT_COUNTER;
     }
 
     private Object release(ScriptCall c) {
-        String current = store.get(c.key(1), c.nowMillis());
-        if (current == null) {
+        Get current = pcallGet(c, 1);
+        if (current.wrongType()) {
             return 0L;
         }
-        int sep = c.separator(current, 1);
-        if (!current.substring(0, sep).equals(c.arg(1))) {
+        if (current.value() == null) {
+            return 0L;
+        }
+        int sep = current.value().indexOf(':');
+        if (sep < 0 || !current.value().substring(0, sep).equals(c.arg(1))) {
             return 0L;
         }
         store.del(c.key(1), c.nowMillis());
@@ -114,12 +132,16 @@ final class ScriptEmulator {
     private Object renew(ScriptCall c) {
         List<Object> result = new ArrayList<>(c.keyCount());
         for (int i = 1; i <= c.keyCount(); i++) {
-            String current = store.get(c.key(i), c.nowMillis());
-            if (current == null) {
+            Get current = pcallGet(c, i);
+            if (current.wrongType()) {
+                result.add(-2L);
+            } else if (current.value() == null) {
                 result.add(0L);
             } else {
-                int sep = c.separator(current, i);
-                if (current.substring(0, sep).equals(c.arg(2 * i - 1))) {
+                int sep = current.value().indexOf(':');
+                if (sep < 0) {
+                    result.add(-2L);
+                } else if (current.value().substring(0, sep).equals(c.arg(2 * i - 1))) {
                     pexpire(c, i, 2 * i);
                     result.add(1L);
                 } else {
@@ -131,12 +153,18 @@ final class ScriptEmulator {
     }
 
     private Object extend(ScriptCall c) {
-        String current = store.get(c.key(1), c.nowMillis());
-        if (current == null) {
+        Get current = pcallGet(c, 1);
+        if (current.wrongType()) {
+            return -2L;
+        }
+        if (current.value() == null) {
             return 0L;
         }
-        int sep = c.separator(current, 1);
-        if (!current.substring(0, sep).equals(c.arg(1))) {
+        int sep = current.value().indexOf(':');
+        if (sep < 0) {
+            return -2L;
+        }
+        if (!current.value().substring(0, sep).equals(c.arg(1))) {
             return -1L;
         }
         pexpire(c, 1, 2);
@@ -144,12 +172,18 @@ final class ScriptEmulator {
     }
 
     private Object inspect(ScriptCall c) {
-        String current = store.get(c.key(1), c.nowMillis());
-        if (current == null) {
+        Get current = pcallGet(c, 1);
+        if (current.wrongType()) {
+            throw foreign(c, 1, "lock", "a string '<owner>:<token>'");
+        }
+        if (current.value() == null) {
             return List.of();
         }
-        int sep = c.separator(current, 1);
-        return List.of(current.substring(sep + 1), store.pttl(c.key(1), c.nowMillis()));
+        int sep = current.value().indexOf(':');
+        if (sep < 0) {
+            throw foreign(c, 1, "lock", "'<owner>:<token>'");
+        }
+        return List.of(current.value().substring(sep + 1), store.pttl(c.key(1), c.nowMillis()));
     }
 
     private Object forceRelease(ScriptCall c) {
@@ -160,6 +194,41 @@ final class ScriptEmulator {
         return 1L;
     }
 
+    /** What {@code redis.pcall('GET', key)} answered: the value (null when absent), or a WRONGTYPE error. */
+    private record Get(String value, boolean wrongType) {
+    }
+
+    /** redis.pcall('GET', KEYS[keyIndex]). */
+    private Get pcallGet(ScriptCall c, int keyIndex) {
+        try {
+            return new Get(store.get(c.key(keyIndex), c.nowMillis()), false);
+        } catch (InMemoryStore.WrongTypeException e) {
+            return new Get(null, true);
+        }
+    }
+
+    /** The scripts' foreign(): an error reply naming the key, what it holds (TYPE) and what was expected. */
+    private InMemoryScriptException foreign(ScriptCall c, int keyIndex, String what, String expected) {
+        String key = c.key(keyIndex);
+        String kind = store.type(key, c.nowMillis());
+        return c.error("ERR key '" + key + "' holds a value that is not a Leasehold " + what
+                + " (a " + kind + ", not " + expected + ")", "KEYS[" + keyIndex + "]");
+    }
+
+    /** redis.call('SET', KEYS[keyIndex], value, 'PX', ARGV[argIndex]). */
+    private void setPx(ScriptCall c, int keyIndex, String value, int argIndex, String what) {
+        long ttl = c.integerArg(argIndex, "SET PX");
+        if (ttl <= 0) {
+            throw c.error("ERR invalid expire time in 'set' command",
+                    "ARGV[" + argIndex + "] (" + what + ") must be positive, but was " + ttl);
+        }
+        try {
+            store.setPx(c.key(keyIndex), value, ttl, c.nowMillis());
+        } catch (ArithmeticException e) {
+            throw c.error("ERR invalid expire time in 'set' command", "ARGV[" + argIndex + "] (" + what + ") overflows: " + ttl);
+        }
+    }
+
     /** redis.call('PEXPIRE', KEYS[keyIndex], ARGV[argIndex]). */
     private void pexpire(ScriptCall c, int keyIndex, int argIndex) {
         long ttl = c.integerArg(argIndex, "PEXPIRE");
@@ -167,17 +236,6 @@ final class ScriptEmulator {
             store.pexpire(c.key(keyIndex), ttl, c.nowMillis());
         } catch (ArithmeticException e) {
             throw c.error("ERR invalid expire time in 'pexpire' command", "ARGV[" + argIndex + "] overflows: " + ttl);
-        }
-    }
-
-    /** redis.call('INCR', KEYS[keyIndex]). */
-    private void incr(ScriptCall c, int keyIndex) {
-        try {
-            store.incr(c.key(keyIndex), c.nowMillis());
-        } catch (NumberFormatException e) {
-            throw c.error("ERR value is not an integer or out of range", "KEYS[" + keyIndex + "] does not hold an integer");
-        } catch (ArithmeticException e) {
-            throw c.error("ERR increment or decrement would overflow", "KEYS[" + keyIndex + "]");
         }
     }
 

@@ -30,6 +30,7 @@ class FaultInjectingBackendTest {
         final AtomicInteger evals = new AtomicInteger();
         final AtomicReference<Thread> lastCaller = new AtomicReference<>();
         final AtomicInteger closes = new AtomicInteger();
+        final AtomicInteger subscribes = new AtomicInteger();
         final CompletableFuture<Subscription> subscription = new CompletableFuture<>();
 
         @Override
@@ -40,6 +41,7 @@ class FaultInjectingBackendTest {
 
         @Override
         public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+            subscribes.incrementAndGet();
             return subscription;
         }
 
@@ -123,12 +125,15 @@ class FaultInjectingBackendTest {
         CountingFake fake = new CountingFake();
         try (FaultInjectingBackend backend = new FaultInjectingBackend(fake)) {
             backend.setLatency(Duration.ofHours(1));
+            backend.setSubscribeLatency(Duration.ofHours(1));
             backend.loseNextReply();
             backend.reset();
 
             assertEquals(1L, await(backend.eval(SCRIPT, KEYS, List.of())));
             assertSame(Thread.currentThread(), fake.lastCaller.get());
             assertEquals(Duration.ZERO, backend.faults().latency());
+            assertSame(fake.subscription, backend.subscribe("c", (channel, message) -> { }), "subscribes at once again");
+            assertEquals(Duration.ZERO, backend.faults().subscribeLatency());
         }
     }
 
@@ -154,7 +159,7 @@ class FaultInjectingBackendTest {
     }
 
     @Test
-    void shouldDelegateSubscribeSlotAndShardedPubSubUntouched() {
+    void shouldDelegateSubscribeSlotAndShardedPubSubUntouchedWithoutSubscribeLatency() {
         CountingFake fake = new CountingFake();
         try (FaultInjectingBackend backend = new FaultInjectingBackend(fake)) {
             backend.setLatency(Duration.ofHours(1));
@@ -164,6 +169,78 @@ class FaultInjectingBackendTest {
             assertEquals(4242, backend.slot("k"));
             assertTrue(backend.shardedPubSub().join());
             assertSame(fake, backend.delegate());
+        }
+    }
+
+    @Test
+    void shouldSubscribeAtOnceButConfirmOnlyAfterTheSubscribeLatencyOnTheLatencyThread() throws Exception {
+        CountingFake fake = new CountingFake();
+        Subscription active = new Subscription() {
+            @Override
+            public String channel() {
+                return "c";
+            }
+
+            @Override
+            public CompletableFuture<Void> unsubscribe() {
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        fake.subscription.complete(active);
+        try (FaultInjectingBackend backend = new FaultInjectingBackend(fake)) {
+            Duration latency = Duration.ofMillis(300);
+            backend.setSubscribeLatency(latency);
+            long start = System.nanoTime();
+
+            CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> { });
+            int subscribesAtReturn = fake.subscribes.get();
+            CompletableFuture<Thread> confirmedOn = confirmed.thenApply(subscription -> Thread.currentThread());
+            Thread confirmer = confirmedOn.get(10, TimeUnit.SECONDS);
+
+            assertEquals(1, subscribesAtReturn, "forwarded to the delegate at once");
+            assertSame(active, confirmed.join());
+            assertTrue(System.nanoTime() - start >= latency.toNanos(), "confirmed no earlier than the latency");
+            assertEquals("leasehold-fault-latency", confirmer.getName());
+            assertTrue(confirmer.isDaemon());
+        }
+    }
+
+    @Test
+    void shouldRelayTheDelegatesSubscribeFailureAfterTheSubscribeLatency() throws Exception {
+        CountingFake fake = new CountingFake();
+        IllegalStateException refused = new IllegalStateException("refused");
+        fake.subscription.completeExceptionally(refused);
+        try (FaultInjectingBackend backend = new FaultInjectingBackend(fake)) {
+            backend.setSubscribeLatency(Duration.ofMillis(50));
+
+            CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> { });
+
+            ExecutionException failure = assertThrows(ExecutionException.class, () -> confirmed.get(10, TimeUnit.SECONDS));
+            assertSame(refused, failure.getCause());
+        }
+    }
+
+    @Test
+    void shouldFailAPendingSubscribeConfirmationOnClose() {
+        CountingFake fake = new CountingFake();
+        FaultInjectingBackend backend = new FaultInjectingBackend(fake);
+        backend.setSubscribeLatency(Duration.ofHours(1));
+        CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> { });
+
+        backend.close();
+
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> confirmed.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IllegalStateException.class, failure.getCause());
+        assertEquals(1, fake.subscribes.get());
+        assertEquals(1, fake.closes.get(), "the delegate, closed, ends the subscription it made");
+    }
+
+    @Test
+    void shouldRejectNegativeSubscribeLatencyNamingTheValue() {
+        try (FaultInjectingBackend backend = new FaultInjectingBackend(new CountingFake())) {
+            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class,
+                    () -> backend.setSubscribeLatency(Duration.ofSeconds(-1)));
+            assertEquals("subscribeLatency must not be negative, but was PT-1S", rejected.getMessage());
         }
     }
 

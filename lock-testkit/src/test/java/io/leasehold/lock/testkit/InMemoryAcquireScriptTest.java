@@ -23,8 +23,8 @@ class InMemoryAcquireScriptTest extends InMemoryScriptTestBase {
     void shouldAcquireFreeLockWithTokenAndFullLease() {
         List<?> reply = scripts.acquire("orders", "owner-a", 30_000);
 
-        assertEquals(List.of(1L, "1700000000123457", 30_000L), reply);
-        assertEquals(Optional.of("owner-a:1700000000123457"), redis.get(lockKey("orders")));
+        assertEquals(List.of(1L, "1700000000123456", 30_000L), reply, "the token is the clock in µs");
+        assertEquals(Optional.of("owner-a:1700000000123456"), redis.get(lockKey("orders")));
         assertEquals(30_000L, redis.pttl(lockKey("orders")));
     }
 
@@ -78,7 +78,7 @@ class InMemoryAcquireScriptTest extends InMemoryScriptTestBase {
 
         List<?> other = scripts.acquire("invoices", "owner-b", 30_000);
 
-        assertEquals(List.of(1L, "1700000000124457", 30_000L), other, "its own counter, seeded from the clock");
-        assertEquals(Optional.of("owner-a:1700000000123457"), redis.get(lockKey("orders")));
+        assertEquals(List.of(1L, "1700000000124456", 30_000L), other, "its own counter: the clock in µs");
+        assertEquals(Optional.of("owner-a:1700000000123456"), redis.get(lockKey("orders")));
     }
 }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.spi.Subscription;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** Fault switches: unavailable, latency, lost replies, and the data faults. */
+/** Fault switches: unavailable, latency, slow subscribe confirmations, lost replies, and the data faults. */
 class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
 
     @Test
@@ -85,6 +86,57 @@ class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
     }
 
     @Test
+    void shouldSubscribeAtOnceButConfirmOnlyAfterTheSubscribeLatency() {
+        RecordingListener listener = new RecordingListener();
+        redis.setSubscribeLatency(Duration.ofHours(1));
+
+        CompletableFuture<Subscription> subscribed = redis.subscribe(channel("orders"), listener);
+        scripts.acquire("orders", "owner-a", 30_000);
+        scripts.release("orders", "owner-a");
+
+        assertEquals(channel("orders") + " released", listener.next(), "the subscription was active at once");
+        assertEquals(1, redis.subscriberCount(channel("orders")));
+        assertFalse(subscribed.isDone(), "but its confirmation waits out the latency");
+    }
+
+    @Test
+    void shouldConfirmASlowSubscribeOnTheLatencyThread() {
+        Duration latency = Duration.ofMillis(300);
+        redis.setSubscribeLatency(latency);
+        long start = System.nanoTime();
+
+        CompletableFuture<Thread> confirmedOn = redis.subscribe(channel("orders"), new RecordingListener())
+                .thenApply(subscription -> Thread.currentThread());
+        Thread confirmer = await(confirmedOn);
+
+        assertTrue(System.nanoTime() - start >= latency.toNanos(), "confirmed no earlier than the latency");
+        assertEquals("leasehold-inmemory-latency", confirmer.getName());
+        assertTrue(confirmer.isDaemon());
+    }
+
+    @Test
+    void shouldFailAPendingSubscribeConfirmationOnCloseAndEndItsSubscription() {
+        redis.setSubscribeLatency(Duration.ofHours(1));
+        CompletableFuture<Subscription> subscribed = redis.subscribe(channel("orders"), new RecordingListener());
+
+        redis.close();
+
+        Throwable error = failure(subscribed);
+        assertInstanceOf(IllegalStateException.class, error);
+        assertTrue(error.getMessage().contains("closed before the delayed confirmation of the subscription to channel '"
+                + channel("orders") + "'"), error.getMessage());
+        assertEquals(0, redis.subscriberCount(channel("orders")));
+    }
+
+    @Test
+    void shouldRejectANegativeSubscribeLatencyNamingIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> redis.setSubscribeLatency(Duration.ofMillis(-5)));
+
+        assertEquals("subscribeLatency must not be negative, but was PT-0.005S", e.getMessage());
+    }
+
+    @Test
     void shouldExecuteTheNextCallButNeverAnswerItWhenItsReplyIsLost() {
         redis.loseNextReply();
 
@@ -113,12 +165,15 @@ class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
     void shouldClearEveryFaultOnReset() {
         redis.makeUnavailable();
         redis.setLatency(Duration.ofHours(1));
+        redis.setSubscribeLatency(Duration.ofHours(1));
         redis.loseNextReply();
 
         redis.resetFaults();
         CompletableFuture<Object> acquire = scripts.acquireAsync("orders", "owner-a", 30_000);
+        CompletableFuture<Subscription> subscribed = redis.subscribe(channel("orders"), new RecordingListener());
 
         assertTrue(acquire.isDone(), "no latency, no lost reply");
+        assertTrue(subscribed.isDone(), "no subscribe latency");
         assertEquals(1L, ((List<?>) await(acquire)).get(0));
         assertTrue(redis.isAvailable());
     }
@@ -151,6 +206,31 @@ class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
 
         assertEquals(List.of(0L), scripts.renew(List.of("orders"), List.of("owner-a", "30000")));
         assertEquals(1L, scripts.acquire("orders", "owner-b", 30_000).get(0));
+    }
+
+    @Test
+    void shouldWriteAKeyWithoutATtlReplacingItsValue() {
+        scripts.acquire("orders", "owner-a", 30_000);
+
+        redis.writeKey(fenceKey("orders"), "42");
+
+        assertEquals(Optional.of("42"), redis.get(fenceKey("orders")));
+        assertEquals(-1L, redis.pttl(fenceKey("orders")), "SET without options drops the idle TTL");
+    }
+
+    @Test
+    void shouldReplaceAKeyWithAHashThatGetRefusesLikeRedis() {
+        scripts.acquire("orders", "owner-a", 30_000);
+
+        redis.writeForeignKey(lockKey("orders"));
+
+        assertTrue(redis.exists(lockKey("orders")));
+        assertEquals(-1L, redis.pttl(lockKey("orders")), "DEL + HSET leaves no TTL");
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> redis.get(lockKey("orders")));
+        assertTrue(refused.getMessage().startsWith("WRONGTYPE Operation against a key holding the wrong kind of value"),
+                refused.getMessage());
+        assertTrue(refused.getMessage().contains(lockKey("orders")), refused.getMessage());
+        assertTrue(redis.deleteKey(lockKey("orders")), "DEL removes a key of any type");
     }
 
     @Test

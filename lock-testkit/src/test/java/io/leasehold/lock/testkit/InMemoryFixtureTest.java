@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.Subscription;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
@@ -71,6 +73,36 @@ class InMemoryFixtureTest {
                 List.of("owner", "30000", "owner", "30000", "owner", "30000")));
         fixture.flushAll();
         assertEquals(java.util.Set.of(), fixture.backend().keys());
+    }
+
+    @Test
+    void shouldWriteKeysAndForeignKeysInTheSharedStore() {
+        ScriptCaller scripts = new ScriptCaller(fixture.newBackend());
+        scripts.acquire("orders", "owner", 30_000);
+
+        fixture.writeKey(ScriptCaller.fenceKey("orders"), "7");
+        fixture.writeForeignKey(lockKey("orders"));
+
+        assertEquals(java.util.Optional.of("7"), fixture.backend().get(ScriptCaller.fenceKey("orders")));
+        assertEquals(-1L, fixture.backend().pttl(ScriptCaller.fenceKey("orders")));
+        assertThrows(IllegalStateException.class, () -> fixture.backend().get(lockKey("orders")), "a hash, not a string");
+    }
+
+    @Test
+    void shouldDelaySubscribeConfirmationsOfEveryBackendUntilReset() {
+        LockBackend nodeA = fixture.newBackend();
+        LockBackend nodeB = fixture.newBackend();
+
+        fixture.setSubscribeLatency(Duration.ofHours(1));
+        CompletableFuture<Subscription> slowA = nodeA.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
+        CompletableFuture<Subscription> slowB = nodeB.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
+        fixture.resetFaults();
+        CompletableFuture<Subscription> prompt = nodeA.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
+
+        assertFalse(slowA.isDone());
+        assertFalse(slowB.isDone());
+        assertTrue(prompt.isDone());
+        assertEquals(3, fixture.backend().subscriberCount(ScriptCaller.channel("orders")), "all three are subscribed");
     }
 
     @Test

@@ -1,10 +1,12 @@
 package io.leasehold.lock.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import java.time.Duration;
@@ -61,6 +63,64 @@ class InMemoryLockClientTest {
 
             LeaseLoss loss = lease.lost().get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertEquals(LeaseLoss.Reason.STOLEN, loss.reason());
+        }
+    }
+
+    @Test
+    void shouldKeepRenewingHealthyLeasesWhenAnotherApplicationOverwritesOneLockKey() throws Exception {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            LockOptions renewed = LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build();
+            Lease a = client.lock("a", renewed).acquire(WAIT);
+            Lease b = client.lock("b", renewed).acquire(WAIT);
+            Lease c = client.lock("c", renewed).acquire(WAIT);
+
+            redis.writeForeignKey("leasehold:{b}");
+
+            LeaseLoss loss = b.lost().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(LeaseLoss.Reason.STOLEN, loss.reason(), "the renewal found b held by something else");
+            assertTrue(a.isValid() && c.isValid(), "the healthy leases of the same renewal batch are kept");
+            assertTrue(a.release());
+            assertTrue(c.release());
+        }
+    }
+
+    @Test
+    void shouldFailAnAcquireOverAForeignKeyAsABackendFailureNamingTheKey() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            redis.writeForeignKey("leasehold:{orders:42}");
+
+            LockBackendException failure = assertThrows(LockBackendException.class,
+                    () -> client.lock("orders:42").acquire(WAIT));
+
+            String cause = String.valueOf(failure.getCause());
+            assertTrue(cause.contains("key 'leasehold:{orders:42}' holds a value that is not a Leasehold lock (a hash"), cause);
+        }
+    }
+
+    @Test
+    void shouldGiveNamesThatLookAlikeOnceEscapedTheirOwnLocks() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            Lease brace = client.lock("}x").acquire(WAIT);
+            Lease lookAlike = client.lock("%7Dx").acquire(WAIT);
+
+            assertTrue(brace.isValid() && lookAlike.isValid(), "two names, two locks");
+            assertTrue(redis.exists("leasehold:{%7Dx}"));
+            assertTrue(redis.exists("leasehold:{%257Dx}"));
+        }
+    }
+
+    @Test
+    void shouldRejectANameWithAnUnpairedSurrogateBeforeItReachesRedis() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+             LockClient client = LockClient.create(redis)) {
+            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class, () -> client.lock("ab\uD800"));
+
+            assertEquals("name must be well-formed Unicode, but has an unpaired surrogate \\uD800 at index 2 ('ab\\uD800')",
+                    rejected.getMessage());
+            assertEquals(java.util.Set.of(), redis.keys());
         }
     }
 }

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "e36e14aaf949df409cd728bcf0dac0f3d6f30727",
-            ScriptNames.RELEASE, "14e5ee80f0ff276506e1f74c3d7d79e2444cbdeb",
-            ScriptNames.RENEW, "db184a1c904c49b4d8241a8b88e78f7a65703e63",
-            ScriptNames.EXTEND, "2cb8efb136b9c55270b6200df8ac6a37d433a56d",
-            ScriptNames.INSPECT, "fb1127bdd995e1d8f9754b39a502d9b56874dc8f",
+            ScriptNames.ACQUIRE, "b8fdf8e1fdfa925ac514e81c7c59d51d3c8e3a63",
+            ScriptNames.RELEASE, "e5f14d9018ec89f92162a2c226b1a4b3ba4aa498",
+            ScriptNames.RENEW, "ad3e02e64a47f4ea02b27212ab62874e8edf72f9",
+            ScriptNames.EXTEND, "7565b278cc8d90b595572502639dee7519fb476c",
+            ScriptNames.INSPECT, "44e847a644ba0d499863518a4d5ef825f1cae7e0",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");
 
     @Test

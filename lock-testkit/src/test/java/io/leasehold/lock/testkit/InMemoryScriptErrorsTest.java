@@ -67,8 +67,20 @@ class InMemoryScriptErrorsTest {
         assertEquals("ERR invalid expire time in 'set' command"
                 + " (in-memory backend, script 'acquire': ARGV[2] (lease) must be positive, but was 0)",
                 error.getMessage());
-        assertTrue(redis.exists(fenceKey("orders")), "the counter was incremented before SET failed");
+        assertTrue(redis.exists(fenceKey("orders")), "the counter was set before the lock's SET failed");
         assertFalse(redis.exists(lockKey("orders")));
+    }
+
+    @Test
+    void shouldFailANonPositiveCounterTtlAsRedisSetDoesAndTakeNoLock() {
+        Throwable error = failure(redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders"), fenceKey("orders")),
+                List.of("owner-a", "30000", "0")));
+
+        assertEquals("ERR invalid expire time in 'set' command"
+                + " (in-memory backend, script 'acquire': ARGV[3] (counter idle TTL) must be positive, but was 0)",
+                error.getMessage());
+        assertFalse(redis.exists(lockKey("orders")));
+        assertFalse(redis.exists(fenceKey("orders")));
     }
 
     @Test

@@ -77,8 +77,12 @@ final class ScriptCaller {
         return await(backend.eval(EXTEND, List.of(lockKey(name)), List.of(owner, Long.toString(leaseMs))));
     }
 
+    CompletableFuture<Object> inspectAsync(String name) {
+        return backend.eval(INSPECT, List.of(lockKey(name)), List.of());
+    }
+
     Object inspect(String name) {
-        return await(backend.eval(INSPECT, List.of(lockKey(name)), List.of()));
+        return await(inspectAsync(name));
     }
 
     Object forceRelease(String name) {

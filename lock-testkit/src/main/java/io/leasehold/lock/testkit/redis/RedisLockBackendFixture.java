@@ -24,8 +24,10 @@ import java.util.function.Function;
  *
  * <p>Every backend from {@link #newBackend()} is wrapped in a {@link FaultInjectingBackend}; all of
  * them share one set of switches, so {@link #loseNextReply()} drops exactly one reply across all
- * backends and {@link #setLatency} delays them all. Key faults go through an admin connection to
- * the master that owns the key ({@code DEL}; {@code PEXPIRE key 1} and a wait until it is gone).
+ * backends, and {@link #setLatency} and {@link #setSubscribeLatency} delay them all. Key faults go
+ * through an admin connection to the master that owns the key ({@code DEL}; {@code PEXPIRE key 1}
+ * and a wait until it is gone; {@code SET key value}; a script that runs {@code DEL} and
+ * {@code HSET} in one step).
  * {@link #makeUnavailable()} freezes every process of the topology with SIGSTOP (unsupported, with
  * the reason, for an external {@code REDIS_URL} server).
  *
@@ -42,6 +44,9 @@ import java.util.function.Function;
 public final class RedisLockBackendFixture<T extends RedisTopology> implements LockBackendFixture {
 
     private static final Duration EXPIRY_WAIT = Duration.ofSeconds(5);
+    /** The field and value of the hash {@link #writeForeignKey(String)} writes. */
+    private static final String FOREIGN_FIELD = "written-by";
+    private static final String FOREIGN_VALUE = "another application";
 
     private final String name;
     private final T topology;
@@ -137,6 +142,18 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     }
 
     @Override
+    public void writeKey(String key, String value) {
+        topology.masterForKey(key).command("SET", key, value);
+    }
+
+    @Override
+    public void writeForeignKey(String key) {
+        // One script, so that no script of the code under test runs between the DEL and the HSET.
+        topology.masterForKey(key).command("EVAL", "redis.call('DEL', KEYS[1]) return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])",
+                "1", key, FOREIGN_FIELD, FOREIGN_VALUE);
+    }
+
+    @Override
     public void flushAll() {
         topology.flushAll();
     }
@@ -167,7 +184,12 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
         faults.setLatency(latency);
     }
 
-    /** Clears reply loss and latency, resumes paused processes and restarts killed ones. */
+    @Override
+    public void setSubscribeLatency(Duration latency) {
+        faults.setSubscribeLatency(latency);
+    }
+
+    /** Clears reply loss and both latencies, resumes paused processes and restarts killed ones. */
     @Override
     public void resetFaults() {
         faults.reset();

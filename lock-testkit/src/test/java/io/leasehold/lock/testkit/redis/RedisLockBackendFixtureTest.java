@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -100,6 +101,47 @@ class RedisLockBackendFixtureTest {
         fixture.expireNow("lock:missing");
 
         assertEquals(0L, admin("EXISTS", "lock:a", "lock:b"));
+    }
+
+    @Test
+    void shouldWriteAKeyWithoutATtlOnTheMaster() throws Exception {
+        await(fixture.newBackend().eval(SET, List.of("lock:{a}:fence"), List.of("1700000000000009", "60000")));
+
+        fixture.writeKey("lock:{a}:fence", "1700000000000001");
+
+        assertEquals("1700000000000001", admin("GET", "lock:{a}:fence"));
+        assertEquals(-1L, admin("PTTL", "lock:{a}:fence"));
+    }
+
+    @Test
+    void shouldReplaceAKeyWithAHash() throws Exception {
+        await(fixture.newBackend().eval(SET, List.of("lock:{a}"), List.of("owner:1", "60000")));
+
+        fixture.writeForeignKey("lock:{a}");
+        fixture.writeForeignKey("lock:{absent}");
+
+        assertEquals("hash", admin("TYPE", "lock:{a}"));
+        assertEquals(-1L, admin("PTTL", "lock:{a}"), "the hash replaced the key, TTL and all");
+        assertEquals(1L, admin("HLEN", "lock:{a}"));
+        assertEquals("hash", admin("TYPE", "lock:{absent}"));
+    }
+
+    @Test
+    void shouldConfirmSubscribesOfEveryBackendOnlyAfterTheSubscribeLatencyUntilResetFaults() throws Exception {
+        LockBackend backend = fixture.newBackend();
+        Duration latency = Duration.ofMillis(300);
+        fixture.setSubscribeLatency(latency);
+
+        long start = System.nanoTime();
+        CompletableFuture<?> slow = backend.subscribe("channel", (channel, message) -> { });
+        ExecutionException refused = assertThrows(ExecutionException.class, () -> slow.get(20, TimeUnit.SECONDS));
+        long answeredAfter = System.nanoTime() - start;
+
+        // RespScriptBackend refuses every subscribe at once; the fixture's backends relay it late.
+        assertInstanceOf(UnsupportedOperationException.class, refused.getCause());
+        assertTrue(answeredAfter >= latency.toNanos(), "answered no earlier than the subscribe latency");
+        fixture.resetFaults();
+        assertTrue(fixture.newBackend().subscribe("channel", (channel, message) -> { }).isDone(), "at once after reset");
     }
 
     @Test

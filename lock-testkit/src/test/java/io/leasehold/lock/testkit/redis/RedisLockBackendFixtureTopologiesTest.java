@@ -40,6 +40,13 @@ class RedisLockBackendFixtureTopologiesTest {
             }
             assertEquals(0L, fixture.topology().masterForKey(key).command("EXISTS", key), key);
         }
+        for (String key : keys) {
+            fixture.writeKey(key + ":fence", "42");
+            fixture.writeForeignKey(key);
+            RedisNode owner = fixture.topology().masterForKey(key);
+            assertEquals("42", owner.command("GET", key + ":fence"), key);
+            assertEquals("hash", owner.command("TYPE", key), key);
+        }
     }
 
     private static void assertWholeTopologyFreezesAndServesAgain(RedisLockBackendFixture<?> fixture) throws Exception {

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * master owning the first key, on its own thread so that a paused server never blocks the caller.
  * It cannot subscribe.
  */
-final class RespScriptBackend implements LockBackend {
+public final class RespScriptBackend implements LockBackend {
 
     final AtomicBoolean closed = new AtomicBoolean();
     private final RedisTopology topology;
@@ -27,7 +27,7 @@ final class RespScriptBackend implements LockBackend {
         return thread;
     });
 
-    RespScriptBackend(RedisTopology topology) {
+    public RespScriptBackend(RedisTopology topology) {
         this.topology = topology;
     }
 

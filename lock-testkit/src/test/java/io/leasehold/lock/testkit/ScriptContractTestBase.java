@@ -1,0 +1,234 @@
+package io.leasehold.lock.testkit;
+
+import static io.leasehold.lock.testkit.ScriptCaller.failure;
+import static io.leasehold.lock.testkit.ScriptCaller.fenceKey;
+import static io.leasehold.lock.testkit.ScriptCaller.lockKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the bundled scripts must do on the in-memory emulation and on a real redis-server alike:
+ * each subclass supplies a fixture over one of them and reads the server behind the scripts' back.
+ * The real-Redis form is what proves the Lua; the in-memory form proves the emulation agrees.
+ */
+abstract class ScriptContractTestBase {
+
+    private static final long SECOND_MICROS = 1_000_000;
+
+    protected LockBackendFixture fixture;
+    protected ScriptCaller scripts;
+
+    /** A fresh fixture over an empty store; closed after each test. */
+    protected abstract LockBackendFixture createFixture();
+
+    /** PTTL of {@code key}, read directly from the store. */
+    protected abstract long pttl(String key);
+
+    /** The server's {@code TIME}, in microseconds. */
+    protected abstract long serverTimeMicros();
+
+    @BeforeEach
+    void startFixture() {
+        fixture = createFixture();
+        scripts = new ScriptCaller(fixture.newBackend());
+    }
+
+    @AfterEach
+    void closeFixture() {
+        fixture.close();
+    }
+
+    /** Takes and releases the lock {@code count} times; the tokens, in order. */
+    private List<Long> acquireAndRelease(String name, int count) {
+        List<Long> tokens = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String owner = "owner-" + i;
+            tokens.add(scripts.acquireToken(name, owner, 30_000));
+            assertEquals(1L, scripts.release(name, owner));
+        }
+        return tokens;
+    }
+
+    // ---- G3: fencing tokens, a hybrid logical clock ----
+
+    @Test
+    void shouldIssueATokenAboveEveryEarlierOneWhenTheCounterIsRolledBack() {
+        List<Long> earlier = acquireAndRelease("orders", 3);
+
+        // Given a promoted replica that missed the last two acquisitions
+        fixture.writeKey(fenceKey("orders"), Long.toString(earlier.get(0)));
+        long next = scripts.acquireToken("orders", "owner-after-failover", 30_000);
+
+        long highest = earlier.get(2);
+        assertTrue(next > highest, () -> "token " + next + " after the rollback repeats or undercuts " + earlier);
+    }
+
+    @Test
+    void shouldNeverIssueATokenBelowTheServerTime() {
+        fixture.writeKey(fenceKey("orders"), "1");
+        long before = serverTimeMicros();
+
+        long token = scripts.acquireToken("orders", "owner-a", 30_000);
+
+        assertTrue(token >= before, () -> "token " + token + " is below the server time " + before + " µs");
+    }
+
+    @Test
+    void shouldTakeTheServerTimeAsTheTokenWhenTheCounterIsMissing() {
+        long before = serverTimeMicros();
+
+        long token = scripts.acquireToken("orders", "owner-a", 30_000);
+
+        long after = serverTimeMicros();
+        assertTrue(before <= token && token <= after, () -> "token " + token + " is not the server time in µs,"
+                + " which was between " + before + " and " + after);
+    }
+
+    @Test
+    void shouldCountOnFromACounterThatRunsAheadOfTheClock() {
+        long ahead = serverTimeMicros() + 60 * SECOND_MICROS;
+        fixture.writeKey(fenceKey("orders"), Long.toString(ahead));
+
+        long token = scripts.acquireToken("orders", "owner-a", 30_000);
+
+        assertEquals(ahead + 1, token);
+    }
+
+    @Test
+    void shouldIssueStrictlyIncreasingTokensInATightLoop() {
+        List<Long> tokens = acquireAndRelease("orders", 300);
+
+        for (int i = 1; i < tokens.size(); i++) {
+            int at = i;
+            assertTrue(tokens.get(i) > tokens.get(i - 1), () -> "token " + at + " (" + tokens.get(at)
+                    + ") is not above its predecessor (" + tokens.get(at - 1) + ")");
+        }
+    }
+
+    @Test
+    void shouldStoreTheLastTokenUnderTheFenceKeyWithTheIdleTtl() {
+        fixture.writeKey(fenceKey("orders"), "1");
+
+        long token = scripts.acquireToken("orders", "owner-a", 30_000);
+
+        long ttl = pttl(fenceKey("orders"));
+        assertTrue(ttl > 0 && ttl <= ScriptCaller.COUNTER_TTL_MS, "idle TTL " + ttl);
+        assertEquals(List.of(1L, Long.toString(token), 30_000L), scripts.acquire("orders", "owner-a", 30_000),
+                "a retried acquire by the holder keeps its token");
+    }
+
+    // ---- G11: a key that Leasehold did not write (another application under the prefix) ----
+
+    /** Asserts that {@code call} failed with an error that names {@code key} and says what it holds. */
+    private static void assertFailsNamingTheKey(CompletableFuture<?> call, String key, String notA) {
+        String message = failure(call).getMessage();
+        assertTrue(message.contains("key '" + key + "' holds a value that is not a Leasehold " + notA), message);
+        assertFalse(message.contains("attempt to"), () -> "an opaque Lua error: " + message);
+    }
+
+    @Test
+    void shouldRenewHealthyLeasesWhenOneKeyHoldsAHash() {
+        for (String name : List.of("a", "b", "c")) {
+            scripts.acquire(name, "owner", 30_000);
+        }
+        fixture.writeForeignKey(lockKey("b"));
+
+        Object codes = scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
+
+        assertEquals(List.of(1L, -2L, 1L), codes);
+        for (String healthy : List.of("a", "c")) {
+            long ttl = pttl(lockKey(healthy));
+            assertTrue(ttl > 60_000 && ttl <= 90_000, () -> healthy + " was not renewed to 90 s: PTTL " + ttl);
+        }
+        assertEquals(-1L, pttl(lockKey("b")), "the foreign key is left as it was");
+    }
+
+    @Test
+    void shouldRenewHealthyLeasesWhenOneKeyHoldsAStringThatIsNotALock() {
+        scripts.acquire("a", "owner", 30_000);
+        scripts.acquire("c", "owner", 30_000);
+        fixture.writeKey(lockKey("b"), "owner");
+
+        Object codes = scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
+
+        assertEquals(List.of(1L, -2L, 1L), codes);
+        assertTrue(pttl(lockKey("c")) > 60_000);
+    }
+
+    @Test
+    void shouldNotExtendAKeyThatIsNotALock() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertEquals(-2L, scripts.extend("hash", "owner", 90_000));
+        assertEquals(-2L, scripts.extend("string", "owner", 90_000));
+        assertEquals(-1L, pttl(lockKey("string")), "left as it was");
+    }
+
+    @Test
+    void shouldNotReleaseAKeyThatIsNotALock() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertEquals(0L, scripts.release("hash", "owner"));
+        assertEquals(0L, scripts.release("string", "owner"));
+        assertEquals(-1L, pttl(lockKey("hash")), "not deleted");
+        assertEquals(-1L, pttl(lockKey("string")), "not deleted");
+    }
+
+    @Test
+    void shouldFailToAcquireOverAKeyThatIsNotALockNamingTheKey() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertFailsNamingTheKey(scripts.acquireAsync("hash", "owner", 30_000), lockKey("hash"), "lock");
+        assertFailsNamingTheKey(scripts.acquireAsync("string", "owner", 30_000), lockKey("string"), "lock");
+        assertEquals(-2L, pttl(fenceKey("hash")), "nothing was written");
+    }
+
+    @Test
+    void shouldFailToAcquireOverAFencingCounterThatIsNotACounterNamingTheKey() {
+        fixture.writeForeignKey(fenceKey("hash"));
+        fixture.writeKey(fenceKey("text"), "seventeen");
+        fixture.writeKey(fenceKey("negative"), "-5");
+        // 2^53 - 1: one more would not be exact in Lua's doubles, so the token could repeat
+        fixture.writeKey(fenceKey("inexact"), "9007199254740991");
+
+        for (String name : List.of("hash", "text", "negative", "inexact")) {
+            assertFailsNamingTheKey(scripts.acquireAsync(name, "owner", 30_000), fenceKey(name), "fencing counter");
+            assertEquals(-2L, pttl(lockKey(name)), "no lock was taken");
+        }
+    }
+
+    @Test
+    void shouldIssueTheLargestTokenThatLuaHoldsExactly() {
+        fixture.writeKey(fenceKey("orders"), "9007199254740990");
+
+        assertEquals(9_007_199_254_740_991L, scripts.acquireToken("orders", "owner", 30_000));
+    }
+
+    @Test
+    void shouldFailToInspectAKeyThatIsNotALockNamingTheKey() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertFailsNamingTheKey(scripts.inspectAsync("hash"), lockKey("hash"), "lock");
+        assertFailsNamingTheKey(scripts.inspectAsync("string"), lockKey("string"), "lock");
+    }
+
+    @Test
+    void shouldForceReleaseWhateverTheKeyHolds() {
+        fixture.writeForeignKey(lockKey("hash"));
+
+        assertEquals(1L, scripts.forceRelease("hash"));
+        assertEquals(-2L, pttl(lockKey("hash")));
+    }
+}
