@@ -6,9 +6,11 @@ import java.time.Duration;
  * Callbacks for what happens to locks: the engine's only observability hook
  * ({@code lock-micrometer} implements it). Register with {@link LockClient.Builder#listener}.
  *
- * <p>Callbacks run on Leasehold's internal threads or the driver's I/O threads: return quickly and
- * never block. An exception thrown by a callback is caught and ignored so that it cannot break
- * locking. All methods default to doing nothing.
+ * <p>Callbacks run one after another on the client's event thread ({@code leasehold-events-<client>}),
+ * never on a Redis driver's I/O thread or on the thread that renews leases and detects loss: a slow
+ * listener delays other listeners' events, never a renewal or a loss signal. Still, return quickly.
+ * An exception thrown by a callback is caught and ignored so that it cannot break locking. All
+ * methods default to doing nothing.
  */
 public interface LockEventListener {
 

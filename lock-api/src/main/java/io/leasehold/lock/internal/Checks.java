@@ -28,7 +28,7 @@ public final class Checks {
         }
         if (name.length() > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("name must be at most " + MAX_NAME_LENGTH + " characters, but was "
-                    + name.length() + " characters ('" + name.substring(0, 32) + "...')");
+                    + name.length() + " characters ('" + name.substring(0, prefixEnd(name, 32)) + "...')");
         }
         // An unpaired surrogate encodes to UTF-8 as '?', so distinct names would share one lock.
         for (int i = 0; i < name.length(); i++) {
@@ -61,6 +61,11 @@ public final class Checks {
 
     private static String unicodeEscape(char c) {
         return String.format("\\u%04X", (int) c);
+    }
+
+    /** The end of a prefix of about {@code length} chars that does not split a surrogate pair. */
+    private static int prefixEnd(String name, int length) {
+        return Character.isHighSurrogate(name.charAt(length - 1)) ? length - 1 : length;
     }
 
     /** A duration that must be &gt; 0 and at most {@link #MAX_DURATION}. */

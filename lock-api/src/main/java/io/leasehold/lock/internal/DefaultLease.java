@@ -130,6 +130,11 @@ final class DefaultLease implements Lease {
         return signal.watch(watcher);
     }
 
+    /** Loss hooks and watchers attached now (for tests and diagnostics). */
+    int lossAttachments() {
+        return signal.attachedCount();
+    }
+
     /**
      * The loss if the lease is lost, declaring it first if its validity has run out but the deadline
      * timer has not fired yet (a busy timer must not let a caller work under an expired lease);

@@ -39,7 +39,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class Engine {
 
-    /** Idle TTL of the fencing counter; any value is safe because a lost counter is re-seeded from TIME. */
+    /**
+     * Idle TTL of the fencing counter; any value is safe because every token is at least the server's
+     * TIME in microseconds, so a counter that expired (or fell behind) never repeats a token.
+     */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
     /** How long idle threads of the client's own callback pool live. */
     private static final long CALLBACK_KEEP_ALIVE_SECONDS = 5;

@@ -1,0 +1,143 @@
+package io.leasehold.lock.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LeaseState;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.spi.ScriptNames;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine on a hand-moved clock: one {@link ManualClock} drives both the in-memory store's TTLs
+ * and the engine's ticker, so a lease runs out (and is declared {@code EXPIRED}, not
+ * {@code STOLEN}), renewals come due and waits end exactly when the test moves the clock, with no
+ * real waiting and no race with real time.
+ */
+class EngineOnManualClockTest {
+
+    private static final String NAME = "orders:42";
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final long BOUND_SECONDS = 10;
+
+    private ManualClock clock;
+    private InMemoryLockBackend redis;
+    private CountingLockBackend counted;
+    private LockClient client;
+
+    @BeforeEach
+    void start() {
+        clock = new ManualClock();
+        redis = InMemoryLockBackend.withClock(clock);
+        counted = new CountingLockBackend(redis.newNode());
+        client = LockClient.builder(counted).ticker(clock).build();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        redis.close();
+    }
+
+    private Lease acquire(boolean autoRenew) {
+        return client.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(autoRenew).build()).acquire(Duration.ZERO);
+    }
+
+    private static LeaseLoss lossOf(Lease lease) throws Exception {
+        return lease.lost().get(BOUND_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Waits (in real time, briefly) for the engine's timer to act on a clock move. */
+    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
+    void shouldDeclareALeaseExpiredWhenTheClockPassesItsValidity() throws Exception {
+        Lease lease = acquire(false);
+
+        clock.advance(LEASE.minusSeconds(1));
+        assertTrue(lease.isValid(), "valid a second before its lease ends");
+        clock.advance(Duration.ofSeconds(1));
+
+        LeaseLoss loss = lossOf(lease);
+        assertEquals(LeaseLoss.Reason.EXPIRED, loss.reason());
+        assertEquals(LeaseState.LOST, lease.state());
+        assertFalse(redis.exists("leasehold:{" + NAME + "}"), "the key ran out in the store at the same moment");
+    }
+
+    @Test
+    void shouldNeverCountOnMoreThanTheLeaseMinusTheDriftMargin() {
+        Lease lease = acquire(false);
+
+        // The clock stands still: remaining() is exactly the lease minus the drift margin (2 ms + 1 %).
+        assertEquals(LEASE.minusMillis(2 + LEASE.toMillis() / 100), lease.remaining());
+    }
+
+    @Test
+    void shouldRenewEveryThirdOfTheLeaseAsTheClockMoves() throws Exception {
+        Lease lease = acquire(true);
+
+        for (int round = 1; round <= 9; round++) {
+            clock.advance(LEASE.dividedBy(3));
+            long expected = round;
+            eventually("renewal " + round + " was made", () -> counted.count(ScriptNames.RENEW) >= expected);
+        }
+
+        assertTrue(lease.isValid(), "valid after three lease times of renewals");
+        assertFalse(lease.lost().isDone());
+        assertEquals(LEASE.toMillis(), redis.pttl("leasehold:{" + NAME + "}"), "the last renewal set a full lease");
+    }
+
+    @Test
+    void shouldDeclareBackendUnavailableWhenNoRenewalGetsThroughBeforeTheDeadline() throws Exception {
+        Lease lease = acquire(true);
+        redis.makeUnavailable();
+
+        for (int second = 0; second < LEASE.toSeconds() && !lease.lost().isDone(); second++) {
+            clock.advance(Duration.ofSeconds(1));
+            Thread.sleep(2); // let the timer see each second: renewals and their retries fail in turn
+        }
+
+        LeaseLoss loss = lossOf(lease);
+        assertEquals(LeaseLoss.Reason.BACKEND_UNAVAILABLE, loss.reason());
+        assertTrue(loss.cause().isPresent(), "the renewal failure is attached");
+        assertTrue(counted.count(ScriptNames.RENEW) >= 2, "renewals were tried: " + counted.counts());
+    }
+
+    @Test
+    void shouldEndAWaitWhenTheClockPassesItsDeadline() throws Exception {
+        Lease held = acquire(false);
+        try (LockClient other = LockClient.builder(redis.newNode()).ticker(clock).build()) {
+            CompletableFuture<Lease> waiting = other.lock(NAME).acquireAsync(Duration.ofSeconds(5));
+            clock.advance(Duration.ofSeconds(4));
+            assertFalse(waiting.isDone(), "still waiting with a second left");
+
+            clock.advance(Duration.ofSeconds(1));
+
+            ExecutionException thrown = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> waiting.get(BOUND_SECONDS, TimeUnit.SECONDS));
+            assertInstanceOf(LockTimeoutException.class, thrown.getCause());
+            assertTrue(held.isValid());
+        }
+    }
+}
