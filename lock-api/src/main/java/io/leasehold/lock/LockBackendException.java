@@ -2,14 +2,23 @@ package io.leasehold.lock;
 
 /**
  * Redis could not be reached or answered with an error, so the outcome of the operation is not
- * known to be a success. The cause is the driver's exception. When this ends an acquisition, the
- * engine has already asked Redis to release whatever that acquisition may have taken.
+ * known to be a success. The cause is the driver's exception; the message names it and, when it
+ * wraps another, its root cause too (a refused connection, say). When this ends an acquisition,
+ * the engine has already asked Redis to release whatever that acquisition may have taken.
  */
 public class LockBackendException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
     public LockBackendException(String lockName, String message, Throwable cause) {
-        super(lockName, message + " (lock '" + lockName + "'): " + cause, cause);
+        super(lockName, message + " (lock '" + lockName + "'): " + describe(cause), cause);
+    }
+
+    private static String describe(Throwable cause) {
+        Throwable root = cause;
+        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 16; depth++) {
+            root = root.getCause();
+        }
+        return root == cause ? cause.toString() : cause + " (root cause: " + root + ")";
     }
 }

@@ -90,6 +90,45 @@ class LettuceLifecycleTest extends StandaloneClientTest {
     }
 
     @Test
+    void shouldBuildALockClientWithoutWaitingForAnUnreachableServerAndReportTheRealCause() throws Exception {
+        int unusedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            unusedPort = socket.getLocalPort();
+        }
+        RedisURI nowhere = RedisURI.builder().withHost("127.0.0.1").withPort(unusedPort).withTimeout(Duration.ofSeconds(2)).build();
+        long start = System.nanoTime();
+        try (LockClient locks = LockClient.create(LettuceLockBackend.create(client, nowhere))) {
+            Duration built = Duration.ofNanos(System.nanoTime() - start);
+            // Building never asks Redis anything; a refused connection must not look like a slow server.
+            assertThat(built).isLessThan(Duration.ofSeconds(2));
+            assertThatThrownBy(() -> locks.lock("lifecycle:nowhere").tryAcquire())
+                    .isInstanceOf(io.leasehold.lock.LockBackendException.class)
+                    .hasRootCauseInstanceOf(java.net.ConnectException.class)
+                    .hasMessageContaining("Connection refused");
+            assertThatThrownBy(() -> locks.lock("lifecycle:nowhere").forceRelease())
+                    .isInstanceOf(io.leasehold.lock.LockBackendException.class)
+                    .hasRootCauseInstanceOf(java.net.ConnectException.class);
+        }
+    }
+
+    @Test
+    void shouldBuildALockClientWithoutWaitingForAServerThatNeverAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0)) { // accepts connections, never says a word
+            RedisURI mute = RedisURI.builder().withHost("127.0.0.1").withPort(silent.getLocalPort())
+                    .withTimeout(Duration.ofSeconds(30)).build();
+            long start = System.nanoTime();
+            try (LockClient locks = LockClient.builder(LettuceLockBackend.create(client, mute))
+                    .commandTimeout(Duration.ofMillis(500)).closeTimeout(Duration.ofSeconds(1)).build()) {
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+                // And a call fails after its command timeout, as a backend failure, instead of hanging
+                assertThatThrownBy(() -> locks.lock("lifecycle:mute").tryAcquire())
+                        .isInstanceOf(io.leasehold.lock.LockBackendException.class)
+                        .hasRootCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+            }
+        }
+    }
+
+    @Test
     void shouldBuildAWorkingLockClientInOneLineAndKeepTheClientWhenItCloses() {
         String name = "lifecycle:" + UUID.randomUUID();
         try (LockClient locks = LettuceLockBackend.lockClient(client)) {
