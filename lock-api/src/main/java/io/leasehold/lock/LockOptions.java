@@ -109,14 +109,25 @@ public final class LockOptions {
         private boolean autoRenew = DEFAULT_AUTO_RENEW;
         private @Nullable Duration maxHoldTime;
         private Duration defaultWait = DEFAULT_WAIT;
+        private @Nullable String lockName;
 
         private Builder() {
         }
 
+        /**
+         * Names the lock these options are built for, so that every message of this builder names it
+         * too: {@code leaseTime must be greater than 0, but was PT0S (lock 'orders:42')}. Optional, and
+         * only for messages: the options built are not tied to that lock.
+         */
+        public Builder forLock(String lockName) {
+            this.lockName = Checks.lockName(lockName);
+            return this;
+        }
+
         /** Lease time: greater than 0, at least {@link #MIN_LEASE_TIME}, at most 365 days. */
         public Builder leaseTime(Duration leaseTime) {
-            Checks.positive("leaseTime", leaseTime, null);
-            this.leaseTime = Checks.atLeast("leaseTime", leaseTime, MIN_LEASE_TIME, null);
+            Checks.positive("leaseTime", leaseTime, lockName);
+            this.leaseTime = Checks.atLeast("leaseTime", leaseTime, MIN_LEASE_TIME, lockName);
             return this;
         }
 
@@ -127,7 +138,7 @@ public final class LockOptions {
 
         /** Max hold time: greater than 0 and at least the lease time (checked by {@link #build()}). */
         public Builder maxHoldTime(Duration maxHoldTime) {
-            this.maxHoldTime = Checks.positive("maxHoldTime", maxHoldTime, null);
+            this.maxHoldTime = Checks.positive("maxHoldTime", maxHoldTime, lockName);
             return this;
         }
 
@@ -139,14 +150,14 @@ public final class LockOptions {
 
         /** Default wait: 0 (try once) or more, at most 365 days. */
         public Builder defaultWait(Duration defaultWait) {
-            this.defaultWait = Checks.notNegative("defaultWait", defaultWait, null);
+            this.defaultWait = Checks.notNegative("defaultWait", defaultWait, lockName);
             return this;
         }
 
         public LockOptions build() {
             if (maxHoldTime != null && maxHoldTime.compareTo(leaseTime) < 0) {
                 throw new IllegalArgumentException("maxHoldTime must be at least leaseTime (" + leaseTime
-                        + "), but was " + maxHoldTime);
+                        + "), but was " + maxHoldTime + Checks.where(lockName));
             }
             return new LockOptions(this);
         }

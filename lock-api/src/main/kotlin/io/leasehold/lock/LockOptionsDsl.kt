@@ -20,25 +20,28 @@ import kotlin.time.toKotlinDuration
  * once by the Java builder, so the error messages are the Java ones
  * (`leaseTime must be greater than 0, but was PT0S`), and combinations are checked at the end.
  *
+ * @param forLock the lock these options are for, if known: every error message then names it
+ *   (`... but was PT0S (lock 'orders:42')`); the options are not tied to it
  * @throws IllegalArgumentException on an invalid value or combination
  */
-public fun LockOptions(block: LockOptionsBuilder.() -> Unit): LockOptions = LockOptions.defaults().copy(block)
+public fun LockOptions(forLock: String? = null, block: LockOptionsBuilder.() -> Unit): LockOptions =
+    LockOptions.defaults().copy(forLock, block)
 
 /**
  * A copy of these options with the changes made in [block]; see [LockOptions] (the builder function).
  *
  * @throws IllegalArgumentException on an invalid value or combination
  */
-public fun LockOptions.copy(block: LockOptionsBuilder.() -> Unit): LockOptions =
-    LockOptionsBuilder(this).apply(block).build()
+public fun LockOptions.copy(forLock: String? = null, block: LockOptionsBuilder.() -> Unit): LockOptions =
+    LockOptionsBuilder(this, forLock).apply(block).build()
 
 /**
  * Receiver of the [LockOptions] builder function: Kotlin properties over [LockOptions.Builder].
  * Not threadsafe; use it only inside the builder block.
  */
-public class LockOptionsBuilder internal constructor(start: LockOptions) {
+public class LockOptionsBuilder internal constructor(start: LockOptions, forLock: String?) {
 
-    private val builder: LockOptions.Builder = start.toBuilder()
+    private val builder: LockOptions.Builder = start.toBuilder().also { if (forLock != null) it.forLock(forLock) }
 
     /**
      * How long Redis keeps the lock without renewal: at least [LockOptions.MIN_LEASE_TIME], at most a

@@ -76,4 +76,17 @@ class LockOptionsDslTest {
             .isInstanceOf(IllegalArgumentException::class.java)
             .hasMessage("maxHoldTime must be at least leaseTime (PT10S), but was PT5S")
     }
+
+    @Test
+    fun shouldNameTheLockInEveryMessageWhenTheOptionsAreForAKnownLock() {
+        assertThatThrownBy { LockOptions(forLock = "orders:42") { leaseTime = Duration.ZERO } }
+            .isInstanceOf(IllegalArgumentException::class.java)
+            .hasMessage("leaseTime must be greater than 0, but was PT0S (lock 'orders:42')")
+        assertThatThrownBy {
+            LockOptions(forLock = "orders:42") {
+                leaseTime = 10.seconds
+                maxHoldTime = 5.seconds
+            }
+        }.hasMessage("maxHoldTime must be at least leaseTime (PT10S), but was PT5S (lock 'orders:42')")
+    }
 }

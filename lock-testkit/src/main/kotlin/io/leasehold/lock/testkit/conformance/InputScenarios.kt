@@ -68,6 +68,11 @@ internal val inputScenarios: List<Scenario> = listOf(
             .shouldMention("defaultWait", "negative", "$NEGATIVE")
         shouldThrow<IllegalArgumentException> { LockOptions.builder().leaseTime(Duration.ofSeconds(2)).maxHoldTime(Duration.ofSeconds(1)).build() }
             .shouldMention("maxHoldTime", "leaseTime", "PT2S", "PT1S")
+        // ... and name the lock when the builder is told which one the options are for
+        shouldThrow<IllegalArgumentException> { LockOptions.builder().forLock(lockName).leaseTime(Duration.ZERO) }
+            .shouldMention("leaseTime", "greater than 0", "PT0S", "(lock '$lockName')")
+        shouldThrow<IllegalArgumentException> { LockOptions.builder().forLock(lockName).defaultWait(NEGATIVE) }
+            .shouldMention("defaultWait", "negative", "$NEGATIVE", "(lock '$lockName')")
         fixture.newBackend().use { backend ->
             shouldThrow<IllegalArgumentException> { LockClient.builder(backend).commandTimeout(Duration.ZERO) }
                 .shouldMention("commandTimeout", "greater than 0", "PT0S")
