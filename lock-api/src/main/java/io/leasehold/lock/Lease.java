@@ -32,9 +32,15 @@ public interface Lease extends AutoCloseable {
     String lockName();
 
     /**
-     * A number strictly greater than every earlier lease's token for this lock name, across
-     * clients, key expiry, and loss of Redis data (as long as the Redis server clock does not go
-     * backwards). Pass it to the resource you protect and let it reject smaller tokens.
+     * A number strictly greater than every earlier lease's token for this lock name: it is
+     * {@code max(last token + 1, Redis server time in microseconds)}, so it keeps rising across
+     * clients, key expiry, loss of Redis data, and a failover to a replica that missed the latest
+     * acquisitions, as long as the failover takes longer than the clock skew between the servers.
+     *
+     * <p>Pass it to the resource you protect, and let the resource check it on every access that
+     * matters, reads included, record the highest token it has seen, and refuse smaller ones.
+     * Checking writes alone lets a paused holder's late write in while the new holder has read but
+     * not yet written.
      */
     long fencingToken();
 

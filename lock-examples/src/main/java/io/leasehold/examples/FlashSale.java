@@ -5,6 +5,7 @@ import io.leasehold.lock.Lease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -106,7 +107,7 @@ final class FlashSale {
         }
     }
 
-    /** The fix: the same steps under the lock, the write carrying the lease's fencing token. */
+    /** The fix: the same steps under the lock, every access to the stock carrying the lease's fencing token. */
     private static void serveLocked(Node node, int nodeIndex, DistributedLock lock, Queue<Integer> shoppers,
             Counters counters) {
         while (shoppers.poll() != null) {
@@ -115,7 +116,12 @@ final class FlashSale {
             try (Lease lease = lock.acquire(WAIT)) {
                 counters.waits.add(System.nanoTime() - asked);
                 counters.acquisitions.add(new SaleResult.Acquisition(lease.fencingToken(), nodeIndex));
-                long stock = node.stock().read();
+                OptionalLong seen = node.stock().readFenced(lease.fencingToken());
+                if (seen.isEmpty()) {
+                    counters.staleRejected.incrementAndGet(); // our lease was overtaken: no sale
+                    continue;
+                }
+                long stock = seen.getAsLong();
                 if (stock <= 0) {
                     counters.soldOut.incrementAndGet();
                     continue;

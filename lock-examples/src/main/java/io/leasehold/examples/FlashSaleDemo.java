@@ -65,7 +65,7 @@ public final class FlashSaleDemo {
             Report.unlocked(unlocked, out);
 
             out.println();
-            out.printf("[2/3] with Leasehold: the same steps inside lock(\"%s\"), the write fenced by the lease's token%n",
+            out.printf("[2/3] with Leasehold: the same steps inside lock(\"%s\"), every stock access fenced by the lease's token%n",
                     FlashSale.LOCK_NAME);
             SaleResult locked = sale.runWithLock();
             Report.locked(locked, out);

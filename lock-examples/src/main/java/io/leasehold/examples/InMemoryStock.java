@@ -1,6 +1,7 @@
 package io.leasehold.examples;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -40,6 +41,17 @@ final class InMemoryStock {
             @Override
             public void write(long newItems) {
                 call(() -> items = newItems);
+            }
+
+            @Override
+            public OptionalLong readFenced(long fencingToken) {
+                return call(() -> {
+                    if (fencingToken < highestToken) {
+                        return OptionalLong.empty();
+                    }
+                    highestToken = fencingToken;
+                    return OptionalLong.of(items);
+                });
             }
 
             @Override

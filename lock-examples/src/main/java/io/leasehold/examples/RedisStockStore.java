@@ -4,12 +4,13 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.OptionalLong;
 
 /**
  * The stock in Redis, under {@code leasehold-demo:{<product>}:stock}, over one node's own
- * connection. Reads and writes are plain {@code GET} and {@code SET}; the fenced write is a small
- * script that compares the token with the greatest one accepted so far, kept in
- * {@code leasehold-demo:{<product>}:fence}.
+ * connection. Reads and writes are plain {@code GET} and {@code SET}; the fenced read and write are
+ * small scripts that compare the token with the greatest one seen so far, kept in
+ * {@code leasehold-demo:{<product>}:fence}, and record it.
  *
  * <p>This class is threadsafe (Lettuce connections are).
  */
@@ -26,6 +27,16 @@ final class RedisStockStore implements StockStore {
             redis.call('SET', KEYS[2], token)
             redis.call('SET', KEYS[1], ARGV[1])
             return 1
+            """;
+    /** Returns the stock, or -1 when the token is older than one already seen. */
+    private static final String FENCED_GET = """
+            local seen = redis.call('GET', KEYS[2]) or '0'
+            local token = ARGV[1]
+            if #token < #seen or (#token == #seen and token < seen) then
+              return -1
+            end
+            redis.call('SET', KEYS[2], token)
+            return tonumber(redis.call('GET', KEYS[1]) or '0')
             """;
 
     private final StatefulRedisConnection<String, String> connection;
@@ -55,6 +66,13 @@ final class RedisStockStore implements StockStore {
     @Override
     public void write(long items) {
         redis.set(stockKey, Long.toString(items));
+    }
+
+    @Override
+    public OptionalLong readFenced(long fencingToken) {
+        Long stock = redis.eval(FENCED_GET, ScriptOutputType.INTEGER, new String[] {stockKey, fenceKey},
+                Long.toString(fencingToken));
+        return stock == null || stock < 0 ? OptionalLong.empty() : OptionalLong.of(stock);
     }
 
     @Override

@@ -23,12 +23,12 @@ final class Report {
         out.printf("  stock left in store: %d%n", r.stockLeft());
         out.printf("  acquisitions:        %d (%d handoffs between nodes), fencing tokens %s%n", r.acquisitions().size(),
                 r.handoffsBetweenNodes(), r.tokensDistinct() ? "all distinct" : "NOT DISTINCT");
-        out.printf("  highest fencing token: %d   (tokens start from the Redis server clock in microseconds)%n",
+        out.printf("  highest fencing token: %d   (each token is at least the Redis server clock in microseconds)%n",
                 r.highestFencingToken());
         out.printf("  acquire wait:        p50 %.1f ms, p99 %.1f ms%n", r.waitPercentileMillis(50),
                 r.waitPercentileMillis(99));
         throughput(r, out);
-        out.printf("  stale writes refused by the store: %d%n", r.staleRejected());
+        out.printf("  stale accesses refused by the store: %d%n", r.staleRejected());
         failures(r, out);
     }
 

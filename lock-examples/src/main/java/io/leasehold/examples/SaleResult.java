@@ -11,7 +11,7 @@ import java.util.List;
  * @param requests        purchase requests handled
  * @param confirmed       orders confirmed to shoppers
  * @param soldOut         shoppers told "sold out"
- * @param staleRejected   stock writes the store refused because their fencing token was stale
+ * @param staleRejected   stock reads and writes the store refused because their fencing token was stale
  * @param stockLeft       the stock in the store at the end
  * @param elapsed         wall time of the run
  * @param acquireWaitsNanos how long each acquisition waited (empty without a lock)

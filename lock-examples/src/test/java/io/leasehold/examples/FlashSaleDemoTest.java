@@ -55,7 +55,8 @@ class FlashSaleDemoTest {
                 .contains("requests/s")
                 .contains("[3/3] fencing")
                 .contains("its lease.lost() had completed: EXPIRED")
-                .contains("REJECTED by the store, which has seen token " + outcome.fencing().newToken())
+                .contains("REJECTED by the store, which has seen token " + outcome.fencing().newToken() + " on node-2's read")
+                .contains("accepted: the last item is sold once")
                 .contains("Done in ");
     }
 
