@@ -302,6 +302,16 @@ final class Acquisition {
             // Subscribes the name's release channel if this is its first waiter; once the subscription is
             // active the queue wakes its head, so that a release published before it is not missed.
             lock.client().waitQueues().join(lock.name(), this);
+            boolean endedMeanwhile;
+            synchronized (this) {
+                endedMeanwhile = phase == Phase.DONE;
+            }
+            if (endedMeanwhile) {
+                // Ended (deadline, cancel, close) between deciding to queue and queueing: its leave()
+                // may have come first, and a stale head would hold up every local waiter behind it.
+                lock.client().waitQueues().leave(lock.name(), this);
+                return;
+            }
         }
         if (retryNow) {
             wake();

@@ -209,7 +209,7 @@ final class DefaultLease implements Lease {
         // From now on Redis may run the extend at any moment: count with its shorter TTL at once.
         long seq = validity.begin(sent, ms);
         armDeadline();
-        side.extendStarted(this, sent, ms);
+        side.validityLowered(this);
         return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms)))
                 .handle((reply, error) -> {
                     if (error != null) {
@@ -279,6 +279,11 @@ final class DefaultLease implements Lease {
     }
 
     // ---- validity and loss --------------------------------------------------------------------
+
+    /** Nanoseconds of local validity left (negative once past), whatever the state: for the watchdog's schedule. */
+    long validityLeftNanos() {
+        return validUntil() - engine.now();
+    }
 
     /** The local validity deadline, max-hold included, on the engine's ticker. */
     private long validUntil() {

@@ -168,9 +168,9 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     }
 
     @Override
-    public void extendStarted(DefaultLease lease, long sentNanos, long ms) {
+    public void validityLowered(DefaultLease lease) {
         if (lease.options.autoRenew()) {
-            renewer.extendStarted(lease, sentNanos, ms);
+            renewer.validityLowered(lease);
         }
     }
 

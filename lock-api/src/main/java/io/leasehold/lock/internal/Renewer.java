@@ -48,17 +48,23 @@ final class Renewer {
     }
 
     /**
-     * An extend to {@code ms} was sent at {@code sentNanos}: renew no later than a third of that
-     * lease after it, so that an extend to a shorter time never lets the lease run out unrenewed.
+     * The lease's validity may have dropped (an extend to a shorter time was sent): renew no later
+     * than a third of what is left, so that it never runs out unrenewed. A renewal already in flight
+     * does not help, since the extend may run after it.
      */
-    void extendStarted(DefaultLease lease, long sentNanos, long ms) {
+    void validityLowered(DefaultLease lease) {
         synchronized (lock) {
             if (!leases.contains(lease) || lease.holdBounded) {
                 return;
             }
-            lease.nextRenewNanos = Math.min(lease.nextRenewNanos, sentNanos + Validity.renewIntervalNanos(ms));
+            lease.nextRenewNanos = Math.min(lease.nextRenewNanos, nextRenewalFor(lease));
             rescheduleLocked();
         }
+    }
+
+    /** A third of the validity left from now: the lease's lease time, or a shorter extend's, renewed at a third. */
+    private long nextRenewalFor(DefaultLease lease) {
+        return engine.now() + Math.max(0, lease.validityLeftNanos()) / 3;
     }
 
     /** Leases scheduled for renewal right now. */
@@ -159,7 +165,7 @@ final class Renewer {
                 if (failure != null) {
                     renewalFailed(lease, sequences.get(i), failure);
                 } else {
-                    renewalAnswered(lease, Replies.asLong(codes.get(i), "renew"), sent, sequences.get(i));
+                    renewalAnswered(lease, Replies.asLong(codes.get(i), "renew"), sequences.get(i));
                 }
             }
             synchronized (lock) {
@@ -169,18 +175,16 @@ final class Renewer {
     }
 
     /** Reply codes of renew.lua: 1 renewed, 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value). */
-    private void renewalAnswered(DefaultLease lease, long code, long sent, long seq) {
+    private void renewalAnswered(DefaultLease lease, long code, long seq) {
         if (code == 1) {
+            boolean held = lease.renewalConfirmed(seq);
             synchronized (lock) {
                 lease.renewInFlight = false;
                 lease.lastRenewalFailure = null;
-                if (!lease.holdBounded) {
-                    lease.nextRenewNanos = sent + Validity.renewIntervalNanos(lease.leaseMs);
-                } else {
-                    lease.nextRenewNanos = Long.MAX_VALUE;
-                }
+                // From the validity now in force, which an extend sent meanwhile may have shortened.
+                lease.nextRenewNanos = lease.holdBounded ? Long.MAX_VALUE : nextRenewalFor(lease);
             }
-            if (lease.renewalConfirmed(seq)) {
+            if (held) {
                 engine.listeners.renewed(lease.name, lease.fencingToken());
             }
             return;

@@ -486,4 +486,9 @@ public abstract class LockConformanceSuite {
     public void shouldRunUserCodeOnlyOnTheCallbackExecutor() {
         run("shouldRunUserCodeOnlyOnTheCallbackExecutor");
     }
+    /** G4, G5, G6; needs Fault.LATENCY. */
+    @Test
+    public void shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight() {
+        run("shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight");
+    }
 }

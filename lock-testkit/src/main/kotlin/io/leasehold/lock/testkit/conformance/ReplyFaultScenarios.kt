@@ -110,4 +110,22 @@ internal val replyFaultScenarios: List<Scenario> = listOf(
         fixture.setSubscribeLatency(Duration.ZERO)
         await("no subscription is left once nobody waits; ${waiter.counter}") { waiter.counter.activeSubscriptions() == 0L }
     },
+
+    scenario("shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight", "G4, G5, G6", Fault.LATENCY) {
+        // Given a 3 s auto-renewed lease, and every call delayed 200 ms on its way to Redis
+        val node = newNode(commandTimeout = Duration.ofSeconds(5))
+        val lease = node.client.lock(lockName, options(leaseTime = Duration.ofSeconds(3))).acquire(Timing.ACQUIRE_WAIT)
+        fixture.setLatency(Duration.ofMillis(200))
+        // When it is extended to 900 ms while the watchdog's renewal (sent first, so run first) is in flight
+        await("a renewal is in flight") { node.counter.count(ScriptNames.RENEW) >= 1 }
+        lease.extendAsync(Duration.ofMillis(900))
+        // Then the watchdog renews in time for the shorter deadline: no false loss
+        hold(Duration.ofMillis(2500))
+        withClue("lost() after a shorter extend raced a renewal: ${lease.lost().getNow(null)}") { lease.lost().isDone shouldBe false }
+        withClue("isValid()") { lease.isValid shouldBe true }
+        fixture.setLatency(Duration.ZERO)
+        shouldNotOverestimate(node.client, lease, "after the race")
+        withClue("release()") { lease.release() shouldBe true }
+    },
 )
+
