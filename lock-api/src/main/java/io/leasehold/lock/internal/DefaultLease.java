@@ -218,8 +218,8 @@ final class DefaultLease implements Lease {
                         throw new CompletionException(new LockBackendException(name, "could not extend", unwrap(error)));
                     }
                     if (Replies.asLong(reply, "extend") != 1) {
-                        declareLost(LeaseLoss.Reason.STOLEN, null);
-                        throw new CompletionException(new LeaseLostException(lossOrStolen()));
+                        declareLost(LeaseLoss.Reason.STOLEN, null); // no-op if released meanwhile
+                        throw new CompletionException(stateException());
                     }
                     validity.confirmed(seq);
                     if (state.get() != LeaseState.HELD) {

@@ -62,6 +62,11 @@ final class LockedCall<T> {
             lease.releaseInternal(); // cancelled while the lease was on its way
             return;
         }
+        LeaseLoss lostAlready = lease.lossIfInvalid();
+        if (lostAlready != null) {
+            outcome.completeExceptionally(new LeaseLostException(lostAlready)); // never start the body under a dead lease
+            return;
+        }
         CompletableFuture<T> running;
         try {
             running = Objects.requireNonNull(body.apply(lease), "callLockedAsync body returned a null stage")
