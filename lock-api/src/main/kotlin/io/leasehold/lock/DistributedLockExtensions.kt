@@ -51,12 +51,15 @@ import kotlinx.coroutines.withContext
  * coroutines it launched are cancelled, as in `coroutineScope`.
  *
  * **Loss**: [block] runs in a child scope. If the lease is lost while [block] runs (see
- * [LeaseLoss.Reason]), that scope is cancelled, so [block] is cancelled at its next suspension
- * point, and `withLock` throws [LeaseLostException] carrying the [LeaseLoss], not a
- * [CancellationException], because the caller itself was not cancelled. A loss declared before
- * [block] returns wins over the block's result or exception (the exception is added as suppressed):
- * the work may have overlapped with another holder, so use [Lease.fencingToken] where it matters.
- * If the caller is cancelled as well, its [CancellationException] propagates.
+ * [LeaseLoss.Reason]), that scope is cancelled (on the client's callback executor, before the engine
+ * frees the lock for others), so [block] is cancelled at its next suspension point, and `withLock`
+ * throws [LeaseLostException] carrying the [LeaseLoss], not a [CancellationException], because the
+ * caller itself was not cancelled. The outcome is decided from the lease's state at the release, never
+ * from whether [Lease.lost] has completed yet: a loss declared before the release wins over the
+ * block's result or exception (the exception is added as suppressed), exactly as in `callLocked`; the
+ * work may have overlapped with another holder, so use [Lease.fencingToken] where it matters. A
+ * re-entrant `withLock` on a lease that is lost throws [LeaseLostException] at once. If the caller is
+ * cancelled as well, its [CancellationException] propagates.
  *
  * **Release failure**: if Redis cannot be reached to release, the lock expires after its lease time
  * (renewal has stopped). When [block] succeeded, the [LockBackendException] is thrown (the result is
@@ -90,6 +93,11 @@ public suspend fun <T> DistributedLock.withLock(
     }
     // Not held in this coroutine, or released by hand inside the outer block: acquire afresh.
     val lease = awaitAcquire(wait)
+    // Never start the block under a lease that was lost on its way here.
+    LeaseSignals.lossIfInvalid(lease)?.let { loss ->
+        lease.releaseAsync() // a no-op for the engine's own leases, whose loss releases them
+        throw LeaseLostException(loss)
+    }
     var failure: Throwable? = null
     try {
         return runUnderLease(lease, held.with(this, lease)) { block(it) }

@@ -96,6 +96,9 @@ class FakeLease(private val lockName: String, private val token: Long) : Lease {
     val releaseCalls = AtomicInteger()
     val extensions: MutableList<Duration> = mutableListOf()
 
+    /** When set, the engine "declares the loss" just before a release asks for the state change. */
+    var loseJustBeforeRelease: LeaseLoss.Reason? = null
+
     /** What the next releaseAsync returns; completed with true unless the test replaces it. */
     var releaseReply: CompletableFuture<Boolean> = CompletableFuture.completedFuture(true)
     var extendReply: CompletableFuture<Void> = CompletableFuture.completedFuture(null)
@@ -127,6 +130,10 @@ class FakeLease(private val lockName: String, private val token: Long) : Lease {
 
     override fun releaseAsync(): CompletableFuture<Boolean> {
         releaseCalls.incrementAndGet()
+        loseJustBeforeRelease?.let { reason ->
+            loseWith(reason)
+            return CompletableFuture.completedFuture(false)
+        }
         released = true
         return releaseReply
     }

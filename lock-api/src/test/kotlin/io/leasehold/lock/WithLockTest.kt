@@ -176,6 +176,23 @@ class WithLockTest {
     }
 
     @Test
+    fun shouldReportALossDeclaredAfterTheBlockReturnedButBeforeItsRelease() = runTest {
+        val lock = FakeLock("orders:1")
+
+        // The loss wins the race with the release: the lease was not held when withLock released it,
+        // so the block's work may have overlapped with another holder. callLocked says so; so must this.
+        val thrown = runCatching {
+            lock.withLock(1.seconds) { lease ->
+                (lease as FakeLease).loseJustBeforeRelease = LeaseLoss.Reason.EXPIRED
+                "done"
+            }
+        }.exceptionOrNull()
+
+        assertThat(thrown).isInstanceOf(LeaseLostException::class.java)
+        assertThat((thrown as LeaseLostException).loss().reason()).isEqualTo(LeaseLoss.Reason.EXPIRED)
+    }
+
+    @Test
     fun shouldReleaseAndRethrowWhenTheBlockThrows() = runTest {
         val lock = FakeLock("orders:1")
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -117,8 +118,9 @@ final class Acquisition {
     void abortClosed() {
         if (end()) {
             finish(true);
-            result.completeExceptionally(new IllegalStateException(
-                    "client must be open, but was closed while waiting (lock '" + lock.name() + "')"));
+            // Through the callback executor: a continuation must not run on (and stretch) close().
+            deliver(() -> result.completeExceptionally(new IllegalStateException(
+                    "client must be open, but was closed while waiting (lock '" + lock.name() + "')")));
         }
     }
 
@@ -182,7 +184,19 @@ final class Acquisition {
     private void acquired(Round from, long token, long sent) {
         if (engine.now() - Validity.validUntil(sent, lock.options().leaseTime().toMillis()) >= 0) {
             // The reply came after the lease it grants had run out: never hand that out (G6).
-            discardRound(from);
+            Round discarded;
+            synchronized (this) {
+                if (from != round || phase != Phase.WAITING) {
+                    discarded = null;
+                } else {
+                    discarded = nextRound(slowReply());
+                    inFlight = false;
+                }
+            }
+            engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
+            if (discarded != null) {
+                goOnAfterDiscard();
+            }
             return;
         }
         DefaultLease lease = new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent);
@@ -196,7 +210,7 @@ final class Acquisition {
             }
         }
         if (lease == null) {
-            engine.release(lock.name(), from.owner);
+            engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
             return;
         }
         lock.client().leaseStarted(lease);
@@ -208,7 +222,11 @@ final class Acquisition {
         }
     }
 
-    /** Gives {@code lease} to the caller if it still wants it and the lease is still valid. */
+    /**
+     * Gives {@code lease} to the caller if it still wants it and the lease is still valid. The
+     * acquisition leaves the wait queue before the caller's future completes, so that a continuation
+     * that blocks (or releases at once) never holds up the next local waiter.
+     */
     private void handOut(DefaultLease lease) {
         if (result.isDone()) {
             lease.releaseInternal(); // the caller gave up while the lease was on its way
@@ -217,26 +235,25 @@ final class Acquisition {
         }
         if (lease.lossIfInvalid() != null || !lease.isValid()) {
             // Lost (or run out) between the reply and now: not a lease to hand out. The round that
-            // made it ends; the wait goes on with a new one.
+            // made it ends, and in the same step the wait goes back to a new round, so that no
+            // wake-up can send an attempt with the old owner.
             lease.releaseInternal();
-            Round discarded;
             synchronized (this) {
                 phase = Phase.WAITING;
-                discarded = round;
+                nextRound(slowReply());
             }
             if (result.isDone()) {
                 abandon(); // the caller cancelled meanwhile
             } else {
-                discardRound(discarded);
+                goOnAfterDiscard();
             }
             return;
         }
+        endHandOut();
         if (result.complete(lease)) {
-            endHandOut();
             engine.listeners.acquired(lock.name(), lease.fencingToken(), waited());
         } else {
-            lease.releaseInternal();
-            endHandOut();
+            lease.releaseInternal(); // cancelled in the last instant: the caller never gets it
         }
     }
 
@@ -246,28 +263,27 @@ final class Acquisition {
         }
     }
 
-    /**
-     * The round got a lease it must not hand out: release its owner, and go on waiting with a new
-     * round (a fresh owner), or time out if the wait is over.
-     */
-    private void discardRound(Round discarded) {
-        boolean goOn;
-        synchronized (this) {
-            if (discarded == round) {
-                round = new Round();
-            }
-            inFlight = false;
-            goOn = phase == Phase.WAITING;
-        }
-        engine.release(lock.name(), discarded.owner);
-        if (!goOn) {
-            return;
-        }
+    /** Starts a new round (a fresh owner) after a lease that must not be handed out; call holding the monitor. */
+    private Round nextRound(Throwable why) {
+        Round discarded = round;
+        round = new Round();
+        lastFailure = why;
+        return discarded;
+    }
+
+    /** After a discarded round: go on waiting with the new one, or end if the wait is over. */
+    private void goOnAfterDiscard() {
         if (engine.now() - deadlineNanos >= 0) {
-            timedOut();
+            onDeadline();
         } else {
             attempt();
         }
+    }
+
+    /** Why a round was discarded: its reply came later than the lease it granted (a backend too slow, not a holder). */
+    private TimeoutException slowReply() {
+        return new TimeoutException("the acquire's reply came after the " + lock.options().leaseTime()
+                + " lease it granted had run out (Redis or the network is slower than the lease time)");
     }
 
     private void contended(long holderTtlMs) {
@@ -351,8 +367,9 @@ final class Acquisition {
             failure = lastFailure;
         }
         if (failure != null) {
-            fail(new LockBackendException(lock.name(), "could not acquire; the backend stayed unavailable for the whole wait of "
-                    + wait, failure));
+            // The last attempt failed (or was too slow), not contended: a backend failure (G9).
+            fail(new LockBackendException(lock.name(), "could not acquire within the wait of " + wait
+                    + "; the last attempt failed", failure));
         } else {
             timedOut();
         }
@@ -373,7 +390,7 @@ final class Acquisition {
             keep = roundGoingOn || (from.lease != null && from.lease.isHeld());
         }
         if (!keep) {
-            engine.release(lock.name(), from.owner);
+            engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
         }
     }
 
@@ -427,7 +444,7 @@ final class Acquisition {
             lock.client().waitQueues().leave(lock.name(), this);
         }
         if (cleanUp && last.sent) {
-            engine.release(lock.name(), last.owner);
+            engine.releaseEventually(lock.name(), last.owner, lock.options().leaseTime().toMillis());
         }
     }
 

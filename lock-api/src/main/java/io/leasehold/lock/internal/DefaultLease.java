@@ -31,6 +31,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class DefaultLease implements Lease {
 
+    /** {@link #status} while held and after a release; once lost it holds the {@link LeaseLoss}. */
+    private static final Object HELD_NOW = LeaseState.HELD;
+    private static final Object RELEASED_NOW = LeaseState.RELEASED;
+    /** extend.lua's and renew.lua's reply for a command that a later-numbered one superseded. */
+    static final long TTL_SUPERSEDED = 2;
+
     private final Engine engine;
     private final LeaseOwnerSide side;
     final String name;
@@ -43,11 +49,16 @@ final class DefaultLease implements Lease {
     private final long token;
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
-    private final AtomicReference<LeaseState> state = new AtomicReference<>(LeaseState.HELD);
+    /**
+     * {@link #HELD_NOW}, {@link #RELEASED_NOW}, or the {@link LeaseLoss} itself once lost: state and
+     * loss change in one step, so whoever sees the state LOST also sees why.
+     */
+    private final AtomicReference<Object> status = new AtomicReference<>(HELD_NOW);
     private final LeaseValidity validity;
     private final LossSignal signal = new LossSignal();
-    private volatile @Nullable LeaseLoss loss;
-    private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by this
+    /** Guards {@link #deadlineTimer}; private, so that a user synchronizing on the lease blocks nothing of ours. */
+    private final Object timerLock = new Object();
+    private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by timerLock
 
     // Watchdog bookkeeping, guarded by the Renewer's lock.
     long nextRenewNanos;
@@ -85,7 +96,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public Duration remaining() {
-        if (state.get() != LeaseState.HELD) {
+        if (status.get() != HELD_NOW) {
             return Duration.ZERO;
         }
         long left = validUntil() - engine.now();
@@ -97,9 +108,22 @@ final class DefaultLease implements Lease {
         return !remaining().isZero();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A lease whose validity has run out is declared lost right here if the deadline timer has not
+     * done it yet (on a busy machine it may fire a little late), so this never says HELD for a lease
+     * that is no longer valid.
+     */
     @Override
     public LeaseState state() {
-        return state.get();
+        lossIfInvalid();
+        return currentState();
+    }
+
+    private LeaseState currentState() {
+        Object now = status.get();
+        return now instanceof LeaseLoss ? LeaseState.LOST : (LeaseState) now;
     }
 
     @Override
@@ -109,11 +133,12 @@ final class DefaultLease implements Lease {
 
     /** The loss, once declared; null while held or after a release. */
     @Nullable LeaseLoss loss() {
-        return loss;
+        Object now = status.get();
+        return now instanceof LeaseLoss ? (LeaseLoss) now : null;
     }
 
     boolean isHeld() {
-        return state.get() == LeaseState.HELD;
+        return status.get() == HELD_NOW;
     }
 
     long acquiredNanos() {
@@ -141,10 +166,10 @@ final class DefaultLease implements Lease {
      * null while the lease is valid or after a release.
      */
     @Nullable LeaseLoss lossIfInvalid() {
-        if (state.get() == LeaseState.HELD && engine.now() - validUntil() >= 0) {
+        if (status.get() == HELD_NOW && engine.now() - validUntil() >= 0) {
             declareLost(deadlineReason(), lastFailure());
         }
-        return loss;
+        return loss();
     }
 
     // ---- release ------------------------------------------------------------------------------
@@ -170,7 +195,7 @@ final class DefaultLease implements Lease {
      * {@link LockBackendException} when Redis could not be reached.
      */
     CompletableFuture<Boolean> releaseInternal() {
-        if (!state.compareAndSet(LeaseState.HELD, LeaseState.RELEASED)) {
+        if (!status.compareAndSet(HELD_NOW, RELEASED_NOW)) {
             return CompletableFuture.completedFuture(false);
         }
         stopTimers();
@@ -210,19 +235,24 @@ final class DefaultLease implements Lease {
         long seq = validity.begin(sent, ms);
         armDeadline();
         side.validityLowered(this);
-        return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms)))
+        return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms), Long.toString(seq)))
                 .handle((reply, error) -> {
                     if (error != null) {
                         validity.failed(seq); // unknown outcome: the shorter TTL may be in force
                         armDeadline();
                         throw new CompletionException(new LockBackendException(name, "could not extend", unwrap(error)));
                     }
-                    if (Replies.asLong(reply, "extend") != 1) {
+                    long code = Replies.asLong(reply, "extend");
+                    if (code == TTL_SUPERSEDED) {
+                        // A renewal or extend sent after this one was applied first: its TTL stands.
+                        validity.superseded(seq);
+                    } else if (code != 1) {
                         declareLost(LeaseLoss.Reason.STOLEN, null); // no-op if released meanwhile
                         throw new CompletionException(stateException());
+                    } else {
+                        validity.confirmed(seq);
                     }
-                    validity.confirmed(seq);
-                    if (state.get() != LeaseState.HELD) {
+                    if (status.get() != HELD_NOW) {
                         throw new CompletionException(stateException());
                     }
                     armDeadline();
@@ -232,7 +262,7 @@ final class DefaultLease implements Lease {
     }
 
     private void checkUsable() {
-        LeaseState current = state.get();
+        LeaseState current = currentState();
         if (current == LeaseState.RELEASED) {
             throw alreadyReleased();
         }
@@ -242,7 +272,7 @@ final class DefaultLease implements Lease {
     }
 
     private RuntimeException stateException() {
-        return state.get() == LeaseState.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
+        return currentState() == LeaseState.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
     }
 
     private IllegalStateException alreadyReleased() {
@@ -250,7 +280,7 @@ final class DefaultLease implements Lease {
     }
 
     private LeaseLoss lossOrStolen() {
-        LeaseLoss current = loss;
+        LeaseLoss current = loss();
         return current != null ? current
                 : new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
     }
@@ -265,11 +295,17 @@ final class DefaultLease implements Lease {
     /** Redis confirmed renewal {@code seq}; returns false if the lease already ended. */
     boolean renewalConfirmed(long seq) {
         validity.confirmed(seq);
-        if (state.get() != LeaseState.HELD) {
+        if (status.get() != HELD_NOW) {
             return false;
         }
         armDeadline();
         return true;
+    }
+
+    /** Redis refused renewal {@code seq} as superseded by a later-numbered extend: not a failure, not a renewal. */
+    void renewalSuperseded(long seq) {
+        validity.superseded(seq);
+        armDeadline();
     }
 
     /** Renewal {@code seq} failed or timed out: its outcome is unknown. */
@@ -291,14 +327,16 @@ final class DefaultLease implements Lease {
     }
 
     /** (Re)arms the timer that declares the loss no later than the validity deadline. */
-    synchronized void armDeadline() {
-        if (state.get() != LeaseState.HELD) {
-            return;
+    void armDeadline() {
+        synchronized (timerLock) {
+            if (status.get() != HELD_NOW) {
+                return;
+            }
+            if (deadlineTimer != null) {
+                deadlineTimer.cancel();
+            }
+            deadlineTimer = engine.timer.schedule(this::onDeadline, lossCheckAt() - engine.now());
         }
-        if (deadlineTimer != null) {
-            deadlineTimer.cancel();
-        }
-        deadlineTimer = engine.timer.schedule(this::onDeadline, lossCheckAt() - engine.now());
     }
 
     /** When the loss check runs: a little before the validity deadline, see {@link Validity#leadNanos}. */
@@ -307,7 +345,7 @@ final class DefaultLease implements Lease {
     }
 
     private void onDeadline() {
-        if (state.get() != LeaseState.HELD) {
+        if (status.get() != HELD_NOW) {
             return;
         }
         if (engine.now() - (lossCheckAt() - TimeUnit.MILLISECONDS.toNanos(1)) < 0) {
@@ -342,11 +380,10 @@ final class DefaultLease implements Lease {
      * them the lock is released for others (unless someone else has it already).
      */
     void declareLost(LeaseLoss.Reason reason, @Nullable Throwable cause) {
-        if (!state.compareAndSet(LeaseState.HELD, LeaseState.LOST)) {
+        LeaseLoss ended = new LeaseLoss(name, token, reason, Instant.now(), cause);
+        if (!status.compareAndSet(HELD_NOW, ended)) {
             return;
         }
-        LeaseLoss ended = new LeaseLoss(name, token, reason, Instant.now(), cause);
-        loss = ended;
         stopTimers();
         side.leaseEnded(this);
         signal.declare(ended);
@@ -355,7 +392,7 @@ final class DefaultLease implements Lease {
             signal.tell(ended);
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
-                engine.release(name, owner);
+                engine.releaseEventually(name, owner, leaseMs);
             }
         });
     }
@@ -365,10 +402,12 @@ final class DefaultLease implements Lease {
         return engine.now() - validUntil() >= 0 ? LeaseLoss.Reason.EXPIRED : LeaseLoss.Reason.STOLEN;
     }
 
-    private synchronized void stopTimers() {
-        if (deadlineTimer != null) {
-            deadlineTimer.cancel();
-            deadlineTimer = null;
+    private void stopTimers() {
+        synchronized (timerLock) {
+            if (deadlineTimer != null) {
+                deadlineTimer.cancel();
+                deadlineTimer = null;
+            }
         }
     }
 
@@ -398,6 +437,6 @@ final class DefaultLease implements Lease {
 
     @Override
     public String toString() {
-        return "Lease{lock='" + name + "', token=" + token + ", state=" + state.get() + ", remaining=" + remaining() + "}";
+        return "Lease{lock='" + name + "', token=" + token + ", state=" + currentState() + ", remaining=" + remaining() + "}";
     }
 }

@@ -44,6 +44,8 @@ final class Engine {
      * TIME in microseconds, so a counter that expired (or fell behind) never repeats a token.
      */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
+    private static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_CLEANUP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long idle threads of the client's own callback pool live. */
     private static final long CALLBACK_KEEP_ALIVE_SECONDS = 5;
 
@@ -114,6 +116,25 @@ final class Engine {
     CompletableFuture<Object> release(String name, String owner) {
         return timed(EngineScripts.RELEASE.name(), () -> publishCommand().thenCompose(publish ->
                 backend.eval(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publish))), null);
+    }
+
+    /**
+     * A clean-up release (of an owner nobody holds a lease for, or of a lost lease): sent now, and
+     * sent again with back-off while it fails transiently, for up to {@code leaseMs}, after which the
+     * lock has expired anyway. A lock left behind by a clean-up that met a dropped connection would
+     * otherwise hold every other node off for a whole lease.
+     */
+    void releaseEventually(String name, String owner, long leaseMs) {
+        releaseUntil(name, owner, now() + TimeUnit.MILLISECONDS.toNanos(leaseMs), FIRST_CLEANUP_RETRY_NANOS);
+    }
+
+    private void releaseUntil(String name, String owner, long giveUpAt, long backoffNanos) {
+        release(name, owner).whenComplete((reply, error) -> {
+            if (error != null && isTransient(error) && now() - giveUpAt < 0) {
+                timer.schedule(() -> releaseUntil(name, owner, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS)),
+                        backoffNanos);
+            }
+        });
     }
 
     /**

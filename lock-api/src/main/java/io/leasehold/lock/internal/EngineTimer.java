@@ -79,20 +79,6 @@ final class EngineTimer {
         return entry;
     }
 
-    /** Runs {@code task} on the timer thread as soon as possible. */
-    void execute(Runnable task) {
-        try {
-            thread.execute(task);
-        } catch (RejectedExecutionException shutDown) {
-            // the client is closing: nothing more is done on its timer
-        }
-    }
-
-    /** Whether the calling thread is this timer's thread. */
-    boolean isTimerThread() {
-        return LeaseholdThreads.isRole(Thread.currentThread(), "timer");
-    }
-
     /** Stops the thread, dropping tasks not yet run; waits at most {@code nanos} for a running task. */
     void shutdown(long nanos) throws InterruptedException {
         thread.shutdownNow();

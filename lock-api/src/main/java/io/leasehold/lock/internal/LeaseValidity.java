@@ -7,21 +7,23 @@ import java.util.TreeMap;
 /**
  * A lease's local validity deadline (G4), kept honest under commands whose outcome is not known.
  *
- * <p>Every command that sets the lock's TTL (the acquire, each renewal, each extend) is
- * {@linkplain #begin begun} with its send time and lease, which gives its <em>cap</em>:
- * {@code sent + lease - drift}, the earliest moment at which the TTL it sets can run out. Redis keeps
- * the TTL of whichever such command it ran last. Commands on a key run in the order they were sent
- * (one connection, or one after another), so:
+ * <p>Every command that sets the lock's TTL (each renewal, each extend) is {@linkplain #begin begun}
+ * with its send time and lease, which gives its <em>cap</em>: {@code sent + lease - drift}, the
+ * earliest moment at which the TTL it sets can run out; and a sequence number, which it carries to
+ * Redis. Redis applies such a command only if its number is higher than any applied before (see
+ * {@code renew.lua}), so the TTL in force is always that of the highest-numbered command applied,
+ * whatever order the commands reached Redis in. Hence:
  * <ul>
- *   <li>a {@linkplain #confirmed confirmed} command's cap holds, unless a command sent after it may
- *       have run after it: every command sent later that is still in flight, or whose outcome is
- *       unknown ({@linkplain #failed failed}: Redis may have run it), may be the last one run, so
- *       its cap bounds the validity too;</li>
- *   <li>a confirmation of a command sent before the latest confirmed one tells nothing new.</li>
+ *   <li>a {@linkplain #confirmed confirmed} command's cap holds, except that every command numbered
+ *       higher that is still in flight, or whose outcome is unknown ({@linkplain #failed failed}:
+ *       Redis may have run it, or may still), may be applied after it, so its cap bounds the
+ *       validity too;</li>
+ *   <li>a command numbered lower than the latest confirmed one can never be applied any more, and
+ *       one that Redis {@linkplain #superseded refused as superseded} never was.</li>
  * </ul>
- * So the deadline is the minimum of the latest-sent confirmed cap and the caps of every unresolved
- * command sent after it. An extend to a shorter time lowers the deadline from the moment it is sent,
- * and keeps it lowered if its reply is lost; a later confirmed renewal lifts it again.
+ * So the deadline is the minimum of the highest confirmed cap and the caps of every unresolved
+ * command numbered above it. An extend to a shorter time lowers the deadline from the moment it is
+ * sent, and keeps it lowered if its reply is lost; a later confirmed renewal lifts it again.
  *
  * <p>This class is threadsafe.
  */
@@ -38,22 +40,22 @@ final class LeaseValidity {
         this.confirmedUntil = Validity.validUntil(sentNanos, leaseMs);
     }
 
-    /** A TTL-setting command is about to be sent; returns its sequence number for {@link #confirmed}/{@link #failed}. */
+    /** A TTL-setting command is about to be sent; returns the sequence number it must carry to Redis. */
     synchronized long begin(long sentNanos, long leaseMs) {
         long seq = nextSeq++;
         unresolved.put(seq, Validity.validUntil(sentNanos, leaseMs));
         return seq;
     }
 
-    /** Redis confirmed command {@code seq}: it ran and set its TTL. */
+    /** Redis confirmed command {@code seq}: it was applied and set its TTL. */
     synchronized void confirmed(long seq) {
         Long cap = unresolved.remove(seq);
         if (cap == null || seq < confirmedSeq) {
-            return; // superseded by a command sent later and already confirmed
+            return; // a higher-numbered command's confirmation came first: its TTL is the one in force
         }
         confirmedSeq = seq;
         confirmedUntil = cap;
-        // Commands sent before this one ran before it: whatever they did, this one's TTL replaced it.
+        // Lower-numbered commands can no longer be applied: Redis refuses them from now on.
         Iterator<Map.Entry<Long, Long>> earlier = unresolved.headMap(seq).entrySet().iterator();
         while (earlier.hasNext()) {
             earlier.next();
@@ -69,10 +71,8 @@ final class LeaseValidity {
         // The cap simply stays among the unresolved ones; confirmed() drops it once superseded.
     }
 
-    /**
-     * Command {@code seq} certainly did not run (it was never sent): its cap no longer applies.
-     */
-    synchronized void notSent(long seq) {
+    /** Redis refused command {@code seq} as superseded (a higher-numbered one was applied): its cap never applies. */
+    synchronized void superseded(long seq) {
         unresolved.remove(seq);
     }
 

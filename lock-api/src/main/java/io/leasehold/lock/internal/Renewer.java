@@ -121,7 +121,7 @@ final class Renewer {
         List<DefaultLease> renewing = new ArrayList<>(batch.size());
         List<Long> sequences = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
-        List<String> args = new ArrayList<>(batch.size() * 2);
+        List<String> args = new ArrayList<>(batch.size() * 3);
         synchronized (lock) {
             for (DefaultLease lease : batch) {
                 long ms = lease.leaseMs;
@@ -137,11 +137,13 @@ final class Renewer {
                     lease.nextRenewNanos = Long.MAX_VALUE;
                     continue;
                 }
+                long seq = lease.renewalSent(sent, ms);
                 renewing.add(lease);
-                sequences.add(lease.renewalSent(sent, ms));
+                sequences.add(seq);
                 keys.add(lease.lockKey);
                 args.add(lease.owner);
                 args.add(Long.toString(ms));
+                args.add(Long.toString(seq));
             }
         }
         if (renewing.isEmpty()) {
@@ -162,10 +164,17 @@ final class Renewer {
             }
             for (int i = 0; i < renewing.size(); i++) {
                 DefaultLease lease = renewing.get(i);
+                long code;
+                try {
+                    code = failure != null ? 0 : Replies.asLong(codes.get(i), "renew");
+                } catch (RuntimeException badElement) {
+                    renewalFailed(lease, sequences.get(i), badElement); // one bad element fails its lease only
+                    continue;
+                }
                 if (failure != null) {
                     renewalFailed(lease, sequences.get(i), failure);
                 } else {
-                    renewalAnswered(lease, Replies.asLong(codes.get(i), "renew"), sequences.get(i));
+                    renewalAnswered(lease, code, sequences.get(i));
                 }
             }
             synchronized (lock) {
@@ -174,10 +183,19 @@ final class Renewer {
         });
     }
 
-    /** Reply codes of renew.lua: 1 renewed, 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value). */
+    /**
+     * Reply codes of renew.lua: 1 renewed, 2 superseded (an extend numbered after it ran first),
+     * 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value).
+     */
     private void renewalAnswered(DefaultLease lease, long code, long seq) {
-        if (code == 1) {
-            boolean held = lease.renewalConfirmed(seq);
+        if (code == 1 || code == DefaultLease.TTL_SUPERSEDED) {
+            boolean held;
+            if (code == 1) {
+                held = lease.renewalConfirmed(seq);
+            } else {
+                lease.renewalSuperseded(seq);
+                held = false; // not a renewal: nothing to report
+            }
             synchronized (lock) {
                 lease.renewInFlight = false;
                 lease.lastRenewalFailure = null;

@@ -14,7 +14,9 @@
 --                              another type or a string that is not a decimal integer below
 --                              2^53 - 1 (e.g. another application's keys under the prefix);
 --                              nothing is written then
--- The lock value is "<owner>:<token>".
+-- The lock value is "<owner>:<token>", and "<owner>:<token>:<seq>" once renew or extend has set
+-- its TTL (see renew.lua). A retried acquire by the same owner resets the TTL only while no renewal
+-- or extend has run (seq 0): a late retry must never undo a later extend.
 -- Fencing token: a hybrid logical clock. On every acquisition
 --   token = max(counter + 1, server TIME in microseconds)   (just TIME when the counter is gone)
 -- and the counter is set to the token with the idle TTL. Tokens strictly increase across key
@@ -45,8 +47,13 @@ if current then
   if not sep then
     return foreign(KEYS[1], 'lock', "'<owner>:<token>'")
   end
-  local token = string.sub(current, sep + 1)
+  local rest = string.sub(current, sep + 1)
+  local seqSep = string.find(rest, ':', 1, true)
+  local token = seqSep and string.sub(rest, 1, seqSep - 1) or rest
   if string.sub(current, 1, sep - 1) == ARGV[1] then
+    if seqSep then
+      return {1, token, redis.call('PTTL', KEYS[1])}
+    end
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return {1, token, tonumber(ARGV[2])}
   end

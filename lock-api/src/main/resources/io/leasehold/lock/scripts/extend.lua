@@ -1,8 +1,11 @@
 -- extend: set the remaining lease of a lock this owner holds.
 -- KEYS[1]  lock key
 -- ARGV[1]  owner
--- ARGV[2]  new lease, ms (from now)
--- Returns   1  extended
+-- ARGV[2]  new lease, ms (from now; integer > 0)
+-- ARGV[3]  sequence number of this TTL command of the lease (integer >= 1; see renew.lua)
+-- Returns   1  extended: the TTL is the new lease, from now
+--           2  superseded: a renewal or extend of this lease with a higher sequence number already
+--              ran; its TTL stands
 --           0  absent (expired or deleted)
 --          -1  held by another owner
 --          -2  the key holds something that is not a Leasehold lock (another type, or a string
@@ -21,5 +24,12 @@ end
 if string.sub(current, 1, sep - 1) ~= ARGV[1] then
   return -1
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local rest = string.sub(current, sep + 1)
+local seqSep = string.find(rest, ':', 1, true)
+local token = seqSep and string.sub(rest, 1, seqSep - 1) or rest
+local applied = seqSep and tonumber(string.sub(rest, seqSep + 1)) or 0
+if tonumber(ARGV[3]) <= applied then
+  return 2
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[3], 'PX', ARGV[2])
 return 1

@@ -21,4 +21,7 @@ local sep = string.find(current, ':', 1, true)
 if not sep then
   return foreign(KEYS[1], "'<owner>:<token>'")
 end
-return {string.sub(current, sep + 1), redis.call('PTTL', KEYS[1])}
+-- the value is "<owner>:<token>" or "<owner>:<token>:<seq>" (see renew.lua)
+local rest = string.sub(current, sep + 1)
+local seqSep = string.find(rest, ':', 1, true)
+return {seqSep and string.sub(rest, 1, seqSep - 1) or rest, redis.call('PTTL', KEYS[1])}

@@ -84,12 +84,26 @@ class LeaseValidityTest {
     }
 
     @Test
-    void shouldForgetACommandThatWasNeverSent() {
+    void shouldForgetACommandThatRedisRefusedAsSuperseded() {
         LeaseValidity validity = new LeaseValidity(T0, LEASE_MS);
         long extend = validity.begin(T0 + ms(100), 2_000);
 
-        validity.notSent(extend);
+        validity.superseded(extend);
 
         assertEquals(capOf(T0, LEASE_MS), validity.until());
+    }
+
+    @Test
+    void shouldKeepTheTtlOfTheHigherNumberedCommandWhenTheyReachRedisOutOfOrder() {
+        // Two extends race: the longer one took its number first, but the shorter one reached Redis
+        // first and was applied; the longer one then arrives and is refused as superseded.
+        LeaseValidity validity = new LeaseValidity(T0, LEASE_MS);
+        long longer = validity.begin(T0 + ms(100), 60_000);
+        long shorter = validity.begin(T0 + ms(101), 1_000);
+
+        validity.confirmed(shorter);
+        validity.superseded(longer);
+
+        assertEquals(capOf(T0 + ms(101), 1_000), validity.until());
     }
 }

@@ -8,8 +8,6 @@ import io.leasehold.lock.spi.Subscription;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -206,18 +204,19 @@ public final class LettuceLockBackend implements LockBackend {
     /**
      * {@inheritDoc}
      *
-     * <p>Besides the default's I/O errors, timeouts and transient Redis replies: Lettuce's
-     * {@link RedisConnectionException} and {@link RedisCommandTimeoutException}, and the
-     * "Connection closed" that fails commands pending on a connection that went down.
+     * <p>Lettuce tells the two kinds apart by type: a {@link RedisCommandExecutionException} is the
+     * server's error reply (transient only for the "not now" replies the default knows:
+     * {@code LOADING}, {@code READONLY}, ...), while every other {@link RedisException} comes from the
+     * client side of the connection (not connected, connection closed or reset, commands rejected
+     * while disconnected, a timeout), and so is transient, as are the JDK's I/O errors and timeouts.
      */
     @Override
     public boolean isTransient(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException) {
-                return true;
+            if (cause instanceof RedisCommandExecutionException) {
+                return LockBackend.super.isTransient(cause);
             }
-            String message = cause.getMessage();
-            if (cause instanceof RedisException && message != null && message.startsWith("Connection closed")) {
+            if (cause instanceof RedisException) {
                 return true;
             }
             if (cause.getCause() == cause) {

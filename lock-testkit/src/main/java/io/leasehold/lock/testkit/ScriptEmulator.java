@@ -74,12 +74,15 @@ final class ScriptEmulator {
             if (sep < 0) {
                 throw foreign(c, 1, "lock", "'<owner>:<token>'");
             }
-            String token = current.value().substring(sep + 1);
-            if (current.value().substring(0, sep).equals(c.arg(1))) {
+            LockValue held = LockValue.parse(current.value(), sep);
+            if (held.owner().equals(c.arg(1))) {
+                if (held.hasSeq()) {
+                    return List.of(1L, held.token(), store.pttl(c.key(1), now)); // a renewal or extend set the TTL
+                }
                 pexpire(c, 1, 2);
-                return List.of(1L, token, c.integerArg(2, "tonumber"));
+                return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
             }
-            return List.of(0L, token, store.pttl(c.key(1), now));
+            return List.of(0L, held.token(), store.pttl(c.key(1), now));
         }
         // TIME in microseconds (see InMemoryStore#serverTimeMicros), then the hybrid logical clock.
         long token = store.serverTimeMicros(c.clockMicros());
@@ -141,11 +144,8 @@ final class ScriptEmulator {
                 int sep = current.value().indexOf(':');
                 if (sep < 0) {
                     result.add(-2L);
-                } else if (current.value().substring(0, sep).equals(c.arg(2 * i - 1))) {
-                    pexpire(c, i, 2 * i);
-                    result.add(1L);
                 } else {
-                    result.add(-1L);
+                    result.add(setTtlInOrder(c, i, LockValue.parse(current.value(), sep), 3 * i - 2, 3 * i - 1, 3 * i));
                 }
             }
         }
@@ -164,11 +164,39 @@ final class ScriptEmulator {
         if (sep < 0) {
             return -2L;
         }
-        if (!current.value().substring(0, sep).equals(c.arg(1))) {
+        return setTtlInOrder(c, 1, LockValue.parse(current.value(), sep), 1, 2, 3);
+    }
+
+    /**
+     * The shared part of renew and extend: -1 for another owner's lock; 2 (superseded) when the value
+     * records a sequence number at least this command's; else {@code SET key owner:token:seq PX lease}
+     * and 1.
+     */
+    private long setTtlInOrder(ScriptCall c, int keyIndex, LockValue held, int ownerArg, int leaseArg, int seqArg) {
+        if (!held.owner().equals(c.arg(ownerArg))) {
             return -1L;
         }
-        pexpire(c, 1, 2);
+        long seq = c.integerArg(seqArg, "tonumber");
+        if (seq <= held.seq()) {
+            return 2L;
+        }
+        setPx(c, keyIndex, held.owner() + ":" + held.token() + ":" + c.requiredArg(seqArg), leaseArg, "lease");
         return 1L;
+    }
+
+    /**
+     * A lock value: {@code "<owner>:<token>"}, or {@code "<owner>:<token>:<seq>"} once renew or extend
+     * set its TTL (seq 0 when absent), as the scripts split it.
+     */
+    private record LockValue(String owner, String token, long seq, boolean hasSeq) {
+        static LockValue parse(String value, int sep) {
+            String rest = value.substring(sep + 1);
+            int seqSep = rest.indexOf(':');
+            if (seqSep < 0) {
+                return new LockValue(value.substring(0, sep), rest, 0, false);
+            }
+            return new LockValue(value.substring(0, sep), rest.substring(0, seqSep), Long.parseLong(rest.substring(seqSep + 1)), true);
+        }
     }
 
     private Object inspect(ScriptCall c) {
@@ -183,7 +211,7 @@ final class ScriptEmulator {
         if (sep < 0) {
             throw foreign(c, 1, "lock", "'<owner>:<token>'");
         }
-        return List.of(current.value().substring(sep + 1), store.pttl(c.key(1), c.nowMillis()));
+        return List.of(LockValue.parse(current.value(), sep).token(), store.pttl(c.key(1), c.nowMillis()));
     }
 
     private Object forceRelease(ScriptCall c) {

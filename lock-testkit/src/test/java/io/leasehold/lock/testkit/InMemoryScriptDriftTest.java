@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "b8fdf8e1fdfa925ac514e81c7c59d51d3c8e3a63",
+            ScriptNames.ACQUIRE, "25f93fa4d5661d995c1dcdf50963e80dd1710ba2",
             ScriptNames.RELEASE, "e5f14d9018ec89f92162a2c226b1a4b3ba4aa498",
-            ScriptNames.RENEW, "ad3e02e64a47f4ea02b27212ab62874e8edf72f9",
-            ScriptNames.EXTEND, "7565b278cc8d90b595572502639dee7519fb476c",
-            ScriptNames.INSPECT, "44e847a644ba0d499863518a4d5ef825f1cae7e0",
+            ScriptNames.RENEW, "c1a27db6dda66dabd7b641105f9811e3af92cc62",
+            ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
+            ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");
 
     @Test

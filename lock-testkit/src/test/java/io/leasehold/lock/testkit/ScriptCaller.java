@@ -7,11 +7,13 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Calls the bundled scripts on a backend with the engine's key layout, and waits for replies. */
 final class ScriptCaller {
@@ -28,6 +30,7 @@ final class ScriptCaller {
     static final LuaScript FORCE_RELEASE = LuaScript.bundled(ScriptNames.FORCE_RELEASE);
 
     private final LockBackend backend;
+    private final AtomicLong sequence = new AtomicLong();
 
     ScriptCaller(LockBackend backend) {
         this.backend = backend;
@@ -69,12 +72,33 @@ final class ScriptCaller {
         return await(backend.eval(RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publishCommand)));
     }
 
+    /**
+     * Renews with (owner, lease) pairs; each lease gets the next of this caller's sequence numbers,
+     * as the engine numbers every TTL command of a lease (see renew.lua).
+     */
     Object renew(List<String> names, List<String> ownersAndLeases) {
-        return await(backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), ownersAndLeases));
+        List<String> args = new ArrayList<>();
+        for (int i = 0; i + 1 < ownersAndLeases.size(); i += 2) {
+            args.add(ownersAndLeases.get(i));
+            args.add(ownersAndLeases.get(i + 1));
+            args.add(Long.toString(sequence.incrementAndGet()));
+        }
+        return renewWithSequences(names, args);
     }
 
+    /** Renews with explicit (owner, lease, sequence) triples. */
+    Object renewWithSequences(List<String> names, List<String> ownersLeasesAndSequences) {
+        return await(backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), ownersLeasesAndSequences));
+    }
+
+    /** Extends with the next of this caller's sequence numbers. */
     Object extend(String name, String owner, long leaseMs) {
-        return await(backend.eval(EXTEND, List.of(lockKey(name)), List.of(owner, Long.toString(leaseMs))));
+        return extend(name, owner, leaseMs, sequence.incrementAndGet());
+    }
+
+    Object extend(String name, String owner, long leaseMs, long sequenceNumber) {
+        return await(backend.eval(EXTEND, List.of(lockKey(name)),
+                List.of(owner, Long.toString(leaseMs), Long.toString(sequenceNumber))));
     }
 
     CompletableFuture<Object> inspectAsync(String name) {

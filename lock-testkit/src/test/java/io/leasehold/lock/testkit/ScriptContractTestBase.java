@@ -134,6 +134,59 @@ abstract class ScriptContractTestBase {
         assertFalse(message.contains("attempt to"), () -> "an opaque Lua error: " + message);
     }
 
+    // ---- G4: TTL commands of one lease are applied in the order the engine numbered them ----
+
+    @Test
+    void shouldRefuseARenewalNumberedBelowAnExtendThatWasAppliedFirst() {
+        scripts.acquire("orders", "owner", 30_000);
+        assertEquals(1L, scripts.extend("orders", "owner", 2_000, 2));
+
+        // The renewal was numbered 1 (sent first) but reached Redis after the extend numbered 2
+        Object codes = scripts.renewWithSequences(List.of("orders"), List.of("owner", "90000", "1"));
+
+        assertEquals(List.of(2L), codes, "superseded");
+        long ttl = pttl(lockKey("orders"));
+        assertTrue(ttl > 0 && ttl <= 2_000, () -> "the extend's TTL stands, but PTTL was " + ttl);
+    }
+
+    @Test
+    void shouldRefuseAnExtendNumberedBelowOneAlreadyApplied() {
+        scripts.acquire("orders", "owner", 30_000);
+        assertEquals(1L, scripts.extend("orders", "owner", 1_000, 5));
+
+        assertEquals(2L, scripts.extend("orders", "owner", 60_000, 4));
+        assertEquals(2L, scripts.extend("orders", "owner", 60_000, 5), "the same number twice is not newer");
+        assertTrue(pttl(lockKey("orders")) <= 1_000);
+        assertEquals(1L, scripts.extend("orders", "owner", 60_000, 6));
+        assertTrue(pttl(lockKey("orders")) > 30_000);
+    }
+
+    @Test
+    void shouldNotLetALateRetriedAcquireUndoAnExtend() {
+        scripts.acquire("orders", "owner", 30_000);
+        assertEquals(1L, scripts.extend("orders", "owner", 2_000, 1));
+
+        // A retry of the very acquire (same owner) that reaches Redis late: same token, TTL untouched
+        List<?> reply = scripts.acquire("orders", "owner", 30_000);
+
+        assertEquals(1L, reply.get(0));
+        long ttl = pttl(lockKey("orders"));
+        assertTrue(ttl > 0 && ttl <= 2_000, () -> "the extend's TTL stands, but PTTL was " + ttl);
+        assertTrue(((Number) reply.get(2)).longValue() <= 2_000, "the reply gives the TTL in force: " + reply);
+    }
+
+    @Test
+    void shouldReadReleaseAndContendWithARenewedLockAsWithAFreshOne() {
+        long token = scripts.acquireToken("orders", "owner", 30_000);
+        scripts.renew(List.of("orders"), List.of("owner", "40000"));
+
+        assertEquals(String.valueOf(token), ((List<?>) scripts.inspect("orders")).get(0), "inspect gives the bare token");
+        List<?> contended = scripts.acquire("orders", "other", 30_000);
+        assertEquals(List.of(0L, String.valueOf(token)), contended.subList(0, 2), "a contender sees the bare token");
+        assertEquals(1L, scripts.release("orders", "owner"));
+        assertEquals(List.of(), scripts.inspect("orders"));
+    }
+
     @Test
     void shouldRenewHealthyLeasesWhenOneKeyHoldsAHash() {
         for (String name : List.of("a", "b", "c")) {

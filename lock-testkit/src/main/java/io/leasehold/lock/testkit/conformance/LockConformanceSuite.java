@@ -491,4 +491,14 @@ public abstract class LockConformanceSuite {
     public void shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight() {
         run("shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight");
     }
+    /** G8, G10. */
+    @Test
+    public void shouldHandTheLeaseToCallWithLeaseAndRunWithLeaseBodies() {
+        run("shouldHandTheLeaseToCallWithLeaseAndRunWithLeaseBodies");
+    }
+    /** G8, G9; needs Fault.LATENCY. */
+    @Test
+    public void shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout() {
+        run("shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout");
+    }
 }

@@ -86,4 +86,31 @@ internal val bodyScenarios: List<Scenario> = listOf(
         withClue("outer callLocked result") { outcome shouldBe "inner" }
         withClue("isLocked() after the outer callLocked returned") { b.lock(lockName).isLocked shouldBe false }
     },
+
+    scenario("shouldHandTheLeaseToCallWithLeaseAndRunWithLeaseBodies", "G8, G10") {
+        val node = newNode()
+        val b = newClient()
+        val lock = node.client.lock(lockName)
+        // When a body asks for its lease, to fence the resource it protects
+        val outcome = lock.callWithLease(Timing.ACQUIRE_WAIT) { lease ->
+            // Then it gets the lease that holds the lock: valid, with the holder's token
+            withClue("isValid() of the body's lease") { lease.isValid shouldBe true }
+            withClue("holder token seen from another node") {
+                b.lock(lockName).inspect().present("inspect()").fencingToken() shouldBe lease.fencingToken()
+            }
+            // And a nested call on this thread gets the same lease, without a Redis call
+            val acquiresBefore = node.counter.count(ScriptNames.ACQUIRE)
+            lock.runWithLease(Duration.ZERO) { inner -> withClue("nested runWithLease lease") { (inner === lease) shouldBe true } }
+            lock.callLocked(Duration.ZERO) { "plain nested" }
+            withClue("acquire calls made by the nested calls") { node.counter.count(ScriptNames.ACQUIRE) shouldBe acquiresBefore }
+            lease.fencingToken()
+        }
+        withClue("isLocked() after callWithLease returned") { b.lock(lockName).isLocked shouldBe false }
+        // And a runWithLease body that throws releases too, with its own exception
+        val boom = IllegalStateException("boom")
+        shouldThrow<IllegalStateException> { lock.runWithLease(Timing.ACQUIRE_WAIT) { throw boom } } shouldBeSameInstanceAs boom
+        withClue("isLocked() after runWithLease threw") { b.lock(lockName).isLocked shouldBe false }
+        b.lock(lockName).tryAcquire().present("tryAcquire() after the bodies").use { withClue("token order") { (it.fencingToken() > outcome) shouldBe true } }
+    },
 )
+

@@ -127,5 +127,25 @@ internal val replyFaultScenarios: List<Scenario> = listOf(
         shouldNotOverestimate(node.client, lease, "after the race")
         withClue("release()") { lease.release() shouldBe true }
     },
+
+    scenario("shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout", "G8, G9", Fault.LATENCY) {
+        // Given every call reaches Redis only after the node's 300 ms command timeout
+        val node = newNode(commandTimeout = Duration.ofMillis(300))
+        fixture.setLatency(Duration.ofMillis(500))
+        // When the node tries for a while: each attempt runs in Redis, but its reply is always late
+        val thrown = shouldThrow<LockBackendException> { node.client.lock(lockName).acquire(Duration.ofMillis(1500)) }
+        // Then the wait ends as a backend failure (no reply in time, ever), and once the late replies
+        // are in, nothing is left locked and nothing is renewed
+        thrown.shouldBeAbout(lockName)
+        fixture.setLatency(Duration.ZERO)
+        val probe = newClient()
+        probe.lock(lockName).tryAcquire(Duration.ofSeconds(10)).present("tryAcquire() once the late replies were handled").use { }
+        await("the lock is free after the late replies") { !probe.lock(lockName).isLocked }
+        node.counter.reset()
+        hold(Duration.ofSeconds(1))
+        withClue("renew calls of the node that never got a lease; all calls: ${node.counter.counts()}") {
+            node.counter.count(ScriptNames.RENEW) shouldBe 0L
+        }
+    },
 )
 
