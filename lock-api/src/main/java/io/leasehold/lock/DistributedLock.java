@@ -91,7 +91,9 @@ public interface DistributedLock {
      *
      * @throws LockTimeoutException  if another owner held it for the whole wait
      * @throws LockBackendException  if Redis failed while acquiring
-     * @throws LeaseLostException    if the lease was lost while {@code body} ran, or before it started
+     * @throws LeaseLostException    if the lease was lost while {@code body} ran, or before it started, or if
+     *                               the release found that Redis no longer had the lock for this lease (a
+     *                               flush, a failover, a force-release): the work may have overlapped
      * @throws LockInterruptedException if interrupted while waiting
      * @throws Exception             whatever {@code body} threw (the lock is released first)
      */

@@ -3,6 +3,7 @@
 package io.leasehold.lock
 
 import io.leasehold.lock.internal.LeaseSignals
+import java.time.Instant
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration
@@ -163,10 +164,15 @@ private suspend fun <T> runUnderLease(
 private suspend fun releaseAfterBlock(lease: Lease, blockFailure: Throwable?) {
     val releasing = lease.releaseAsync()
     // The release asked for the state change at once: from here the state is final.
-    val lostFirst = if (lease.state() == LeaseState.LOST) LeaseSignals.lossIfInvalid(lease) else null
+    var lostFirst = if (lease.state() == LeaseState.LOST) LeaseSignals.lossIfInvalid(lease) else null
     try {
-        withContext(NonCancellable) {
+        val released = withContext(NonCancellable) {
             releasing.awaitWithoutCancelling()
+        }
+        if (!released && lostFirst == null) {
+            // Redis no longer had the lock for this lease (flushed, failed over, force-released):
+            // the block's work may have overlapped with another holder.
+            lostFirst = LeaseLoss(lease.lockName(), lease.fencingToken(), LeaseLoss.Reason.STOLEN, Instant.now(), null)
         }
     } catch (e: Throwable) {
         if (blockFailure == null && lostFirst == null) {

@@ -223,9 +223,11 @@ final class Acquisition {
     }
 
     /**
-     * Gives {@code lease} to the caller if it still wants it and the lease is still valid. The
-     * acquisition leaves the wait queue before the caller's future completes, so that a continuation
-     * that blocks (or releases at once) never holds up the next local waiter.
+     * Gives {@code lease} to the caller if it still wants it and the lease is still valid. Whoever
+     * moves the phase on from HANDING_OUT decides: the hand-out (to DONE with the lease, or back to
+     * WAITING with a new round), or an ending that came first (close), whose clean-up released the
+     * owner. The acquisition leaves the wait queue before the caller's future completes, so that a
+     * continuation that blocks (or releases at once) never holds up the next local waiter.
      */
     private void handOut(DefaultLease lease) {
         if (result.isDone()) {
@@ -238,9 +240,16 @@ final class Acquisition {
             // made it ends, and in the same step the wait goes back to a new round, so that no
             // wake-up can send an attempt with the old owner.
             lease.releaseInternal();
+            boolean goOn;
             synchronized (this) {
-                phase = Phase.WAITING;
-                nextRound(slowReply());
+                goOn = phase == Phase.HANDING_OUT;
+                if (goOn) {
+                    phase = Phase.WAITING;
+                    nextRound(slowReply());
+                }
+            }
+            if (!goOn) {
+                return; // ended meanwhile (close): that ending released the owner
             }
             if (result.isDone()) {
                 abandon(); // the caller cancelled meanwhile
@@ -249,7 +258,10 @@ final class Acquisition {
             }
             return;
         }
-        endHandOut();
+        if (!endHandOut()) {
+            lease.releaseInternal(); // ended meanwhile (close): the caller gets the ending, not this lease
+            return;
+        }
         if (result.complete(lease)) {
             engine.listeners.acquired(lock.name(), lease.fencingToken(), waited());
         } else {
@@ -257,10 +269,13 @@ final class Acquisition {
         }
     }
 
-    private void endHandOut() {
+    /** Ends a hand-out (leaving the queue, stopping timers); false if something else ended the acquisition first. */
+    private boolean endHandOut() {
         if (end()) {
             finish(false);
+            return true;
         }
+        return false;
     }
 
     /** Starts a new round (a fresh owner) after a lease that must not be handed out; call holding the monitor. */

@@ -170,7 +170,9 @@ final class DefaultDistributedLock implements DistributedLock {
         CompletableFuture<Boolean> release = lease.releaseInternal();
         LeaseLoss loss = lease.loss(); // final once the release was asked for
         try {
-            DefaultLease.join(release);
+            if (!DefaultLease.join(release) && loss == null) {
+                loss = lease.lossFoundAtRelease(); // Redis no longer had it: the work may have overlapped
+            }
         } catch (LockBackendException releaseFailed) {
             if (outcome == null) {
                 outcome = releaseFailed;

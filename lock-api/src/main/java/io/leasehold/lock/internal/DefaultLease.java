@@ -155,6 +155,15 @@ final class DefaultLease implements Lease {
         return signal.watch(watcher);
     }
 
+    /**
+     * The loss to report when a release found that Redis no longer had the lock for this owner
+     * (flushed, failed over, force-released, expired unnoticed): the work under it may have
+     * overlapped with another holder.
+     */
+    LeaseLoss lossFoundAtRelease() {
+        return new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
+    }
+
     /** Loss hooks and watchers attached now (for tests and diagnostics). */
     int lossAttachments() {
         return signal.attachedCount();
@@ -195,12 +204,16 @@ final class DefaultLease implements Lease {
      * {@link LockBackendException} when Redis could not be reached.
      */
     CompletableFuture<Boolean> releaseInternal() {
+        // A lease past its validity is lost, not released: whoever releases it must hear that the
+        // work may have overlapped with another holder (a paused process wakes up and releases).
+        lossIfInvalid();
         if (!status.compareAndSet(HELD_NOW, RELEASED_NOW)) {
             return CompletableFuture.completedFuture(false);
         }
         stopTimers();
         side.leaseEnded(this);
-        return engine.release(name, owner).handle((reply, error) -> {
+        // Owner-checked, so safe to send again after a transient failure, within one command timeout.
+        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos).handle((reply, error) -> {
             if (error != null) {
                 throw new CompletionException(new LockBackendException(name,
                         "could not release; the lock expires after its lease time", unwrap(error)));

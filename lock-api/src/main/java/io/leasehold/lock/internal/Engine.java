@@ -44,7 +44,7 @@ final class Engine {
      * TIME in microseconds, so a counter that expired (or fell behind) never repeats a token.
      */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
-    private static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_CLEANUP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long idle threads of the client's own callback pool live. */
     private static final long CALLBACK_KEEP_ALIVE_SECONDS = 5;
@@ -125,14 +125,29 @@ final class Engine {
      * otherwise hold every other node off for a whole lease.
      */
     void releaseEventually(String name, String owner, long leaseMs) {
-        releaseUntil(name, owner, now() + TimeUnit.MILLISECONDS.toNanos(leaseMs), FIRST_CLEANUP_RETRY_NANOS);
+        releaseRetrying(name, owner, TimeUnit.MILLISECONDS.toNanos(leaseMs));
     }
 
-    private void releaseUntil(String name, String owner, long giveUpAt, long backoffNanos) {
+    /**
+     * The owner-checked release, sent again with back-off while it fails transiently and
+     * {@code budgetNanos} have not passed (so safe to repeat: it deletes the lock only for this
+     * owner). The future has the first reply, or the last failure.
+     */
+    CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos) {
+        CompletableFuture<Object> done = new CompletableFuture<>();
+        releaseUntil(name, owner, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, done);
+        return done;
+    }
+
+    private void releaseUntil(String name, String owner, long giveUpAt, long backoffNanos, CompletableFuture<Object> done) {
         release(name, owner).whenComplete((reply, error) -> {
-            if (error != null && isTransient(error) && now() - giveUpAt < 0) {
-                timer.schedule(() -> releaseUntil(name, owner, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS)),
-                        backoffNanos);
+            if (error == null) {
+                done.complete(reply);
+            } else if (isTransient(error) && now() + backoffNanos - giveUpAt < 0 && !timer.isShutDown()) {
+                timer.schedule(() -> releaseUntil(name, owner, giveUpAt,
+                        Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), done), backoffNanos);
+            } else {
+                done.completeExceptionally(DefaultLease.unwrap(error));
             }
         });
     }

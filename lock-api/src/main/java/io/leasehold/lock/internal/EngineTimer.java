@@ -79,6 +79,11 @@ final class EngineTimer {
         return entry;
     }
 
+    /** Whether {@link #shutdown} was called: scheduled tasks no longer run. */
+    boolean isShutDown() {
+        return thread.isShutdown();
+    }
+
     /** Stops the thread, dropping tasks not yet run; waits at most {@code nanos} for a running task. */
     void shutdown(long nanos) throws InterruptedException {
         thread.shutdownNow();

@@ -95,8 +95,10 @@ final class LockedCall<T> {
         CompletableFuture<Boolean> release = lease.releaseInternal();
         LeaseLoss lostFirst = lease.loss(); // the state is final once the release was asked for
         release.whenComplete((released, releaseError) -> engine.runCallback(() -> {
-            if (lostFirst != null) {
-                LeaseLostException lost = new LeaseLostException(lostFirst);
+            LeaseLoss loss = lostFirst != null ? lostFirst
+                    : Boolean.FALSE.equals(released) ? lease.lossFoundAtRelease() : null;
+            if (loss != null) {
+                LeaseLostException lost = new LeaseLostException(loss);
                 if (bodyError != null) {
                     lost.addSuppressed(DefaultLease.unwrap(bodyError));
                 }

@@ -140,4 +140,41 @@ class EngineOnManualClockTest {
             assertTrue(held.isValid());
         }
     }
+
+    @Test
+    void shouldSayLostTheMomentTheValidityRunsOutEvenBeforeTheTimerFires() {
+        Lease lease = acquire(false);
+
+        clock.advance(LEASE);
+
+        // No waiting for the engine's timer: reading the state is enough to see the loss
+        assertEquals(LeaseState.LOST, lease.state());
+        assertFalse(lease.isValid());
+    }
+
+    @Test
+    void shouldTreatAReleaseAfterTheValidityRanOutAsALossNotARelease() throws Exception {
+        Lease lease = acquire(false);
+
+        clock.advance(LEASE);
+
+        assertFalse(lease.release(), "nothing was released: the lease was already over");
+        assertEquals(LeaseLoss.Reason.EXPIRED, lossOf(lease).reason());
+    }
+
+    @Test
+    void shouldThrowLeaseLostFromABodyThatOutlivedItsLease() {
+        LockOptions noRenew = LockOptions.builder().leaseTime(LEASE).autoRenew(false).build();
+
+        // A body that stalls past its lease (a long GC pause, a stopped process) returns normally
+        io.leasehold.lock.LeaseLostException thrown = org.junit.jupiter.api.Assertions.assertThrows(
+                io.leasehold.lock.LeaseLostException.class,
+                () -> client.lock(NAME, noRenew).callWithLease(Duration.ZERO, lease -> {
+                    clock.advance(LEASE.plusSeconds(1));
+                    return "done";
+                }));
+
+        assertEquals(LeaseLoss.Reason.EXPIRED, thrown.loss().reason());
+    }
 }
+

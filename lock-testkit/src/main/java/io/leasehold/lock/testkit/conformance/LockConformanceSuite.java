@@ -501,4 +501,14 @@ public abstract class LockConformanceSuite {
     public void shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout() {
         run("shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout");
     }
+    /** G6, G8; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldReportLeaseLostWhenTheReleaseFindsTheLockGone() {
+        run("shouldReportLeaseLostWhenTheReleaseFindsTheLockGone");
+    }
+    /** G8, G9; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldRetryAReleaseThatFailsTransiently() {
+        run("shouldRetryAReleaseThatFailsTransiently");
+    }
 }

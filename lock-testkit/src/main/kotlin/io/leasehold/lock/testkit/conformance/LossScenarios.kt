@@ -9,6 +9,7 @@ import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LeaseLostException
 import io.leasehold.lock.spi.ScriptNames
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
+import io.leasehold.lock.withLock
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
@@ -129,4 +130,44 @@ internal val lossScenarios: List<Scenario> = listOf(
         withClue("loss reason") { lost.loss().reason() shouldBe LeaseLoss.Reason.STOLEN }
         withClue("the body saw InterruptedException") { bodyInterrupted.get() shouldBe true }
     },
+
+    scenario("shouldReportLeaseLostWhenTheReleaseFindsTheLockGone", "G6, G8", Fault.DELETE_KEY) {
+        // Given bodies whose lock is deleted behind their back (a flush, a failover, an operator)
+        // before the watchdog could notice (30 s lease: the next renewal is 10 s away)
+        val a = newClient()
+        val lock = a.lock(lockName)
+        // When they return normally
+        val locked = runCatching { lock.callLocked(Timing.ACQUIRE_WAIT) { fixture.deleteKey(lockKey()); "done" } }
+        val async = runCatching {
+            lock.callLockedAsync(Timing.ACQUIRE_WAIT) { _ -> fixture.deleteKey(lockKey()); CompletableFuture.completedFuture("done") }
+                .value("callLockedAsync")
+        }
+        val suspended = runCatching {
+            kotlinx.coroutines.runBlocking { lock.withLock(kotlin.time.Duration.parse("10s")) { fixture.deleteKey(lockKey()); "done" } }
+        }
+        // Then each reports the loss its release found: the work was not exclusive all along
+        listOf("callLocked" to locked, "withLock" to suspended).forEach { (what, outcome) ->
+            withClue("$what outcome when the release found the lock gone: $outcome") {
+                outcome.exceptionOrNull().shouldBeInstanceOf<LeaseLostException>().loss().reason() shouldBe LeaseLoss.Reason.STOLEN
+            }
+        }
+        withClue("callLockedAsync outcome when the release found the lock gone: $async") {
+            (async.exceptionOrNull()?.cause ?: async.exceptionOrNull()).shouldBeInstanceOf<LeaseLostException>()
+        }
+    },
+
+    scenario("shouldRetryAReleaseThatFailsTransiently", "G8, G9", Fault.UNAVAILABLE) {
+        // Given a held lease and a backend that is briefly unreachable
+        val a = newClient()
+        val lease = a.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        fixture.makeUnavailable()
+        // When the holder releases while it is down, and it comes back within the command timeout
+        val releasing = lease.releaseAsync()
+        hold(Duration.ofMillis(300))
+        fixture.makeAvailable()
+        // Then the release goes through: the lock is free at once, not after its 30 s lease
+        withClue("releaseAsync() across a brief outage") { releasing.value("releaseAsync()") shouldBe true }
+        withClue("isLocked() after the release") { newClient().lock(lockName).isLocked shouldBe false }
+    },
 )
+
