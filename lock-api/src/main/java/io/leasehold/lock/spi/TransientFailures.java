@@ -3,14 +3,17 @@ package io.leasehold.lock.spi;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeoutException;
 
 /**
  * The default of {@link LockBackend#isTransient(Throwable)}: which failures of a Redis call may go
  * away if the call is retried. A driver adds its own exception types on top.
  *
- * <p>Transient: any {@link IOException} (a refused or reset connection) or {@link TimeoutException}
- * in the cause chain, and the Redis error replies that mean "not now" rather than "never":
+ * <p>Transient: any {@link IOException} (a refused or reset connection), {@link TimeoutException} or
+ * {@link CancellationException} (the driver abandoned the command, as Lettuce does with commands
+ * buffered or in flight when a connection drops in at-most-once mode) in the cause chain, and the
+ * Redis error replies that mean "not now" rather than "never":
  * {@code LOADING}, {@code BUSY}, {@code TRYAGAIN}, {@code MASTERDOWN}, {@code CLUSTERDOWN},
  * {@code READONLY} (a replica after a failover), {@code NOREPLICAS}. Everything else, such as
  * {@code WRONGTYPE} or a script error, is not.
@@ -32,7 +35,8 @@ public final class TransientFailures {
     public static boolean isTransient(Throwable failure) {
         Throwable current = failure;
         for (int depth = 0; current != null && depth < MAX_DEPTH; depth++) {
-            if (current instanceof IOException || current instanceof TimeoutException) {
+            if (current instanceof IOException || current instanceof TimeoutException
+                    || current instanceof CancellationException) {
                 return true;
             }
             if (isTransientReply(current.getMessage())) {

@@ -208,7 +208,8 @@ public final class LettuceLockBackend implements LockBackend {
      * server's error reply (transient only for the "not now" replies the default knows:
      * {@code LOADING}, {@code READONLY}, ...), while every other {@link RedisException} comes from the
      * client side of the connection (not connected, connection closed or reset, commands rejected
-     * while disconnected, a timeout), and so is transient, as are the JDK's I/O errors and timeouts.
+     * while disconnected, a timeout), and so is transient, as are the JDK's I/O errors and timeouts
+     * and a command Lettuce cancelled when its connection dropped.
      */
     @Override
     public boolean isTransient(Throwable failure) {
