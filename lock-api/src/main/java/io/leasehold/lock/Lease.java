@@ -56,8 +56,10 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Where the lease stands right now: {@link LeaseState#HELD} until its owner releases it or the
-     * engine declares it lost, which happens no later than the end of its local validity. Changes
-     * before {@link #lost()} completes and before the engine lets anyone else take the lock.
+     * engine declares it lost, which happens no later than the end of its local validity (a lease
+     * read after its validity ran out is declared lost right then, even if the engine's timer is
+     * late, as after a long GC pause). Changes before {@link #lost()} completes and before the engine
+     * lets anyone else take the lock.
      */
     LeaseState state();
 
@@ -70,7 +72,10 @@ public interface Lease extends AutoCloseable {
     CompletableFuture<LeaseLoss> lost();
 
     /**
-     * Releases the lock if this lease still owns it. Idempotent.
+     * Releases the lock if this lease still owns it. Idempotent. A lease whose validity has already
+     * run out is not released but declared lost ({@link #lost()} completes), since the work under it
+     * may have overlapped with another holder. A transient failure is retried within one command
+     * timeout (the release is owner-checked, so repeating it is safe).
      *
      * @return true if this call deleted the lock in Redis; false if the lease was already released
      *         or lost, or Redis no longer had the lock for this owner
