@@ -162,14 +162,14 @@ private suspend fun <T> runUnderLease(
  * See [withLock] for how a release failure is reported.
  */
 private suspend fun releaseAfterBlock(lease: Lease, blockFailure: Throwable?) {
-    val releasing = lease.releaseAsync()
+    val releasing = LeaseSignals.releaseFindingGone(lease)
     // The release asked for the state change at once: from here the state is final.
     var lostFirst = if (lease.state() == LeaseState.LOST) LeaseSignals.lossIfInvalid(lease) else null
     try {
-        val released = withContext(NonCancellable) {
+        val foundGone = withContext(NonCancellable) {
             releasing.awaitWithoutCancelling()
         }
-        if (!released && lostFirst == null) {
+        if (foundGone && lostFirst == null) {
             // Redis no longer had the lock for this lease (flushed, failed over, force-released):
             // the block's work may have overlapped with another holder.
             lostFirst = LeaseLoss(lease.lockName(), lease.fencingToken(), LeaseLoss.Reason.STOLEN, Instant.now(), null)

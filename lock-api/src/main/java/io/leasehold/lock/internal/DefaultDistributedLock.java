@@ -167,10 +167,10 @@ final class DefaultDistributedLock implements DistributedLock {
     /** Releases, then reports: a loss declared before the release wins over the body's outcome. */
     private <T> T finishLocked(DefaultLease lease, @Nullable T result, @Nullable Throwable failure) throws Exception {
         Throwable outcome = failure;
-        CompletableFuture<Boolean> release = lease.releaseInternal();
+        CompletableFuture<DefaultLease.Released> release = lease.releaseTelling();
         LeaseLoss loss = lease.loss(); // final once the release was asked for
         try {
-            if (!DefaultLease.join(release) && loss == null) {
+            if (DefaultLease.join(release) == DefaultLease.Released.GONE) {
                 loss = lease.lossFoundAtRelease(); // Redis no longer had it: the work may have overlapped
             }
         } catch (LockBackendException releaseFailed) {

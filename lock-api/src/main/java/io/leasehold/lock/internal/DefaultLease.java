@@ -198,17 +198,37 @@ final class DefaultLease implements Lease {
         return engine.toCaller(releaseInternal());
     }
 
+    /** {@code future}, completing on the callback executor (for {@link LeaseSignals}). */
+    <T> CompletableFuture<T> engineToCaller(CompletableFuture<T> future) {
+        return engine.toCaller(future);
+    }
+
     /**
      * Ends the lease as released (if it is still held) and deletes the lock if Redis still has it for
-     * this owner. The future completes wherever the reply arrives; it fails with
-     * {@link LockBackendException} when Redis could not be reached.
+     * this owner. The future completes wherever the reply arrives, with true if this call deleted the
+     * lock; it fails with {@link LockBackendException} when Redis could not be reached.
      */
     CompletableFuture<Boolean> releaseInternal() {
+        return releaseTelling().thenApply(outcome -> outcome == Released.DELETED);
+    }
+
+    /** What a release did. */
+    enum Released {
+        /** This call ended the lease and deleted its lock. */
+        DELETED,
+        /** This call ended the lease, but Redis no longer had the lock for this owner: it was lost unnoticed. */
+        GONE,
+        /** The lease had already ended (released, or lost) before this call. */
+        ALREADY_ENDED
+    }
+
+    /** {@link #releaseInternal()}, telling apart a lock found gone from a lease that had already ended. */
+    CompletableFuture<Released> releaseTelling() {
         // A lease past its validity is lost, not released: whoever releases it must hear that the
         // work may have overlapped with another holder (a paused process wakes up and releases).
         lossIfInvalid();
         if (!status.compareAndSet(HELD_NOW, RELEASED_NOW)) {
-            return CompletableFuture.completedFuture(false);
+            return CompletableFuture.completedFuture(Released.ALREADY_ENDED);
         }
         stopTimers();
         side.leaseEnded(this);
@@ -222,7 +242,7 @@ final class DefaultLease implements Lease {
             if (released) {
                 engine.listeners.released(name, token, Duration.ofNanos(engine.now() - acquiredNanos));
             }
-            return released;
+            return released ? Released.DELETED : Released.GONE;
         });
     }
 

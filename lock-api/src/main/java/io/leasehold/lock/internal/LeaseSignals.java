@@ -31,6 +31,21 @@ public final class LeaseSignals {
     }
 
     /**
+     * Releases {@code lease} after the work under it, on the callback executor, telling whether Redis
+     * was found no longer holding the lock for it (true: this call ended the lease, and the lock was
+     * gone, so the work may have overlapped with another holder). A lease that had already ended
+     * (released by hand, or lost) gives false. Fails as {@code releaseAsync} does.
+     */
+    public static CompletableFuture<Boolean> releaseFindingGone(Lease lease) {
+        if (lease instanceof DefaultLease) {
+            DefaultLease own = (DefaultLease) lease;
+            return own.engineToCaller(own.releaseTelling().thenApply(outcome -> outcome == DefaultLease.Released.GONE));
+        }
+        boolean held = lease.state() == io.leasehold.lock.LeaseState.HELD;
+        return lease.releaseAsync().thenApply(released -> held && !released);
+    }
+
+    /**
      * Calls {@code watcher} once {@code lease} is lost: on the client's callback executor, before the
      * engine frees the lock for others (at once if it already is). The returned handle removes the
      * watcher, leaving no trace on the lease.

@@ -92,11 +92,11 @@ final class LockedCall<T> {
     }
 
     private void finish(@Nullable T value, @Nullable Throwable bodyError) {
-        CompletableFuture<Boolean> release = lease.releaseInternal();
+        CompletableFuture<DefaultLease.Released> release = lease.releaseTelling();
         LeaseLoss lostFirst = lease.loss(); // the state is final once the release was asked for
         release.whenComplete((released, releaseError) -> engine.runCallback(() -> {
             LeaseLoss loss = lostFirst != null ? lostFirst
-                    : Boolean.FALSE.equals(released) ? lease.lossFoundAtRelease() : null;
+                    : released == DefaultLease.Released.GONE ? lease.lossFoundAtRelease() : null;
             if (loss != null) {
                 LeaseLostException lost = new LeaseLostException(loss);
                 if (bodyError != null) {

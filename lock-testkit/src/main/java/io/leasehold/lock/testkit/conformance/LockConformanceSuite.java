@@ -511,4 +511,9 @@ public abstract class LockConformanceSuite {
     public void shouldRetryAReleaseThatFailsTransiently() {
         run("shouldRetryAReleaseThatFailsTransiently");
     }
+    /** G6, G8. */
+    @Test
+    public void shouldNotReportALossWhenTheBodyReleasedItsLeaseItself() {
+        run("shouldNotReportALossWhenTheBodyReleasedItsLeaseItself");
+    }
 }

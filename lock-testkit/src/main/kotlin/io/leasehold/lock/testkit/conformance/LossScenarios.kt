@@ -169,5 +169,24 @@ internal val lossScenarios: List<Scenario> = listOf(
         withClue("releaseAsync() across a brief outage") { releasing.value("releaseAsync()") shouldBe true }
         withClue("isLocked() after the release") { newClient().lock(lockName).isLocked shouldBe false }
     },
+
+    scenario("shouldNotReportALossWhenTheBodyReleasedItsLeaseItself", "G6, G8") {
+        val a = newClient()
+        val b = newClient()
+        val lock = a.lock(lockName)
+        // When bodies release their own lease before they return (the work is done early)
+        val locked = runCatching { lock.callWithLease(Timing.ACQUIRE_WAIT) { lease -> lease.release(); "done" } }
+        val async = runCatching {
+            lock.callLockedAsync(Timing.ACQUIRE_WAIT) { lease -> lease.releaseAsync().thenApply { "done" } }.value("callLockedAsync")
+        }
+        val suspended = runCatching {
+            kotlinx.coroutines.runBlocking { lock.withLock(kotlin.time.Duration.parse("10s")) { lease -> lease.release(); "done" } }
+        }
+        // Then they return normally: a release that finds the lease already released is no loss
+        listOf("callWithLease" to locked, "callLockedAsync" to async, "withLock" to suspended).forEach { (what, outcome) ->
+            withClue("$what outcome after the body released its own lease: $outcome") { outcome.getOrNull() shouldBe "done" }
+        }
+        withClue("isLocked() after the bodies") { b.lock(lockName).isLocked shouldBe false }
+    },
 )
 
