@@ -15,11 +15,17 @@ public final class LeaseLoss {
 
     /** The reason a lease was lost. */
     public enum Reason {
-        /** The lease's validity ran out without renewal (auto-renew off, or not renewed in time). */
+        /**
+         * The lease's validity ran out without renewal: auto-renew off, or the holder's process itself
+         * stalled past the deadline (a long GC pause, a stopped VM) so that no renewal was made in time.
+         */
         EXPIRED,
         /** Redis no longer holds the lock for this owner: it was deleted, flushed, or another owner has it. */
         STOLEN,
-        /** Renewal could not be confirmed before the local validity deadline: Redis unreachable or failing. */
+        /**
+         * Renewal could not be confirmed before the local validity deadline: a renewal failed, or got no
+         * reply in time (Redis unreachable, failing or stalled).
+         */
         BACKEND_UNAVAILABLE,
         /** The lease reached {@link LockOptions#maxHoldTime()}; renewal stopped on purpose. */
         MAX_HOLD_EXCEEDED

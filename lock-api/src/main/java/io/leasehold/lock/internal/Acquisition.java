@@ -182,8 +182,10 @@ final class Acquisition {
     }
 
     private void acquired(Round from, long token, long sent) {
-        if (engine.now() - Validity.validUntil(sent, lock.options().leaseTime().toMillis()) >= 0) {
-            // The reply came after the lease it grants had run out: never hand that out (G6).
+        long leaseMs = lock.options().leaseTime().toMillis();
+        if (engine.now() - (Validity.validUntil(sent, leaseMs) - Validity.leadNanos(leaseMs)) >= 0) {
+            // The reply came after the lease it grants had run out (or so late that its loss would be
+            // declared at once): never hand that out (G6).
             Round discarded;
             synchronized (this) {
                 if (from != round || phase != Phase.WAITING) {
@@ -235,7 +237,7 @@ final class Acquisition {
             endHandOut();
             return;
         }
-        if (lease.lossIfInvalid() != null || !lease.isValid()) {
+        if (lease.lossIfInvalid() != null || !lease.fitForHandOut()) {
             // Lost (or run out) between the reply and now: not a lease to hand out. The round that
             // made it ends, and in the same step the wait goes back to a new round, so that no
             // wake-up can send an attempt with the old owner.

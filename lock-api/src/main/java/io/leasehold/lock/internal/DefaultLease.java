@@ -388,16 +388,30 @@ final class DefaultLease implements Lease {
         declareLost(deadlineReason(), lastFailure());
     }
 
-    /** Why a lease whose validity ran out without confirmation is lost. */
+    /**
+     * Why a lease whose validity ran out without confirmation is lost: its max-hold bound; Redis not
+     * answering (a renewal failed, or is still waiting for its reply); or else plain expiry, as when
+     * the process itself stalled (a long GC pause, a stopped VM) and no renewal was even sent.
+     */
     private LeaseLoss.Reason deadlineReason() {
         boolean bounded;
+        boolean backendSilent;
         synchronized (side.renewalLock()) {
             bounded = holdBounded;
+            backendSilent = lastRenewalFailure != null || renewInFlight;
         }
         if (bounded || engine.now() - (maxHoldDeadlineNanos - Validity.leadNanos(leaseMs)) >= 0) {
             return LeaseLoss.Reason.MAX_HOLD_EXCEEDED;
         }
-        return options.autoRenew() ? LeaseLoss.Reason.BACKEND_UNAVAILABLE : LeaseLoss.Reason.EXPIRED;
+        return options.autoRenew() && backendSilent ? LeaseLoss.Reason.BACKEND_UNAVAILABLE : LeaseLoss.Reason.EXPIRED;
+    }
+
+    /**
+     * Whether the lease can be handed out now: held, and its loss check (a lead before the validity
+     * deadline) not reached yet, so that nobody receives a lease that is declared lost at once.
+     */
+    boolean fitForHandOut() {
+        return status.get() == HELD_NOW && engine.now() - lossCheckAt() < 0;
     }
 
     private @Nullable Throwable lastFailure() {

@@ -132,20 +132,25 @@ final class Engine {
      * The owner-checked release, sent again with back-off while it fails transiently and
      * {@code budgetNanos} have not passed (so safe to repeat: it deletes the lock only for this
      * owner). The future has the first reply, or the last failure.
+     *
+     * <p>A resend follows an attempt whose outcome is unknown: that attempt may well have deleted
+     * the lock (its reply lost to a reset), so the resend finding nothing proves nothing. Such a "not
+     * held" reply is therefore answered as 1 (deleted), never taken for a lock lost unnoticed.
      */
     CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos) {
         CompletableFuture<Object> done = new CompletableFuture<>();
-        releaseUntil(name, owner, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, done);
+        releaseUntil(name, owner, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
         return done;
     }
 
-    private void releaseUntil(String name, String owner, long giveUpAt, long backoffNanos, CompletableFuture<Object> done) {
+    private void releaseUntil(String name, String owner, long giveUpAt, long backoffNanos, boolean resent,
+            CompletableFuture<Object> done) {
         release(name, owner).whenComplete((reply, error) -> {
             if (error == null) {
-                done.complete(reply);
+                done.complete(resent && Long.valueOf(0).equals(reply) ? Long.valueOf(1) : reply);
             } else if (isTransient(error) && now() + backoffNanos - giveUpAt < 0 && !timer.isShutDown()) {
                 timer.schedule(() -> releaseUntil(name, owner, giveUpAt,
-                        Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), done), backoffNanos);
+                        Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done), backoffNanos);
             } else {
                 done.completeExceptionally(DefaultLease.unwrap(error));
             }

@@ -174,7 +174,7 @@ final class Renewer {
                 if (failure != null) {
                     renewalFailed(lease, sequences.get(i), failure);
                 } else {
-                    renewalAnswered(lease, code, sequences.get(i));
+                    renewalAnswered(lease, code, sent, sequences.get(i));
                 }
             }
             synchronized (lock) {
@@ -187,7 +187,7 @@ final class Renewer {
      * Reply codes of renew.lua: 1 renewed, 2 superseded (an extend numbered after it ran first),
      * 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value).
      */
-    private void renewalAnswered(DefaultLease lease, long code, long seq) {
+    private void renewalAnswered(DefaultLease lease, long code, long sent, long seq) {
         if (code == 1 || code == DefaultLease.TTL_SUPERSEDED) {
             boolean held;
             if (code == 1) {
@@ -199,8 +199,10 @@ final class Renewer {
             synchronized (lock) {
                 lease.renewInFlight = false;
                 lease.lastRenewalFailure = null;
-                // From the validity now in force, which an extend sent meanwhile may have shortened.
-                lease.nextRenewNanos = lease.holdBounded ? Long.MAX_VALUE : nextRenewalFor(lease);
+                // A third of the lease after this renewal was sent, or sooner if the validity now in force
+                // is shorter (an extend to a shorter time sent meanwhile).
+                lease.nextRenewNanos = lease.holdBounded ? Long.MAX_VALUE
+                        : Math.min(sent + Validity.renewIntervalNanos(lease.leaseMs), nextRenewalFor(lease));
             }
             if (held) {
                 engine.listeners.renewed(lease.name, lease.fencingToken());

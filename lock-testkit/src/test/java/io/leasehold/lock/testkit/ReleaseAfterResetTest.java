@@ -1,0 +1,70 @@
+package io.leasehold.lock.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A release whose command ran in Redis but whose reply was lost to a connection reset is sent again;
+ * the resend then finds the lock gone. That is the first attempt's doing, not a lock lost unnoticed:
+ * the release reports the lock deleted, and no body-style call reports a loss.
+ */
+class ReleaseAfterResetTest {
+
+    /** Runs the first {@code release} for real, then fails its reply as a reset connection would. */
+    private static final class ResetAfterFirstRelease extends ForwardingLockBackend {
+        final AtomicInteger releases = new AtomicInteger();
+
+        ResetAfterFirstRelease(LockBackend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            CompletableFuture<Object> reply = super.eval(script, keys, args);
+            if (script.name().equals(ScriptNames.RELEASE) && releases.incrementAndGet() == 1) {
+                return reply.thenCompose(ran -> CompletableFuture.failedFuture(new SocketException("Connection reset")));
+            }
+            return reply;
+        }
+    }
+
+    @Test
+    void shouldCountAReleaseWhoseReplyWasLostToAResetAsDeleted() {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
+            ResetAfterFirstRelease backend = new ResetAfterFirstRelease(redis.newNode());
+            try (LockClient client = LockClient.create(backend)) {
+                Lease lease = client.lock("orders:42").acquire(Duration.ofSeconds(5));
+
+                assertTrue(lease.release(), "the first attempt deleted the lock; the resend found it gone");
+                assertEquals(2, backend.releases.get(), "the release was sent again after the reset");
+                assertFalse(redis.exists("leasehold:{orders:42}"));
+            }
+        }
+    }
+
+    @Test
+    void shouldNotReportALossFromABodyWhoseReleaseWasResent() throws Exception {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
+            ResetAfterFirstRelease backend = new ResetAfterFirstRelease(redis.newNode());
+            try (LockClient client = LockClient.create(backend)) {
+                String result = client.lock("orders:42").callWithLease(Duration.ofSeconds(5), lease -> "done");
+
+                assertEquals("done", result);
+                assertEquals(2, backend.releases.get());
+            }
+        }
+    }
+}
