@@ -237,7 +237,7 @@ final class Acquisition {
             endHandOut();
             return;
         }
-        if (lease.lossIfInvalid() != null || !lease.fitForHandOut()) {
+        if (lease.lossIfInvalid() != null || !lease.heldBeforeLossCheck()) {
             // Lost (or run out) between the reply and now: not a lease to hand out. The round that
             // made it ends, and in the same step the wait goes back to a new round, so that no
             // wake-up can send an attempt with the old owner.

@@ -372,9 +372,12 @@ final class DefaultLease implements Lease {
         }
     }
 
-    /** When the loss check runs: a little before the validity deadline, see {@link Validity#leadNanos}. */
-    private long lossCheckAt() {
-        return validUntil() - Validity.leadNanos(leaseMs);
+    /**
+     * When the loss check runs: a little before the validity deadline, see {@link Validity#leadNanos},
+     * by the lead of the lease time in force (after an extend to a short time, that short time).
+     */
+    long lossCheckAt() {
+        return validUntil() - Validity.leadNanos(Math.min(leaseMs, validity.leaseMsInForce()));
     }
 
     private void onDeadline() {
@@ -407,10 +410,12 @@ final class DefaultLease implements Lease {
     }
 
     /**
-     * Whether the lease can be handed out now: held, and its loss check (a lead before the validity
-     * deadline) not reached yet, so that nobody receives a lease that is declared lost at once.
+     * Whether the lease is held and its loss check (a lead before the validity deadline) not reached
+     * yet: only such a lease is handed out (nobody receives a lease declared lost at once) or renewed
+     * (a lease past its check is left to the check, which calls a process that stalled past it
+     * {@code EXPIRED}, not the backend's fault).
      */
-    boolean fitForHandOut() {
+    boolean heldBeforeLossCheck() {
         return status.get() == HELD_NOW && engine.now() - lossCheckAt() < 0;
     }
 

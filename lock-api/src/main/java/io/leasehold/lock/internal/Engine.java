@@ -133,9 +133,11 @@ final class Engine {
      * {@code budgetNanos} have not passed (so safe to repeat: it deletes the lock only for this
      * owner). The future has the first reply, or the last failure.
      *
-     * <p>A resend follows an attempt whose outcome is unknown: that attempt may well have deleted
-     * the lock (its reply lost to a reset), so the resend finding nothing proves nothing. Such a "not
-     * held" reply is therefore answered as 1 (deleted), never taken for a lock lost unnoticed.
+     * <p>Replies of release.lua: 1 deleted, 0 absent, -1 someone else's. A resend follows an attempt
+     * whose outcome is unknown: that attempt may well have deleted the lock (its reply lost to a
+     * reset), so a resend that finds the lock absent proves nothing and is answered as 1 (deleted).
+     * A resend that finds someone else's lock does prove a loss (neither attempt can have deleted
+     * ours), so that reply stands.
      */
     CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos) {
         CompletableFuture<Object> done = new CompletableFuture<>();

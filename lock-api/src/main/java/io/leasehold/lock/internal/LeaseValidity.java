@@ -29,34 +29,38 @@ import java.util.TreeMap;
  */
 final class LeaseValidity {
 
+    /** What one TTL-setting command may leave in force: its deadline, and the lease it set. */
+    private record Cap(long until, long leaseMs) {
+    }
+
     private long confirmedSeq;
-    private long confirmedUntil;
+    private Cap confirmedCap;
     private long nextSeq = 1;
     /** Commands begun after {@link #confirmedSeq} whose outcome is not confirmed: sequence → cap. */
-    private final TreeMap<Long, Long> unresolved = new TreeMap<>();
+    private final TreeMap<Long, Cap> unresolved = new TreeMap<>();
 
     /** Validity of an acquisition confirmed by Redis: it was sent at {@code sentNanos} with a lease of {@code leaseMs}. */
     LeaseValidity(long sentNanos, long leaseMs) {
-        this.confirmedUntil = Validity.validUntil(sentNanos, leaseMs);
+        this.confirmedCap = new Cap(Validity.validUntil(sentNanos, leaseMs), leaseMs);
     }
 
     /** A TTL-setting command is about to be sent; returns the sequence number it must carry to Redis. */
     synchronized long begin(long sentNanos, long leaseMs) {
         long seq = nextSeq++;
-        unresolved.put(seq, Validity.validUntil(sentNanos, leaseMs));
+        unresolved.put(seq, new Cap(Validity.validUntil(sentNanos, leaseMs), leaseMs));
         return seq;
     }
 
     /** Redis confirmed command {@code seq}: it was applied and set its TTL. */
     synchronized void confirmed(long seq) {
-        Long cap = unresolved.remove(seq);
+        Cap cap = unresolved.remove(seq);
         if (cap == null || seq < confirmedSeq) {
             return; // a higher-numbered command's confirmation came first: its TTL is the one in force
         }
         confirmedSeq = seq;
-        confirmedUntil = cap;
+        confirmedCap = cap;
         // Lower-numbered commands can no longer be applied: Redis refuses them from now on.
-        Iterator<Map.Entry<Long, Long>> earlier = unresolved.headMap(seq).entrySet().iterator();
+        Iterator<Map.Entry<Long, Cap>> earlier = unresolved.headMap(seq).entrySet().iterator();
         while (earlier.hasNext()) {
             earlier.next();
             earlier.remove();
@@ -78,10 +82,25 @@ final class LeaseValidity {
 
     /** The local validity deadline on the engine's ticker: never later than what Redis holds. */
     synchronized long until() {
-        long until = confirmedUntil;
-        for (long cap : unresolved.tailMap(confirmedSeq, false).values()) {
-            until = Math.min(until, cap);
+        return inForce().until();
+    }
+
+    /**
+     * The lease time (ms) of the command whose cap is the deadline now: what the loss check's lead
+     * and the renewal's timing must be measured against (an extend to 100 ms of a 30 s lease leaves
+     * 100 ms in force, not 30 s).
+     */
+    synchronized long leaseMsInForce() {
+        return inForce().leaseMs();
+    }
+
+    private Cap inForce() {
+        Cap earliest = confirmedCap;
+        for (Cap cap : unresolved.tailMap(confirmedSeq, false).values()) {
+            if (cap.until() - earliest.until() < 0) {
+                earliest = cap;
+            }
         }
-        return until;
+        return earliest;
     }
 }

@@ -46,14 +46,16 @@ final class LockedCall<T> {
                 acquiring.cancel(false); // no effect once the lease was handed over; the body's run sees the cancel
             }
         });
-        // Completes on the callback executor: the body runs there, never on an I/O or timer thread.
-        acquiring.whenComplete((lease, error) -> {
+        // The body always runs on the callback executor: never on an I/O or timer thread, and never on
+        // the caller's thread either (acquiring may be complete before this line, which would otherwise
+        // run the body inside this call).
+        acquiring.whenComplete((lease, error) -> lock.engine().runCallback(() -> {
             if (error != null) {
                 outcome.completeExceptionally(DefaultLease.unwrap(error));
             } else {
                 new LockedCall<>(lock.engine(), (DefaultLease) lease, outcome).run(body);
             }
-        });
+        }));
         return outcome;
     }
 

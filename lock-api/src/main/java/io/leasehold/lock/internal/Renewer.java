@@ -97,7 +97,8 @@ final class Renewer {
         synchronized (lock) {
             tick = null;
             for (DefaultLease lease : leases) {
-                if (lease.renewInFlight || !lease.isHeld()) {
+                if (lease.renewInFlight || !lease.heldBeforeLossCheck()) {
+                    // (a lease past its loss check, as after the process stalled, is the check's to end)
                     continue;
                 }
                 if (lease.nextRenewNanos - (now + Validity.renewIntervalNanos(lease.leaseMs) / 2) <= 0) {

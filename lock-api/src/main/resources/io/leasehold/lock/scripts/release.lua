@@ -4,19 +4,21 @@
 -- ARGV[1]  owner
 -- ARGV[2]  publish command     'SPUBLISH' (sharded pub/sub) or 'PUBLISH'
 -- Returns  1                   released (and published)
---          0                   not held by this owner (absent, expired, another owner's, or a
---                              key that holds something that is not a Leasehold lock: another
---                              type or a string without ':', which is left untouched)
+--          0                   absent (expired or deleted: perhaps by an earlier attempt of this
+--                              very release, whose reply was lost)
+--         -1                   held by someone else: another owner's lock, or a key that holds
+--                              something that is not a Leasehold lock (another type or a string
+--                              without ':'), which is left untouched
 local current = redis.pcall('GET', KEYS[1])
 if type(current) == 'table' and current.err then
-  return 0
+  return -1
 end
 if not current then
   return 0
 end
 local sep = string.find(current, ':', 1, true)
 if not sep or string.sub(current, 1, sep - 1) ~= ARGV[1] then
-  return 0
+  return -1
 end
 redis.call('DEL', KEYS[1])
 redis.call(ARGV[2], KEYS[2], 'released')

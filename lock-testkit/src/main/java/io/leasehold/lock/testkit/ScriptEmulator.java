@@ -118,14 +118,14 @@ final class ScriptEmulator {
     private Object release(ScriptCall c) {
         Get current = pcallGet(c, 1);
         if (current.wrongType()) {
-            return 0L;
+            return -1L;
         }
         if (current.value() == null) {
             return 0L;
         }
         int sep = current.value().indexOf(':');
         if (sep < 0 || !current.value().substring(0, sep).equals(c.arg(1))) {
-            return 0L;
+            return -1L;
         }
         store.del(c.key(1), c.nowMillis());
         publish(c, 2, 2);

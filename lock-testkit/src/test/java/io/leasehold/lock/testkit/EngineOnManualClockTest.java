@@ -191,6 +191,39 @@ class EngineOnManualClockTest {
     }
 
     @Test
+    void shouldCallAStalledProcessesLossExpiredEvenWhenItsOverdueRenewalTickRunsFirst() throws Exception {
+        // Given Redis answers slowly, so that a renewal sent now stays in flight for a while
+        Lease lease = acquire(true);
+        redis.setLatency(Duration.ofMillis(500));
+
+        // When the process stalls past the lease and, on waking, the engine's timer runs first: the
+        // renewal tick (due long ago) comes before the loss check
+        clock.advance(LEASE.plusSeconds(1));
+
+        // Then the lease is lost as EXPIRED: no renewal was sent in time, so Redis is not to blame
+        assertEquals(LeaseLoss.Reason.EXPIRED, lossOf(lease).reason());
+        assertEquals(0, counted.count(ScriptNames.RENEW), "no renewal is sent for a lease past its loss check");
+    }
+
+    @Test
+    void shouldKeepAnAutoRenewedLeaseAfterExtendingItToAFewTensOfMilliseconds() throws Exception {
+        // Given an auto-renewed 30 s lease extended to 100 ms (the loss check's lead must come from the
+        // 100 ms in force, not from the 30 s option, or the check would fall before now)
+        Lease lease = acquire(true);
+        lease.extend(Duration.ofMillis(100));
+        assertTrue(lease.isValid(), "valid right after the extend");
+
+        // When the clock reaches the renewal, a third of what is left
+        clock.advance(Duration.ofMillis(40));
+        eventually("a renewal was made", () -> counted.count(ScriptNames.RENEW) >= 1);
+
+        // Then the watchdog has renewed it back to the lock's lease time, and it was never lost
+        eventually("the renewal set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
+        assertFalse(lease.lost().isDone(), "not lost");
+        assertEquals(LeaseState.HELD, lease.state());
+    }
+
+    @Test
     void shouldNotHandOutALeaseWhoseReplyCameSoLateThatItsLossWouldBeDeclaredAtOnce() throws Exception {
         // Given every call takes 300 ms of real time, and the clock jumps almost a whole lease while
         // the first attempt's reply is on its way

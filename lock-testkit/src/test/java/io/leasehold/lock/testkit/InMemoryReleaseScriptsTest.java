@@ -38,7 +38,7 @@ class InMemoryReleaseScriptsTest extends InMemoryScriptTestBase {
         subscribe("orders");
         scripts.acquire("orders", "owner-a", 30_000);
 
-        assertEquals(0L, scripts.release("orders", "owner-b"));
+        assertEquals(-1L, scripts.release("orders", "owner-b"), "held by someone else");
 
         assertTrue(redis.exists(lockKey("orders")), "the holder keeps the lock");
         assertNothingPublishedBefore("orders", "owner-a");

@@ -2,9 +2,12 @@ package io.leasehold.lock.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LeaseLostException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
@@ -19,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A release whose command ran in Redis but whose reply was lost to a connection reset is sent again;
  * the resend then finds the lock gone. That is the first attempt's doing, not a lock lost unnoticed:
- * the release reports the lock deleted, and no body-style call reports a loss.
+ * the release reports the lock deleted, and no body-style call reports a loss. But a resend that finds
+ * another owner's lock proves that neither attempt deleted ours: that loss is reported.
  */
 class ReleaseAfterResetTest {
 
@@ -64,6 +68,25 @@ class ReleaseAfterResetTest {
 
                 assertEquals("done", result);
                 assertEquals(2, backend.releases.get());
+            }
+        }
+    }
+
+    @Test
+    void shouldReportALossWhenAResentReleaseFindsAnotherOwnersLock() throws Exception {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
+            ResetAfterFirstRelease backend = new ResetAfterFirstRelease(redis.newNode());
+            try (LockClient client = LockClient.create(backend); LockClient rival = LockClient.create(redis.newNode())) {
+                LeaseLostException lost = assertThrows(LeaseLostException.class,
+                        () -> client.lock("orders:42").callWithLease(Duration.ofSeconds(5), lease -> {
+                            redis.deleteKey("leasehold:{orders:42}"); // our lock is gone unnoticed...
+                            rival.lock("orders:42").acquire(Duration.ofSeconds(5)); // ...and another owner has it
+                            return "done";
+                        }));
+
+                assertEquals(LeaseLoss.Reason.STOLEN, lost.loss().reason());
+                assertEquals(2, backend.releases.get(), "the release was sent again after the reset");
+                assertTrue(redis.exists("leasehold:{orders:42}"), "the other owner's lock stays");
             }
         }
     }

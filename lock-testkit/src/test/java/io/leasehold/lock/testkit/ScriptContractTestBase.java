@@ -231,8 +231,8 @@ abstract class ScriptContractTestBase {
         fixture.writeForeignKey(lockKey("hash"));
         fixture.writeKey(lockKey("string"), "owner");
 
-        assertEquals(0L, scripts.release("hash", "owner"));
-        assertEquals(0L, scripts.release("string", "owner"));
+        assertEquals(-1L, scripts.release("hash", "owner"), "held by something else");
+        assertEquals(-1L, scripts.release("string", "owner"), "held by something else");
         assertEquals(-1L, pttl(lockKey("hash")), "not deleted");
         assertEquals(-1L, pttl(lockKey("string")), "not deleted");
     }
