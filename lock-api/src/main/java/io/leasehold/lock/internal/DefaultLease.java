@@ -241,6 +241,9 @@ final class DefaultLease implements Lease {
             boolean released = Replies.asLong(reply, "release") == 1;
             if (released) {
                 engine.listeners.released(name, token, Duration.ofNanos(engine.now() - acquiredNanos));
+            } else {
+                // Lost unnoticed until now: listeners (and the metrics built on them) count it as a loss.
+                engine.listeners.leaseLost(lossFoundAtRelease());
             }
             return released ? Released.DELETED : Released.GONE;
         });

@@ -9,6 +9,7 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseLostException;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
@@ -16,6 +17,7 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -76,7 +78,15 @@ class ReleaseAfterResetTest {
     void shouldReportALossWhenAResentReleaseFindsAnotherOwnersLock() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
             ResetAfterFirstRelease backend = new ResetAfterFirstRelease(redis.newNode());
-            try (LockClient client = LockClient.create(backend); LockClient rival = LockClient.create(redis.newNode())) {
+            CompletableFuture<LeaseLoss> toldListeners = new CompletableFuture<>();
+            LockEventListener listener = new LockEventListener() {
+                @Override
+                public void onLeaseLost(LeaseLoss loss) {
+                    toldListeners.complete(loss);
+                }
+            };
+            try (LockClient client = LockClient.builder(backend).listener(listener).build();
+                    LockClient rival = LockClient.create(redis.newNode())) {
                 LeaseLostException lost = assertThrows(LeaseLostException.class,
                         () -> client.lock("orders:42").callWithLease(Duration.ofSeconds(5), lease -> {
                             redis.deleteKey("leasehold:{orders:42}"); // our lock is gone unnoticed...
@@ -87,6 +97,7 @@ class ReleaseAfterResetTest {
                 assertEquals(LeaseLoss.Reason.STOLEN, lost.loss().reason());
                 assertEquals(2, backend.releases.get(), "the release was sent again after the reset");
                 assertTrue(redis.exists("leasehold:{orders:42}"), "the other owner's lock stays");
+                assertEquals(LeaseLoss.Reason.STOLEN, toldListeners.get(10, TimeUnit.SECONDS).reason(), "listeners are told too");
             }
         }
     }
