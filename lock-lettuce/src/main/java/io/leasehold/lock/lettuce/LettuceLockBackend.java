@@ -5,6 +5,10 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.Failures;
+import io.leasehold.lock.spi.support.LazyConnection;
+import io.leasehold.lock.spi.support.PubSubChannels;
+import io.leasehold.lock.spi.support.PubSubKind;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -90,12 +94,8 @@ public final class LettuceLockBackend implements LockBackend {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Completes once {@link #closeAsync()} has closed both connections. */
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
-    /**
-     * Whether this backend uses sharded pub/sub: null until the first connection has asked the
-     * server; fixed from then on, so that what the engine publishes with and what this backend
-     * subscribes with always agree.
-     */
-    private final AtomicReference<@Nullable Boolean> sharded = new AtomicReference<>();
+    /** Sharded or plain pub/sub: decided once, when the first script connection asked the server. */
+    private final PubSubKind pubSubKind = new PubSubKind();
 
     private LettuceLockBackend(Topology topology) {
         this.topology = topology;
@@ -103,7 +103,7 @@ public final class LettuceLockBackend implements LockBackend {
                 () -> topology.connectCommands().thenCompose(this::probeServer), c -> c.connection().closeAsync());
         this.pubSub = new LazyConnection<>("the pub/sub connection", this::connectPubSub,
                 StatefulRedisPubSubConnection::closeAsync);
-        this.channels = new PubSubChannels(new PubSubWire());
+        this.channels = new PubSubChannels("LettuceLockBackend", new PubSubWire());
         this.reconnects = new ReconnectListener(this::onConnected);
         topology.client().addListener(reconnects);
         commands.get(); // start connecting now; a failure is retried by the first call
@@ -154,7 +154,7 @@ public final class LettuceLockBackend implements LockBackend {
         CompletableFuture<Object> result = new CompletableFuture<>();
         commands.get().whenComplete((connection, failure) -> {
             if (failure != null) {
-                result.completeExceptionally(ScriptExecutor.unwrap(failure));
+                result.completeExceptionally(Failures.unwrap(failure));
                 return;
             }
             scripts.run(connection.commands(), script, keys, args).whenComplete((reply, error) -> {
@@ -186,16 +186,15 @@ public final class LettuceLockBackend implements LockBackend {
      */
     @Override
     public CompletableFuture<Boolean> shardedPubSub() {
-        Boolean known = sharded.get();
-        if (known != null) {
-            return CompletableFuture.completedFuture(known);
+        if (pubSubKind.isDecided()) {
+            return CompletableFuture.completedFuture(pubSubKind.isSharded());
         }
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
         commands.get().whenComplete((connection, failure) -> {
             if (failure != null) {
-                answer.completeExceptionally(ScriptExecutor.unwrap(failure));
+                answer.completeExceptionally(Failures.unwrap(failure));
             } else {
-                answer.complete(Boolean.TRUE.equals(sharded.get()));
+                answer.complete(pubSubKind.isSharded());
             }
         });
         return answer;
@@ -278,7 +277,7 @@ public final class LettuceLockBackend implements LockBackend {
 
     /** Asks the server whether it has sharded pub/sub, once; the connection is ready after that. */
     private CompletableFuture<CommandConnection> probeServer(CommandConnection connection) {
-        if (sharded.get() != null) {
+        if (pubSubKind.isDecided()) {
             return CompletableFuture.completedFuture(connection);
         }
         CommandArgs<String, String> section = new CommandArgs<>(StringCodec.UTF8).add("server");
@@ -286,13 +285,13 @@ public final class LettuceLockBackend implements LockBackend {
                 .toCompletableFuture()
                 .handle((info, failure) -> {
                     if (failure == null) {
-                        sharded.compareAndSet(null, ServerFeatures.supportsShardedPubSub(info));
+                        pubSubKind.decideFromInfo(info);
                         return connection;
                     }
-                    Throwable cause = ScriptExecutor.unwrap(failure);
+                    Throwable cause = Failures.unwrap(failure);
                     if (cause instanceof RedisCommandExecutionException) {
                         // INFO is disabled on some managed services; plain pub/sub works everywhere.
-                        sharded.compareAndSet(null, false);
+                        pubSubKind.decidePlain();
                         return connection;
                     }
                     connection.connection().closeAsync();
@@ -415,7 +414,7 @@ public final class LettuceLockBackend implements LockBackend {
         }
 
         private boolean useSharded() {
-            return Boolean.TRUE.equals(sharded.get());
+            return pubSubKind.isSharded();
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.leasehold.lock.lettuce;
+package io.leasehold.lock.testkit.driver;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
@@ -7,13 +7,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Forwards everything and records the keys of every call of one script, to check how the engine batches. */
-final class RecordingBackend extends ForwardingLockBackend {
+/** Forwards everything and records the keys of every call of one script, to check how the engine batches. This class is threadsafe. */
+public final class RecordingBackend extends ForwardingLockBackend {
 
     private final String scriptName;
-    final List<List<String>> calls = new CopyOnWriteArrayList<>();
+    /** The keys of every call of the script, in call order. */
+    public final List<List<String>> calls = new CopyOnWriteArrayList<>();
 
-    RecordingBackend(LockBackend delegate, String scriptName) {
+    public RecordingBackend(LockBackend delegate, String scriptName) {
         super(delegate);
         this.scriptName = scriptName;
     }

@@ -1,11 +1,11 @@
-package io.leasehold.lock.lettuce;
+package io.leasehold.lock.spi.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
 /** Which pub/sub a server gets, from its {@code INFO server} text. */
-class LettuceServerFeaturesTest {
+class ServerFeaturesTest {
 
     @Test
     void shouldUseShardedPubSubFromRedis7On() {

@@ -1,4 +1,4 @@
-package io.leasehold.lock.lettuce;
+package io.leasehold.lock.spi.support;
 
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
@@ -17,11 +17,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the first listener of a channel subscribes it, the last one to leave unsubscribes it, and a
  * message is handed to every listener of its channel.
  *
- * <p><b>Threads.</b> {@link #dispatch} runs on Netty's event loop and takes no lock: it reads a
+ * <p>A driver implements {@link Wire} (how one channel is subscribed and unsubscribed on its
+ * connection) and calls {@link #dispatch} for every message, {@link #resubscribe} after its pub/sub
+ * connection came back, and {@link #unsubscribedByServer} when Redis dropped a channel by itself;
+ * this class does the bookkeeping that every driver needs.
+ *
+ * <p><b>Threads.</b> {@link #dispatch} may run on a driver's I/O thread and takes no lock: it reads a
  * concurrent map and copy-on-write lists. Subscribing, unsubscribing and resubscribing take a short
- * monitor so that the commands for one channel are written in the order the map changed; once the
- * connection is open, Lettuce keeps that order on the wire (in a cluster too: one channel always
- * routes to one node connection).
+ * monitor so that the commands for one channel reach the {@link Wire} in the order the map changed;
+ * the wire must keep that order on the connection (one channel always on one connection).
  *
  * <p><b>Reconnects.</b> {@link #resubscribe} subscribes the named channels again and, once Redis
  * confirms, tells their listeners {@link MessageListener#onResubscribed(String)}; a failed attempt is
@@ -29,42 +33,57 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>This class is threadsafe.
  */
-final class PubSubChannels {
+public final class PubSubChannels {
 
     private static final System.Logger LOG = System.getLogger(PubSubChannels.class.getName());
     private static final Duration FIRST_RETRY = Duration.ofMillis(200);
     private static final Duration MAX_RETRY = Duration.ofSeconds(5);
 
-    /** How subscriptions reach Redis: the backend's pub/sub connection. */
-    interface Wire {
+    /**
+     * How subscriptions reach Redis: the driver's pub/sub connection. Futures complete once Redis
+     * confirmed the command; no method blocks.
+     */
+    public interface Wire {
+        /** Subscribes {@code channel}; completes once Redis confirmed, fails with the connection's failure. */
         CompletableFuture<Void> subscribe(String channel);
 
+        /** Unsubscribes {@code channel}; completes once Redis confirmed. */
         CompletableFuture<Void> unsubscribe(String channel);
 
-        /** The channel is now subscribed (the topology may want to know where). */
-        void subscribed(String channel);
+        /** The channel is now subscribed (a cluster driver may want to remember where). */
+        default void subscribed(String channel) {
+        }
 
-        void unsubscribed(String channel);
+        /** The channel has no listeners any more. */
+        default void unsubscribed(String channel) {
+        }
 
+        /** Runs {@code task} after {@code delay} on a thread that may block briefly; used for resubscribe back-off. */
         void schedule(Runnable task, Duration delay);
     }
 
+    private final String owner;
     private final Wire wire;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final Object lock = new Object();
     private boolean closed; // guarded by lock
 
-    PubSubChannels(Wire wire) {
+    /**
+     * @param owner names the backend in errors, e.g. {@code "LettuceLockBackend"}
+     * @param wire  how subscriptions reach Redis
+     */
+    public PubSubChannels(String owner, Wire wire) {
+        this.owner = owner;
         this.wire = wire;
     }
 
     /** Adds {@code listener} to {@code channel}; completes once the channel's subscription is active. */
-    CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+    public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
         Registration registration = new Registration(channel, listener);
         Channel target;
         synchronized (lock) {
             if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("LettuceLockBackend is closed"));
+                return CompletableFuture.failedFuture(new IllegalStateException(owner + " is closed"));
             }
             target = channels.get(channel);
             boolean first = target == null;
@@ -81,8 +100,8 @@ final class PubSubChannels {
         return target.active.thenApply(ignored -> registration);
     }
 
-    /** Hands {@code message} to every listener of {@code channel}. Runs on the event loop: never blocks. */
-    void dispatch(String channel, String message) {
+    /** Hands {@code message} to every listener of {@code channel}. Never blocks. */
+    public void dispatch(String channel, String message) {
         Channel target = channels.get(channel);
         if (target == null) {
             return;
@@ -93,7 +112,7 @@ final class PubSubChannels {
     }
 
     /** Subscribes {@code names} again (after a reconnect or a move) and then tells their listeners. */
-    void resubscribe(Collection<String> names) {
+    public void resubscribe(Collection<String> names) {
         synchronized (lock) {
             if (closed) {
                 return;
@@ -112,19 +131,19 @@ final class PubSubChannels {
      * has new ones already being subscribed, which a resubscribe only repeats) or its own (the slot
      * moved away from the node); while the channel has listeners, subscribe it again.
      */
-    void unsubscribedByServer(String name) {
+    public void unsubscribedByServer(String name) {
         if (channels.containsKey(name)) {
             resubscribe(List.of(name));
         }
     }
 
     /** Every channel with listeners now. */
-    List<String> names() {
+    public List<String> names() {
         return new ArrayList<>(channels.keySet());
     }
 
     /** Fails pending subscriptions and drops every listener; sends nothing (the connection is closing). */
-    void close() {
+    public void close() {
         List<Channel> dropped;
         synchronized (lock) {
             closed = true;
@@ -133,7 +152,7 @@ final class PubSubChannels {
         }
         for (Channel channel : dropped) {
             channel.registrations.forEach(Registration::deactivate);
-            channel.active.completeExceptionally(new IllegalStateException("LettuceLockBackend is closed"));
+            channel.active.completeExceptionally(new IllegalStateException(owner + " is closed"));
         }
     }
 
@@ -150,7 +169,7 @@ final class PubSubChannels {
             channels.remove(channel.name, channel);
         }
         channel.registrations.forEach(Registration::deactivate);
-        channel.active.completeExceptionally(ScriptExecutor.unwrap(failure));
+        channel.active.completeExceptionally(Failures.unwrap(failure));
     }
 
     private void resubscribe(Channel channel, Duration retryDelay) {

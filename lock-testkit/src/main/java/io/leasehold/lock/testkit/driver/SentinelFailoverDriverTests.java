@@ -1,6 +1,10 @@
-package io.leasehold.lock.lettuce;
+package io.leasehold.lock.testkit.driver;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
@@ -8,47 +12,37 @@ import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.SentinelRedis;
-import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Killing the Sentinel-managed master: leases learn they are lost, and locking goes on on the promoted replica. */
-class LettuceSentinelFailoverTest {
+/**
+ * Killing the Sentinel-managed master, for every driver: leases learn they are lost, locking goes on
+ * on the promoted replica with higher fencing tokens, and subscriptions follow the new master.
+ * Extend it with your {@link DriverUnderTest}; it runs on the JVM's shared Sentinel group.
+ */
+public abstract class SentinelFailoverDriverTests {
 
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(60);
 
-    private static SentinelRedis sentinel;
-    private static RedisClient client;
-
-    @BeforeAll
-    static void start() {
-        sentinel = RedisFixtures.sharedSentinel();
-        sentinel.restoreAll();
-        client = LettuceTestClients.redisClient(sentinel);
-    }
-
-    @AfterAll
-    static void stop() {
-        LettuceTestClients.shutdown(client);
-        sentinel.restoreAll();
-        sentinel.flushAll();
-    }
+    /** The driver under test. */
+    protected abstract DriverUnderTest driver();
 
     @Test
     void shouldSignalLossThenGrantHigherTokensAndResubscribeOnThePromotedMasterWhenTheMasterDies() throws Exception {
+        SentinelRedis sentinel = RedisFixtures.sharedSentinel();
+        sentinel.restoreAll();
         String name = "failover:" + UUID.randomUUID();
         // A 1 s lease cannot be confirmed through a failover: Sentinel alone waits 1 s before it calls the master down.
         LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build();
-        LettuceLockBackend backend = LettuceLockBackend.create(client);
+        LockBackend backend = driver().open(sentinel).backend();
         try (LockClient locks = LockClient.builder(backend).commandTimeout(Duration.ofSeconds(1)).build()) {
             // Given a held, auto-renewed lease and an active subscription
             Lease held = locks.lock(name, shortLease).acquire(Duration.ofSeconds(10));
@@ -62,29 +56,30 @@ class LettuceSentinelFailoverTest {
 
             // Then the holder is told (any reason), well before anything else happens
             LeaseLoss loss = held.lost().get(FAILOVER_BOUND.toSeconds(), TimeUnit.SECONDS);
-            assertThat(loss.reason()).isNotNull();
-            assertThat(held.isValid()).isFalse();
+            assertNotNull(loss.reason());
+            assertFalse(held.isValid());
             RedisEndpoint newMaster = sentinel.awaitFailover(oldMaster, FAILOVER_BOUND);
-            assertThat(newMaster).isNotEqualTo(oldMaster);
+            assertNotEquals(oldMaster, newMaster);
 
             // And a new acquisition succeeds on the promoted master, with a higher fencing token
             Lease next = acquireThroughFailover(locks, name);
-            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-            assertThat(sentinel.master().command("EXISTS", LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, name)))
-                    .as("the lock lives on the promoted master").isEqualTo(1L);
-            assertThat(next.release()).isTrue();
+            assertTrue(next.fencingToken() > held.fencingToken(), "token after the failover is higher");
+            assertEquals(1L, sentinel.master().command("EXISTS", LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, name)),
+                    "the lock lives on the promoted master");
+            assertTrue(next.release());
 
             // And the subscription was made again on the promoted master, and its listener told
-            assertThat(recorder.resubscribed.poll(FAILOVER_BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo(channel);
-            Eventually.until("the promoted master has the subscription", () -> shardSubscribers(channel) == 1);
+            assertEquals(channel, recorder.resubscribed.poll(FAILOVER_BOUND.toSeconds(), TimeUnit.SECONDS));
+            Eventually.until("the promoted master has the subscription", () -> shardSubscribers(sentinel, channel) == 1);
             sentinel.master().command("SPUBLISH", channel, "released");
-            assertThat(recorder.messages.poll(10, TimeUnit.SECONDS)).isEqualTo("released");
+            assertEquals("released", recorder.messages.poll(10, TimeUnit.SECONDS));
         } finally {
             sentinel.restoreAll();
+            sentinel.flushAll();
         }
     }
 
-    /** Lettuce reconnects through the Sentinels with back-off; until it has, calls fail or time out. */
+    /** A driver reconnects through the Sentinels with back-off; until it has, calls fail or time out. */
     private static Lease acquireThroughFailover(LockClient locks, String name) throws InterruptedException {
         long deadline = System.nanoTime() + FAILOVER_BOUND.toNanos();
         while (true) {
@@ -99,7 +94,7 @@ class LettuceSentinelFailoverTest {
         }
     }
 
-    private static long shardSubscribers(String channel) {
+    private static long shardSubscribers(SentinelRedis sentinel, String channel) {
         List<?> reply = (List<?>) sentinel.master().command("PUBSUB", "SHARDNUMSUB", channel);
         return (Long) reply.get(1);
     }

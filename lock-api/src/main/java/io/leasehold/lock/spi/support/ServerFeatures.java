@@ -1,4 +1,4 @@
-package io.leasehold.lock.lettuce;
+package io.leasehold.lock.spi.support;
 
 /**
  * What the connected server can do, read from {@code INFO server}. Sharded pub/sub
@@ -7,7 +7,7 @@ package io.leasehold.lock.lettuce;
  *
  * <p>This class is threadsafe (stateless).
  */
-final class ServerFeatures {
+public final class ServerFeatures {
 
     private static final int SHARDED_PUBSUB_MAJOR = 7;
 
@@ -15,7 +15,7 @@ final class ServerFeatures {
     }
 
     /** True when the {@code INFO} text names a {@code redis_version} of 7 or later. */
-    static boolean supportsShardedPubSub(String info) {
+    public static boolean supportsShardedPubSub(String info) {
         for (String line : info.split("\r?\n")) {
             if (line.startsWith("redis_version:")) {
                 String version = line.substring("redis_version:".length()).trim();

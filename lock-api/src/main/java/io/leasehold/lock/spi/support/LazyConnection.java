@@ -1,4 +1,4 @@
-package io.leasehold.lock.lettuce;
+package io.leasehold.lock.spi.support;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -7,15 +7,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One connection, opened on first use and shared by every later call. A failed attempt is not
- * cached: the next call tries again (Redis may have been down at start-up). Lettuce reconnects an
- * open connection by itself, so this never replaces a connection that once succeeded.
+ * cached: the next call tries again (Redis may have been down at start-up). A connection that once
+ * succeeded is never replaced: the driver reconnects it by itself (as Lettuce does), or the connector
+ * returns something that does (a pool).
  *
  * <p>This class is threadsafe. {@link #get()} never blocks: the connector must start an
  * asynchronous connect and return at once.
  *
  * @param <C> the connection type
  */
-final class LazyConnection<C> {
+public final class LazyConnection<C> {
 
     private final String description;
     private final Supplier<CompletableFuture<C>> connector;
@@ -24,14 +25,19 @@ final class LazyConnection<C> {
     private @Nullable CompletableFuture<C> current; // guarded by this
     private boolean closed; // guarded by this
 
-    LazyConnection(String description, Supplier<CompletableFuture<C>> connector, Function<C, CompletableFuture<?>> closer) {
+    /**
+     * @param description names the connection in errors, e.g. {@code "the script connection"}
+     * @param connector   starts an asynchronous connect and returns at once
+     * @param closer      closes an open connection asynchronously
+     */
+    public LazyConnection(String description, Supplier<CompletableFuture<C>> connector, Function<C, CompletableFuture<?>> closer) {
         this.description = description;
         this.connector = connector;
         this.closer = closer;
     }
 
     /** The connection, connecting first if there is none yet or the last attempt failed. */
-    CompletableFuture<C> get() {
+    public CompletableFuture<C> get() {
         synchronized (this) {
             if (closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
@@ -46,7 +52,7 @@ final class LazyConnection<C> {
     }
 
     /** The connection if it is open now; {@code null} while connecting, after a failure, or when closed. */
-    @Nullable C now() {
+    public @Nullable C now() {
         CompletableFuture<C> connection;
         synchronized (this) {
             connection = current;
@@ -58,7 +64,7 @@ final class LazyConnection<C> {
     }
 
     /** Closes the connection (also one still being opened); later {@link #get()} calls fail. Idempotent. */
-    CompletableFuture<Void> close() {
+    public CompletableFuture<Void> close() {
         CompletableFuture<C> connection;
         synchronized (this) {
             closed = true;

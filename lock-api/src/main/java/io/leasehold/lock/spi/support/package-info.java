@@ -1,0 +1,22 @@
+/**
+ * The toolkit for driver authors: the driver-agnostic parts of a {@link io.leasehold.lock.spi.LockBackend}
+ * that both Leasehold drivers (Lettuce and Jedis) share and that a driver of your own can reuse, so
+ * that a driver holds only its client's glue (how to run a script, how to subscribe, where a key
+ * lives).
+ *
+ * <ul>
+ *   <li>{@link io.leasehold.lock.spi.support.ScriptFallback}: {@code EVALSHA}, then {@code EVAL} on {@code NOSCRIPT};</li>
+ *   <li>{@link io.leasehold.lock.spi.support.PubSubChannels}: the channel registry with local listeners,
+ *       first-subscribe and last-unsubscribe, resubscribe with back-off and {@code onResubscribed};</li>
+ *   <li>{@link io.leasehold.lock.spi.support.PubSubKind} and {@link io.leasehold.lock.spi.support.ServerFeatures}:
+ *       sharded or plain pub/sub, decided once from {@code INFO server};</li>
+ *   <li>{@link io.leasehold.lock.spi.support.LazyConnection}: a connection opened on first use, retried after a failed connect;</li>
+ *   <li>{@link io.leasehold.lock.spi.support.Failures}: unwrapping {@code CompletableFuture} failures.</li>
+ * </ul>
+ *
+ * <p>Like the SPI, these types serve drivers, not applications; they may grow between minor versions.
+ */
+@NullMarked
+package io.leasehold.lock.spi.support;
+
+import org.jspecify.annotations.NullMarked;

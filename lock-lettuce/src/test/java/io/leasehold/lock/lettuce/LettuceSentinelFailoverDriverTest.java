@@ -1,0 +1,13 @@
+package io.leasehold.lock.lettuce;
+
+import io.leasehold.lock.testkit.driver.SentinelFailoverDriverTests;
+import io.leasehold.lock.testkit.driver.DriverUnderTest;
+
+/** The shared driver tests for Lettuce through a Sentinel failover. */
+class LettuceSentinelFailoverDriverTest extends SentinelFailoverDriverTests {
+
+    @Override
+    protected DriverUnderTest driver() {
+        return new LettuceDriver();
+    }
+}

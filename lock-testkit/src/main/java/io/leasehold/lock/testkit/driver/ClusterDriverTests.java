@@ -1,0 +1,192 @@
+package io.leasehold.lock.testkit.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.testkit.redis.ClusterRedis;
+import io.leasehold.lock.testkit.redis.ClusterSlots;
+import io.leasehold.lock.testkit.redis.RedisFixtures;
+import io.leasehold.lock.testkit.redis.RedisNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every driver on a three-master Redis Cluster: keys and channels on their slot's node, renewals
+ * batched by slot, subscriptions made again after every node's pub/sub connection is killed and
+ * after a channel's slot migrates. Extend it with your {@link DriverUnderTest}; it runs on the JVM's
+ * shared cluster.
+ */
+public abstract class ClusterDriverTests {
+
+    private static final String PREFIX = LockClient.Builder.DEFAULT_KEY_PREFIX;
+
+    /** The driver under test. */
+    protected abstract DriverUnderTest driver();
+
+    private ClusterRedis cluster;
+
+    @BeforeEach
+    void restoreCluster() {
+        cluster = RedisFixtures.sharedCluster();
+        cluster.restoreAll();
+    }
+
+    @Test
+    void shouldPlaceEachLockOnTheMasterOwningItsSlotAcrossAllMasters() {
+        Set<RedisNode> owners = new HashSet<>();
+        try (LockClient locks = LockClient.create(driver().open(cluster).backend())) {
+            List<Lease> leases = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                String name = "spread:" + i + ":" + UUID.randomUUID();
+                leases.add(locks.lock(name).acquire(Duration.ofSeconds(10)));
+                String key = LockKeys.lockKey(PREFIX, name);
+                RedisNode owner = cluster.masterForKey(key);
+                assertEquals(1L, owner.command("EXISTS", key), key + " on the owner of slot " + ClusterSlots.slot(key));
+                owners.add(owner);
+            }
+            assertEquals(cluster.masters().size(), owners.size(), "30 random names cover every master");
+            leases.forEach(lease -> assertTrue(lease.release()));
+        }
+    }
+
+    @Test
+    void shouldRenewInBatchesThatEachStayWithinOneSlot() {
+        // Three slots on three different masters, three lock names in each: one renew call per slot.
+        Map<Integer, List<String>> namesBySlot = new LinkedHashMap<>();
+        for (int node = 0; node < 3; node++) {
+            int slot = 100 + node * (ClusterSlots.SLOTS / 3);
+            namesBySlot.put(slot, namesInSlot(slot, 3));
+        }
+        assertEquals(3, namesBySlot.keySet().stream().map(cluster::nodeForSlot).distinct().count());
+        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(900)).build();
+        RecordingBackend recording = new RecordingBackend(driver().open(cluster).backend(), ScriptNames.RENEW);
+        try (LockClient locks = LockClient.create(recording)) {
+            List<Lease> leases = new ArrayList<>();
+            namesBySlot.values().forEach(names -> names.forEach(name -> leases.add(locks.lock(name, shortLease).acquire(Duration.ofSeconds(10)))));
+
+            Eventually.until("every slot's three leases were renewed in one call", () -> namesBySlot.keySet().stream()
+                    .allMatch(slot -> recording.calls.stream().anyMatch(keys -> keys.size() == 3 && slotsOf(keys).equals(Set.of(slot)))));
+            Eventually.until("several renewal rounds passed", () -> recording.calls.size() >= 9);
+
+            for (List<String> keys : recording.calls) {
+                assertEquals(1, slotsOf(keys).size(), "slots of one renew call " + keys);
+            }
+            leases.forEach(lease -> assertTrue(lease.isValid(), "still valid after several lease times"));
+            leases.forEach(lease -> assertTrue(lease.release()));
+        }
+    }
+
+    @Test
+    void shouldResubscribeEveryChannelAfterEveryNodesPubSubConnectionIsKilled() throws Exception {
+        // Two channels in different slots per master (a one-command resubscribe of both gets CROSSSLOT).
+        Map<String, MessageRecorder> recorders = new LinkedHashMap<>();
+        for (int node = 0; node < 3; node++) {
+            for (int offset : new int[] {10, 20}) {
+                recorders.put(channelInSlot(node * (ClusterSlots.SLOTS / 3) + offset), new MessageRecorder());
+            }
+        }
+        try (LockBackend backend = driver().open(cluster).backend()) {
+            assertEquals(Boolean.TRUE, backend.shardedPubSub().get(10, TimeUnit.SECONDS));
+            for (Map.Entry<String, MessageRecorder> entry : recorders.entrySet()) {
+                backend.subscribe(entry.getKey(), entry.getValue()).get(10, TimeUnit.SECONDS);
+            }
+
+            for (RedisNode master : cluster.masters()) {
+                master.command("CLIENT", "KILL", "TYPE", "pubsub");
+            }
+
+            for (Map.Entry<String, MessageRecorder> entry : recorders.entrySet()) {
+                String channel = entry.getKey();
+                String resubscribed = entry.getValue().resubscribed.poll(20, TimeUnit.SECONDS);
+                assertEquals(channel, resubscribed, () -> "resubscribed " + channel + "; " + backend + Eventually.threadsNamed("leasehold-"));
+                RedisNode owner = cluster.masterForKey(channel);
+                Eventually.until(channel + " is subscribed on its slot's master", () -> shardSubscribers(owner, channel) == 1);
+                owner.command("SPUBLISH", channel, "after the kill");
+                assertEquals("after the kill", entry.getValue().messages.poll(10, TimeUnit.SECONDS), "message on " + channel);
+            }
+        }
+    }
+
+    @Test
+    void shouldFollowAChannelToItsNewMasterWhenItsSlotMigrates() throws Exception {
+        String channel = channelInSlot(42);
+        int slot = ClusterSlots.slot(channel);
+        RedisNode source = cluster.nodeForSlot(slot);
+        RedisNode target = cluster.masters().stream().filter(node -> node != source).findFirst().orElseThrow();
+        MessageRecorder recorder = new MessageRecorder();
+        try (LockBackend backend = driver().open(cluster).backend()) {
+            backend.subscribe(channel, recorder).get(10, TimeUnit.SECONDS);
+            try {
+                moveSlot(slot, source, target);
+
+                assertEquals(channel, recorder.resubscribed.poll(30, TimeUnit.SECONDS), "resubscribed after the move");
+                Eventually.until("the new master has the subscription", () -> shardSubscribers(target, channel) == 1);
+                target.command("SPUBLISH", channel, "moved");
+                assertEquals("moved", recorder.messages.poll(10, TimeUnit.SECONDS));
+            } finally {
+                moveSlot(slot, target, source);
+                cluster.restoreAll();
+            }
+        }
+    }
+
+    /** Moves an empty slot between masters the way redis-cli does, telling every master the new owner. */
+    private void moveSlot(int slot, RedisNode from, RedisNode to) {
+        String fromId = (String) from.command("CLUSTER", "MYID");
+        String toId = (String) to.command("CLUSTER", "MYID");
+        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", fromId);
+        from.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", toId);
+        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+        for (RedisNode node : cluster.masters()) {
+            if (node != to) {
+                node.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+            }
+        }
+    }
+
+    private static List<String> namesInSlot(int slot, int count) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; names.size() < count; i++) {
+            String name = "batch:" + i;
+            if (ClusterSlots.slot(LockKeys.lockKey(PREFIX, name)) == slot) {
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
+    private static String channelInSlot(int slot) {
+        while (true) {
+            String channel = "cluster-pubsub:{" + UUID.randomUUID() + "}";
+            if (ClusterSlots.slot(channel) == slot) {
+                return channel;
+            }
+        }
+    }
+
+    private static Set<Integer> slotsOf(List<String> keys) {
+        Set<Integer> slots = new HashSet<>();
+        keys.forEach(key -> slots.add(ClusterSlots.slot(key)));
+        return slots;
+    }
+
+    private static long shardSubscribers(RedisNode node, String channel) {
+        List<?> reply = (List<?>) node.command("PUBSUB", "SHARDNUMSUB", channel);
+        return (Long) reply.get(1);
+    }
+}
