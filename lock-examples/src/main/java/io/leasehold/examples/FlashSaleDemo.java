@@ -88,7 +88,7 @@ public final class FlashSaleDemo {
             return new InMemoryDemoBackend("--in-memory");
         }
         if (options.redisUri().isPresent()) {
-            return RedisDemoBackend.existing(options.redisUri().get());
+            return RedisDemoBackend.existing(options.redisUri().get(), options.driver());
         }
         Optional<RedisServerBinary> binary;
         try {
@@ -101,7 +101,7 @@ public final class FlashSaleDemo {
                     + ") - falling back");
         }
         try {
-            return RedisDemoBackend.startLocal(binary.get());
+            return RedisDemoBackend.startLocal(binary.get(), options.driver());
         } catch (RuntimeException e) {
             return new InMemoryDemoBackend("could not start " + binary.get().path() + " (" + e.getMessage()
                     + ") - falling back");

@@ -1,6 +1,7 @@
 package io.leasehold.examples;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
@@ -17,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Locks and stock in a real Redis: one this demo started from the local {@code redis-server}, or
  * one the user named with {@code --redis}. Each node has its own Lettuce {@link RedisClient} and so
- * its own connections (they share Netty's threads, as nodes on one host would share cores).
+ * its own connections (they share Netty's threads, as nodes on one host would share cores), which
+ * keep the stock; a node locks over that client, or with {@code --driver jedis} over a Jedis client
+ * of its own.
  */
 final class RedisDemoBackend implements DemoBackend {
 
@@ -28,30 +31,36 @@ final class RedisDemoBackend implements DemoBackend {
             .ioThreadPoolSize(2)
             .computationThreadPoolSize(2)
             .build();
+    private final String uriText;
+    private final DemoOptions.Driver driver;
     private final List<RedisClient> clients = new ArrayList<>();
+    private final List<redis.clients.jedis.RedisClient> jedisClients = new ArrayList<>();
     private final List<Node> nodes = new ArrayList<>();
 
-    private RedisDemoBackend(String uri, String origin, StandaloneRedis startedServer) {
+    private RedisDemoBackend(String uri, String origin, StandaloneRedis startedServer, DemoOptions.Driver driver) {
         this.uri = RedisURI.create(uri);
+        this.uriText = uri;
+        this.driver = driver;
         this.uri.setTimeout(Duration.ofSeconds(5));
         this.origin = origin;
         this.startedServer = startedServer;
     }
 
     /** Starts {@code redis-server} from {@code binary} on a free port (never 6379). */
-    static RedisDemoBackend startLocal(RedisServerBinary binary) {
+    static RedisDemoBackend startLocal(RedisServerBinary binary, DemoOptions.Driver driver) {
         StandaloneRedis server = StandaloneRedis.start(binary);
-        return new RedisDemoBackend(server.uri(), "started " + binary.path() + " on " + server.endpoint(), server);
+        return new RedisDemoBackend(server.uri(), "started " + binary.path() + " on " + server.endpoint(), server, driver);
     }
 
     /** Uses the server at {@code uri}; only the demo's own keys are written and deleted. */
-    static RedisDemoBackend existing(String uri) {
-        return new RedisDemoBackend(uri, "using the Redis at " + uri + " (--redis)", null);
+    static RedisDemoBackend existing(String uri, DemoOptions.Driver driver) {
+        return new RedisDemoBackend(uri, "using the Redis at " + uri + " (--redis)", null, driver);
     }
 
     @Override
     public String description() {
-        return "redis-server " + serverVersion() + ", " + origin + "; driver: LettuceLockBackend";
+        String backend = driver == DemoOptions.Driver.JEDIS ? "JedisLockBackend" : "LettuceLockBackend";
+        return "redis-server " + serverVersion() + ", " + origin + "; driver: " + backend;
     }
 
     private String serverVersion() {
@@ -68,7 +77,9 @@ final class RedisDemoBackend implements DemoBackend {
     @Override
     public synchronized Node newNode(String name) {
         RedisClient client = newClient();
-        Node node = new Node(name, LettuceLockBackend.lockClient(client), new RedisStockStore(client, FlashSale.PRODUCT));
+        LockClient locks = driver == DemoOptions.Driver.JEDIS ? JedisLockBackend.lockClient(newJedisClient())
+                : LettuceLockBackend.lockClient(client);
+        Node node = new Node(name, locks, new RedisStockStore(client, FlashSale.PRODUCT));
         nodes.add(node);
         return node;
     }
@@ -76,6 +87,13 @@ final class RedisDemoBackend implements DemoBackend {
     private synchronized RedisClient newClient() {
         RedisClient client = RedisClient.create(resources, uri);
         clients.add(client);
+        return client;
+    }
+
+    private synchronized redis.clients.jedis.RedisClient newJedisClient() {
+        // The same redis:// URI (host, port, credentials, database), read by Jedis itself.
+        redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.builder().fromURI(uriText).build();
+        jedisClients.add(client);
         return client;
     }
 
@@ -91,6 +109,7 @@ final class RedisDemoBackend implements DemoBackend {
         for (RedisClient client : clients) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
+        jedisClients.forEach(redis.clients.jedis.RedisClient::close);
         resources.shutdown(0, 2, TimeUnit.SECONDS);
         if (startedServer != null) {
             startedServer.close();

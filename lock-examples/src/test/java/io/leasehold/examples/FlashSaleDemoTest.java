@@ -74,4 +74,13 @@ class FlashSaleDemoTest {
     void shouldParseTheRedisUri() {
         assertThat(DemoOptions.parse("--redis", "redis://db:6380").redisUri()).contains("redis://db:6380");
     }
+
+    @Test
+    void shouldLockWithLettuceByDefaultAndWithJedisWhenAsked() {
+        assertThat(DemoOptions.parse().driver()).isEqualTo(DemoOptions.Driver.LETTUCE);
+        assertThat(DemoOptions.parse("--driver", "jedis").driver()).isEqualTo(DemoOptions.Driver.JEDIS);
+        assertThatThrownBy(() -> DemoOptions.parse("--driver", "redisson"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--driver must be lettuce or jedis, but was 'redisson'");
+    }
 }

@@ -1,0 +1,166 @@
+package io.leasehold.lock.jedis;
+
+import io.leasehold.lock.spi.support.PubSubChannels;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * How {@link PubSubChannels} reaches Redis through Jedis: each channel goes to the
+ * {@link SubscriberLoop} of the node that serves it (one loop outside a cluster), on one router
+ * thread, so that the subscribes and unsubscribes of one channel reach its loop in the order they
+ * were made, and so that finding a channel's node (which borrows a pooled connection) never blocks
+ * the engine.
+ *
+ * <p>This class is threadsafe.
+ */
+final class ChannelRouter implements PubSubChannels.Wire, SubscriberLoop.Events {
+
+    /** Reads the server's pub/sub kind, blocking; called on the router thread before the first loop. */
+    interface KindProbe {
+        boolean sharded(String channel);
+    }
+
+    private final JedisTopology topology;
+    private final KindProbe probe;
+    private final ScheduledExecutorService router;
+    private final String loopThreadPrefix;
+    private volatile PubSubChannels channels;
+    private final Map<String, SubscriberLoop> loopsByNode = new HashMap<>(); // router thread only
+    private final Map<String, SubscriberLoop> loopByChannel = new ConcurrentHashMap<>();
+    private int loopsMade; // router thread only
+
+    ChannelRouter(JedisTopology topology, KindProbe probe, ScheduledExecutorService router, String loopThreadPrefix) {
+        this.topology = topology;
+        this.loopThreadPrefix = loopThreadPrefix;
+        this.probe = probe;
+        this.router = router;
+    }
+
+    /** The registry whose channels this router carries; set once, before the first subscribe. */
+    void attach(PubSubChannels registry) {
+        this.channels = registry;
+    }
+
+    @Override
+    public CompletableFuture<Void> subscribe(String channel) {
+        return onRouter(() -> {
+            boolean sharded = probe.sharded(channel);
+            String node = topology.nodeOf(channel);
+            SubscriberLoop loop = loopsByNode.get(node);
+            if (loop == null) {
+                loop = new SubscriberLoop(node, loopThreadPrefix + ++loopsMade, sharded, () -> topology.connectionFor(channel), this);
+                loopsByNode.put(node, loop);
+            }
+            SubscriberLoop previous = loopByChannel.put(channel, loop);
+            if (previous != null && previous != loop) {
+                previous.unsubscribe(channel); // the channel moved to another node
+            }
+            return loop.subscribe(channel);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> unsubscribe(String channel) {
+        return onRouter(() -> {
+            SubscriberLoop loop = loopByChannel.remove(channel);
+            return loop == null ? CompletableFuture.completedFuture(null) : loop.unsubscribe(channel);
+        });
+    }
+
+    @Override
+    public void schedule(Runnable task, Duration delay) {
+        try {
+            router.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // the backend closed: nothing left to resubscribe
+        }
+    }
+
+    // ---- events of the loops, on their threads ---------------------------------------------------
+
+    @Override
+    public void message(String channel, String message) {
+        channels.dispatch(channel, message);
+    }
+
+    @Override
+    public void droppedByServer(String channel) {
+        loopByChannel.remove(channel);
+        execute(() -> {
+            topology.refresh(); // the slot moved: learn where it lives now
+            channels.unsubscribedByServer(channel);
+        });
+    }
+
+    @Override
+    public void lost(Set<String> lostChannels, Throwable cause) {
+        lostChannels.forEach(loopByChannel::remove);
+        execute(() -> {
+            topology.refresh();
+            channels.resubscribe(lostChannels);
+        });
+    }
+
+    /** Stops the router and closes every loop; blocks briefly for the router; does not wait for the loops' threads. */
+    List<SubscriberLoop> close() {
+        CompletableFuture<List<SubscriberLoop>> all = new CompletableFuture<>();
+        try {
+            router.execute(() -> all.complete(new ArrayList<>(loopsByNode.values())));
+            router.shutdown();
+            List<SubscriberLoop> loops = all.get(2, TimeUnit.SECONDS);
+            loops.forEach(SubscriberLoop::close);
+            return loops;
+        } catch (RejectedExecutionException alreadyClosed) {
+            return List.of();
+        } catch (Exception e) {
+            router.shutdownNow();
+            return List.of();
+        }
+    }
+
+    private void execute(Runnable task) {
+        try {
+            router.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    // a refresh or resubscribe that fails is retried by the registry's back-off
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            // the backend closed
+        }
+    }
+
+    private CompletableFuture<Void> onRouter(Supplier<CompletableFuture<Void>> work) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        try {
+            router.execute(() -> {
+                try {
+                    work.get().whenComplete((ignored, failure) -> {
+                        if (failure == null) {
+                            result.complete(null);
+                        } else {
+                            result.completeExceptionally(failure);
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new IllegalStateException("JedisLockBackend is closed", e));
+        }
+        return result;
+    }
+}

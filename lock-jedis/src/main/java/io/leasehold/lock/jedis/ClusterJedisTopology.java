@@ -1,0 +1,51 @@
+package io.leasehold.lock.jedis;
+
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * A Redis Cluster: a channel lives on the master that serves its slot (sharded pub/sub), and a
+ * subscriber connection comes from that node's pool in the client. This class is threadsafe.
+ */
+final class ClusterJedisTopology implements JedisTopology {
+
+    private final RedisClusterClient client;
+
+    ClusterJedisTopology(RedisClusterClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public UnifiedJedis client() {
+        return client;
+    }
+
+    @Override
+    public Connection connectionFor(String channel) {
+        return client.getConnectionFromSlot(slot(channel));
+    }
+
+    @Override
+    public String nodeOf(String channel) {
+        try (Connection connection = connectionFor(channel)) {
+            return connection.getHostAndPort().toString();
+        }
+    }
+
+    @Override
+    public int slot(String key) {
+        return JedisClusterCRC16.getSlot(key);
+    }
+
+    @Override
+    public void refresh() {
+        client.refreshClusterTopology();
+    }
+
+    @Override
+    public String toString() {
+        return "cluster";
+    }
+}

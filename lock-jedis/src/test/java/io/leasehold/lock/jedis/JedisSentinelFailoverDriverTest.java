@@ -1,0 +1,13 @@
+package io.leasehold.lock.jedis;
+
+import io.leasehold.lock.testkit.driver.SentinelFailoverDriverTests;
+import io.leasehold.lock.testkit.driver.DriverUnderTest;
+
+/** The shared driver tests for Jedis through a Sentinel failover. */
+class JedisSentinelFailoverDriverTest extends SentinelFailoverDriverTests {
+
+    @Override
+    protected DriverUnderTest driver() {
+        return new JedisDriver();
+    }
+}

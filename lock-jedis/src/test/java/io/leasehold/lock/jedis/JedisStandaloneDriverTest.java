@@ -1,0 +1,13 @@
+package io.leasehold.lock.jedis;
+
+import io.leasehold.lock.testkit.driver.StandaloneDriverTests;
+import io.leasehold.lock.testkit.driver.DriverUnderTest;
+
+/** The shared driver tests for Jedis on a standalone server: script cache fallback, pub/sub sharing and resubscribe. */
+class JedisStandaloneDriverTest extends StandaloneDriverTests {
+
+    @Override
+    protected DriverUnderTest driver() {
+        return new JedisDriver();
+    }
+}

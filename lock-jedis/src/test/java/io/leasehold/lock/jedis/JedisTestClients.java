@@ -1,0 +1,72 @@
+package io.leasehold.lock.jedis;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.testkit.redis.OwningLockBackend;
+import io.leasehold.lock.testkit.redis.RedisEndpoint;
+import io.leasehold.lock.testkit.redis.RedisTopology;
+import io.leasehold.lock.testkit.redis.SentinelRedis;
+import java.util.Set;
+import java.util.stream.Collectors;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+
+/**
+ * Jedis clients for tests, built as an application would build them, with Jedis's default timeouts.
+ * A backend made here owns its client, so that closing the backend (the fixture does) closes the
+ * client too.
+ */
+final class JedisTestClients {
+
+    private JedisTestClients() {
+    }
+
+    static JedisClientConfig config() {
+        return DefaultJedisClientConfig.builder().build();
+    }
+
+    /** A client for a standalone server. */
+    static RedisClient redisClient(RedisTopology redis) {
+        RedisEndpoint endpoint = redis.clientEndpoints().get(0);
+        return RedisClient.builder().hostAndPort(endpoint.host(), endpoint.port()).clientConfig(config()).build();
+    }
+
+    /** A client for the master of a Sentinel group. */
+    static RedisSentinelClient sentinelClient(SentinelRedis sentinel) {
+        return RedisSentinelClient.builder()
+                .masterName(sentinel.masterName())
+                .sentinels(hostsAndPorts(sentinel))
+                .clientConfig(config())
+                .sentinelClientConfig(config())
+                .build();
+    }
+
+    /** A client for a cluster, seeded with every master. */
+    static RedisClusterClient clusterClient(RedisTopology cluster) {
+        return RedisClusterClient.builder().nodes(hostsAndPorts(cluster)).clientConfig(config()).build();
+    }
+
+    static LockBackend owningStandalone(RedisTopology redis) {
+        RedisClient client = redisClient(redis);
+        return OwningLockBackend.of(JedisLockBackend.create(client), client::close);
+    }
+
+    static LockBackend owningSentinel(SentinelRedis sentinel) {
+        RedisSentinelClient client = sentinelClient(sentinel);
+        return OwningLockBackend.of(JedisLockBackend.create(client), client::close);
+    }
+
+    static LockBackend owningCluster(RedisTopology cluster) {
+        RedisClusterClient client = clusterClient(cluster);
+        return OwningLockBackend.of(JedisLockBackend.create(client), client::close);
+    }
+
+    private static Set<HostAndPort> hostsAndPorts(RedisTopology topology) {
+        return topology.clientEndpoints().stream()
+                .map(endpoint -> new HostAndPort(endpoint.host(), endpoint.port()))
+                .collect(Collectors.toSet());
+    }
+}
