@@ -5,6 +5,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.DriverFailures;
 import io.leasehold.lock.spi.support.Failures;
 import io.leasehold.lock.spi.support.PubSubChannels;
 import io.leasehold.lock.spi.support.PubSubKind;
@@ -199,18 +200,7 @@ public final class JedisLockBackend implements LockBackend {
      */
     @Override
     public boolean isTransient(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof JedisDataException) {
-                return LockBackend.super.isTransient(cause);
-            }
-            if (cause instanceof JedisException) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return LockBackend.super.isTransient(failure);
+        return DriverFailures.isTransient(failure, JedisDataException.class, JedisException.class);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.DriverFailures;
 import io.leasehold.lock.spi.support.Failures;
 import io.leasehold.lock.spi.support.LazyConnection;
 import io.leasehold.lock.spi.support.PubSubChannels;
@@ -212,18 +213,7 @@ public final class LettuceLockBackend implements LockBackend {
      */
     @Override
     public boolean isTransient(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof RedisCommandExecutionException) {
-                return LockBackend.super.isTransient(cause);
-            }
-            if (cause instanceof RedisException) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return LockBackend.super.isTransient(failure);
+        return DriverFailures.isTransient(failure, RedisCommandExecutionException.class, RedisException.class);
     }
 
     @Override

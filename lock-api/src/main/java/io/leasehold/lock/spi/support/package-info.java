@@ -11,6 +11,7 @@
  *   <li>{@link io.leasehold.lock.spi.support.PubSubKind} and {@link io.leasehold.lock.spi.support.ServerFeatures}:
  *       sharded or plain pub/sub, decided once from {@code INFO server};</li>
  *   <li>{@link io.leasehold.lock.spi.support.LazyConnection}: a connection opened on first use, retried after a failed connect;</li>
+ *   <li>{@link io.leasehold.lock.spi.support.DriverFailures}: which failures are transient, by the client's exception types;</li>
  *   <li>{@link io.leasehold.lock.spi.support.Failures}: unwrapping {@code CompletableFuture} failures.</li>
  * </ul>
  *
