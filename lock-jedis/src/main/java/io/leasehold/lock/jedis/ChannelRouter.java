@@ -1,5 +1,6 @@
 package io.leasehold.lock.jedis;
 
+import io.leasehold.lock.spi.support.BlockingSubscriber;
 import io.leasehold.lock.spi.support.PubSubChannels;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,17 +14,18 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import redis.clients.jedis.Connection;
 
 /**
  * How {@link PubSubChannels} reaches Redis through Jedis: each channel goes to the
- * {@link SubscriberLoop} of the node that serves it (one loop outside a cluster), on one router
+ * {@link BlockingSubscriber} of the node that serves it (one loop outside a cluster), on one router
  * thread, so that the subscribes and unsubscribes of one channel reach its loop in the order they
  * were made, and so that finding a channel's node (which borrows a pooled connection) never blocks
  * the engine.
  *
  * <p>This class is threadsafe.
  */
-final class ChannelRouter implements PubSubChannels.Wire, SubscriberLoop.Events {
+final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Events {
 
     /** Reads the server's pub/sub kind, blocking; called on the router thread before the first loop. */
     interface KindProbe {
@@ -35,8 +37,8 @@ final class ChannelRouter implements PubSubChannels.Wire, SubscriberLoop.Events 
     private final ScheduledExecutorService router;
     private final String loopThreadPrefix;
     private volatile PubSubChannels channels;
-    private final Map<String, SubscriberLoop> loopsByNode = new HashMap<>(); // router thread only
-    private final Map<String, SubscriberLoop> loopByChannel = new ConcurrentHashMap<>();
+    private final Map<String, BlockingSubscriber<Connection>> loopsByNode = new HashMap<>(); // router thread only
+    private final Map<String, BlockingSubscriber<Connection>> loopByChannel = new ConcurrentHashMap<>();
     private int loopsMade; // router thread only
 
     ChannelRouter(JedisTopology topology, KindProbe probe, ScheduledExecutorService router, String loopThreadPrefix) {
@@ -56,12 +58,13 @@ final class ChannelRouter implements PubSubChannels.Wire, SubscriberLoop.Events 
         return onRouter(() -> {
             boolean sharded = probe.sharded(channel);
             String node = topology.nodeOf(channel);
-            SubscriberLoop loop = loopsByNode.get(node);
+            BlockingSubscriber<Connection> loop = loopsByNode.get(node);
             if (loop == null) {
-                loop = new SubscriberLoop(node, loopThreadPrefix + ++loopsMade, sharded, () -> topology.connectionFor(channel), this);
+                loop = new BlockingSubscriber<>(node, loopThreadPrefix + ++loopsMade, new JedisConnector(topology, channel),
+                        sharded ? PubSubSession.Sharded::new : PubSubSession.Plain::new, this);
                 loopsByNode.put(node, loop);
             }
-            SubscriberLoop previous = loopByChannel.put(channel, loop);
+            BlockingSubscriber<Connection> previous = loopByChannel.put(channel, loop);
             if (previous != null && previous != loop) {
                 previous.unsubscribe(channel); // the channel moved to another node
             }
@@ -72,7 +75,7 @@ final class ChannelRouter implements PubSubChannels.Wire, SubscriberLoop.Events 
     @Override
     public CompletableFuture<Void> unsubscribe(String channel) {
         return onRouter(() -> {
-            SubscriberLoop loop = loopByChannel.remove(channel);
+            BlockingSubscriber<Connection> loop = loopByChannel.remove(channel);
             return loop == null ? CompletableFuture.completedFuture(null) : loop.unsubscribe(channel);
         });
     }
@@ -112,13 +115,13 @@ final class ChannelRouter implements PubSubChannels.Wire, SubscriberLoop.Events 
     }
 
     /** Stops the router and closes every loop; blocks briefly for the router; does not wait for the loops' threads. */
-    List<SubscriberLoop> close() {
-        CompletableFuture<List<SubscriberLoop>> all = new CompletableFuture<>();
+    List<BlockingSubscriber<Connection>> close() {
+        CompletableFuture<List<BlockingSubscriber<Connection>>> all = new CompletableFuture<>();
         try {
             router.execute(() -> all.complete(new ArrayList<>(loopsByNode.values())));
             router.shutdown();
-            List<SubscriberLoop> loops = all.get(2, TimeUnit.SECONDS);
-            loops.forEach(SubscriberLoop::close);
+            List<BlockingSubscriber<Connection>> loops = all.get(2, TimeUnit.SECONDS);
+            loops.forEach(BlockingSubscriber<Connection>::close);
             return loops;
         } catch (RejectedExecutionException alreadyClosed) {
             return List.of();

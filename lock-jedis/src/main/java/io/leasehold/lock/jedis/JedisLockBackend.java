@@ -5,6 +5,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.BlockingSubscriber;
 import io.leasehold.lock.spi.support.DriverFailures;
 import io.leasehold.lock.spi.support.Failures;
 import io.leasehold.lock.spi.support.PubSubChannels;
@@ -241,10 +242,10 @@ public final class JedisLockBackend implements LockBackend {
         channels.close();
         scripts.shutdown();
         BackendThreads.start("leasehold-jedis-close-" + number, () -> {
-            List<SubscriberLoop> loops = channelRouter.close();
+            List<BlockingSubscriber<Connection>> loops = channelRouter.close();
             long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
             try {
-                for (SubscriberLoop loop : loops) {
+                for (BlockingSubscriber<Connection> loop : loops) {
                     loop.awaitEnd(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
                 }
                 scripts.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

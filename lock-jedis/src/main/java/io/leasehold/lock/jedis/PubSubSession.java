@@ -1,31 +1,25 @@
 package io.leasehold.lock.jedis;
 
+import io.leasehold.lock.spi.support.BlockingSubscriber;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.JedisShardedPubSub;
 
 /**
- * One subscriber session on one connection, plain ({@code SUBSCRIBE}) or sharded ({@code SSUBSCRIBE}),
- * forwarding Jedis's callbacks to its {@link SubscriberLoop}. {@link #proceed} blocks the loop thread,
- * reading, until the last channel is unsubscribed or the connection fails; the other methods write a
- * command and return (the loop calls them under its monitor, once the session is ready).
+ * A {@link BlockingSubscriber.Session} on a Jedis connection, plain ({@code SUBSCRIBE}) or sharded
+ * ({@code SSUBSCRIBE}), forwarding Jedis's callbacks to its subscriber. {@code run} is Jedis's
+ * {@code proceed}, which reads until the last channel is unsubscribed or the connection fails.
  */
-interface PubSubSession {
+final class PubSubSession {
 
-    /** Subscribes {@code channels} on {@code connection} and reads until the session ends. */
-    void run(Connection connection, String[] channels);
-
-    /** Sends a subscribe for {@code channel}. */
-    void add(String channel);
-
-    /** Sends an unsubscribe for {@code channel}. */
-    void remove(String channel);
+    private PubSubSession() {
+    }
 
     /** {@code SUBSCRIBE}, for servers before Redis 7. */
-    final class Plain extends JedisPubSub implements PubSubSession {
-        private final SubscriberLoop loop;
+    static final class Plain extends JedisPubSub implements BlockingSubscriber.Session<Connection> {
+        private final BlockingSubscriber<Connection> loop;
 
-        Plain(SubscriberLoop loop) {
+        Plain(BlockingSubscriber<Connection> loop) {
             this.loop = loop;
         }
 
@@ -61,10 +55,10 @@ interface PubSubSession {
     }
 
     /** {@code SSUBSCRIBE} (Redis 7+): in a cluster, on the node that serves the channel's slot. */
-    final class Sharded extends JedisShardedPubSub implements PubSubSession {
-        private final SubscriberLoop loop;
+    static final class Sharded extends JedisShardedPubSub implements BlockingSubscriber.Session<Connection> {
+        private final BlockingSubscriber<Connection> loop;
 
-        Sharded(SubscriberLoop loop) {
+        Sharded(BlockingSubscriber<Connection> loop) {
             this.loop = loop;
         }
 

@@ -1,4 +1,4 @@
-package io.leasehold.lock.jedis;
+package io.leasehold.lock.spi.support;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -9,15 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
-import redis.clients.jedis.Connection;
 
 /**
- * One subscriber connection and its thread, for one node: Jedis's pub/sub reads block a thread,
- * so this loop owns one ({@code leasehold-jedis-pubsub-<backend>-<n>}), borrows a connection from the user's
- * pool while it has channels, and adds and removes channels on that connection as waiters come and
- * go. Messages are handed to {@link Events#message} on this thread.
+ * One subscriber connection and its thread, for one node, for a client whose pub/sub reads block a
+ * thread (as Jedis's do): the subscriber owns a thread, borrows a connection (from the user's pool)
+ * while it has channels, and adds and removes channels on that connection as waiters come and go.
+ * Messages are handed to {@link Events#message} on this thread. The driver supplies how to borrow,
+ * give back, discard and cut a connection ({@link Connector}) and how a session reads and writes on
+ * it ({@link Session}), and calls {@link #onSubscribed}, {@link #onUnsubscribed} and
+ * {@link #onMessage} from its session's callbacks.
  *
  * <p><b>Sessions.</b> A session starts when the first channel is wanted: it borrows a connection and
  * subscribes the wanted channels. Later channels are subscribed (and unwanted ones unsubscribed) on
@@ -31,13 +33,43 @@ import redis.clients.jedis.Connection;
  * <p><b>Close.</b> {@link #close()} disconnects the socket, so that a read blocked on a mute server
  * ends at once, and the thread ends.
  *
- * <p>This class is threadsafe: state is guarded by one monitor; the socket is only read on the loop
- * thread and only written under the monitor.
+ * <p>This class is threadsafe: state is guarded by one monitor; the socket is only read on the
+ * subscriber's thread and only written under the monitor.
+ *
+ * @param <C> the client's connection type
  */
-final class SubscriberLoop {
+public final class BlockingSubscriber<C> {
 
-    /** What the loop reports; called on the loop thread, never under its monitor. */
-    interface Events {
+    /** How the subscriber gets and gets rid of connections. Methods may block (they run on the subscriber's thread), except {@link #cut}. */
+    public interface Connector<C> {
+        /** Borrows a connection to this subscriber's node. */
+        C borrow();
+
+        /** Gives a connection back whose every reply was read (to the pool it came from). */
+        void giveBack(C connection);
+
+        /** Discards a connection that may have replies unread or is broken: never reused. */
+        void discard(C connection);
+
+        /** Closes the socket at once, from another thread, so that a read blocked on it ends; must not block. */
+        void cut(C connection) throws Exception;
+    }
+
+    /**
+     * One subscribe session on one connection: {@link #run} blocks the subscriber's thread reading
+     * until the last channel is unsubscribed (returns) or the connection fails (throws); the other
+     * methods write one command and return.
+     */
+    public interface Session<C> {
+        void run(C connection, String[] channels);
+
+        void add(String channel);
+
+        void remove(String channel);
+    }
+
+    /** What the subscriber reports; called on its thread, never under its monitor. */
+    public interface Events {
         void message(String channel, String message);
 
         /** Redis dropped {@code channel} by itself (its slot moved); the session goes on. */
@@ -48,8 +80,8 @@ final class SubscriberLoop {
     }
 
     private final String node;
-    private final boolean sharded;
-    private final Supplier<Connection> connect;
+    private final Connector<C> connector;
+    private final Function<BlockingSubscriber<C>, Session<C>> newSession;
     private final Events events;
     private final Thread thread;
 
@@ -65,18 +97,28 @@ final class SubscriberLoop {
     private final Set<String> sent = new HashSet<>();
     /** Channels Redis confirmed in this session (and not unsubscribed since). */
     private final Set<String> confirmed = new HashSet<>();
-    private @Nullable Connection connection;
-    private @Nullable PubSubSession session;
+    private @Nullable C connection;
+    private @Nullable Session<C> session;
     /** The session's first confirmation arrived: Jedis lets other threads write to it from now on. */
     private boolean ready;
     /** The last unsubscribe of the session is out: nothing more may be written. */
     private boolean draining;
     private boolean closed;
 
-    SubscriberLoop(String node, String threadName, boolean sharded, Supplier<Connection> connect, Events events) {
+    /**
+     * Starts the subscriber's daemon thread, which waits until a channel is wanted.
+     *
+     * @param node       names the node in errors
+     * @param threadName the thread's name (a driver's {@code leasehold-<driver>-pubsub-*})
+     * @param connector  how connections are borrowed and let go
+     * @param newSession a new session of this subscriber, for each connection
+     * @param events     where messages and lost channels go
+     */
+    public BlockingSubscriber(String node, String threadName, Connector<C> connector,
+            Function<BlockingSubscriber<C>, Session<C>> newSession, Events events) {
         this.node = node;
-        this.sharded = sharded;
-        this.connect = connect;
+        this.connector = connector;
+        this.newSession = newSession;
         this.events = events;
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
@@ -84,10 +126,10 @@ final class SubscriberLoop {
     }
 
     /** Subscribes {@code channel}; completes once Redis confirmed it, fails if the session ends first. */
-    CompletableFuture<Void> subscribe(String channel) {
+    public CompletableFuture<Void> subscribe(String channel) {
         synchronized (lock) {
             if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("JedisLockBackend is closed"));
+                return CompletableFuture.failedFuture(new IllegalStateException("the subscriber of " + node + " is closed"));
             }
             wanted.add(channel);
             CompletableFuture<Void> confirmation = subscribing.computeIfAbsent(channel, ignored -> new CompletableFuture<>());
@@ -101,7 +143,7 @@ final class SubscriberLoop {
     }
 
     /** Unsubscribes {@code channel}; completes once Redis confirmed it (or at once if it was not subscribed). */
-    CompletableFuture<Void> unsubscribe(String channel) {
+    public CompletableFuture<Void> unsubscribe(String channel) {
         synchronized (lock) {
             wanted.remove(channel);
             if (!ready || draining || !sent.contains(channel)) {
@@ -117,15 +159,15 @@ final class SubscriberLoop {
     }
 
     /** Whether this loop has no channel and no session: a cluster may forget it. */
-    boolean idle() {
+    public boolean idle() {
         synchronized (lock) {
             return wanted.isEmpty() && connection == null;
         }
     }
 
     /** Ends the session and the thread; fails subscribes still waiting. Idempotent; does not wait. */
-    void close() {
-        Connection open;
+    public void close() {
+        C open;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -137,25 +179,25 @@ final class SubscriberLoop {
         thread.interrupt(); // a borrow waiting for a pooled connection
         if (open != null) {
             try {
-                open.forceDisconnect(); // a read blocked on a mute server ends now
-            } catch (IOException | RuntimeException ignored) {
+                connector.cut(open); // a read blocked on a mute server ends now
+            } catch (Exception ignored) {
                 // the socket is gone either way
             }
         }
     }
 
     /** Waits up to {@code millis} for the thread to end; returns whether it did. */
-    boolean awaitEnd(long millis) throws InterruptedException {
+    public boolean awaitEnd(long millis) throws InterruptedException {
         thread.join(millis);
         return !thread.isAlive();
     }
 
     @Override
     public String toString() {
-        return "SubscriberLoop{" + node + (sharded ? ", sharded" : "") + "}";
+        return "BlockingSubscriber{" + node + "}";
     }
 
-    // ---- the loop thread ----------------------------------------------------------------------
+    // ---- the subscriber's thread ----------------------------------------------------------------------
 
     private void run() {
         while (true) {
@@ -175,21 +217,21 @@ final class SubscriberLoop {
             }
             runSession(initial);
         }
-        failWaiting(new IllegalStateException("JedisLockBackend is closed"));
+        failWaiting(new IllegalStateException("the subscriber of " + node + " is closed"));
     }
 
     private void runSession(List<String> initial) {
-        Connection borrowed;
+        C borrowed;
         try {
-            borrowed = connect.get();
+            borrowed = connector.borrow();
         } catch (RuntimeException e) {
             endSession(null, e);
             return;
         }
-        PubSubSession current = sharded ? new PubSubSession.Sharded(this) : new PubSubSession.Plain(this);
+        Session<C> current = newSession.apply(this);
         synchronized (lock) {
             if (closed) {
-                discard(borrowed);
+                discardQuietly(borrowed);
                 return;
             }
             connection = borrowed;
@@ -206,7 +248,7 @@ final class SubscriberLoop {
     }
 
     /** The session ended (or never started, when {@code used} is null). */
-    private void endSession(@Nullable Connection used, @Nullable Throwable failure) {
+    private void endSession(@Nullable C used, @Nullable Throwable failure) {
         boolean clean;
         Set<String> lost = Set.of();
         List<CompletableFuture<Void>> failed = new ArrayList<>();
@@ -233,9 +275,9 @@ final class SubscriberLoop {
         }
         if (used != null) {
             if (clean) {
-                used.close(); // every reply read: back to the pool
+                giveBackQuietly(used); // every reply read: back to the pool
             } else {
-                discard(used);
+                discardQuietly(used);
             }
         }
         done.forEach(future -> future.complete(null));
@@ -264,18 +306,25 @@ final class SubscriberLoop {
         }
     }
 
-    private static void discard(Connection connection) {
+    private void discardQuietly(C used) {
         try {
-            connection.setBroken(); // never back to the pool with replies unread
-            connection.close();
+            connector.discard(used); // never back to the pool with replies unread
         } catch (RuntimeException ignored) {
             // a broken connection the pool could not destroy cleanly is gone all the same
         }
     }
 
-    // ---- callbacks from the session, on the loop thread ----------------------------------------
+    private void giveBackQuietly(C used) {
+        try {
+            connector.giveBack(used);
+        } catch (RuntimeException ignored) {
+            // the pool may be closing with the user's client; the connection is not ours to keep
+        }
+    }
 
-    void onSubscribed(String channel) {
+    // ---- callbacks from the session, on the subscriber's thread ----------------------------------------
+
+    public void onSubscribed(String channel) {
         CompletableFuture<Void> confirmation;
         synchronized (lock) {
             if (!ready) {
@@ -292,7 +341,7 @@ final class SubscriberLoop {
         }
     }
 
-    void onUnsubscribed(String channel) {
+    public void onUnsubscribed(String channel) {
         List<CompletableFuture<Void>> ours;
         boolean byServer;
         synchronized (lock) {
@@ -309,7 +358,7 @@ final class SubscriberLoop {
         }
     }
 
-    void onMessage(String channel, String message) {
+    public void onMessage(String channel, String message) {
         events.message(channel, message);
     }
 
@@ -319,7 +368,7 @@ final class SubscriberLoop {
      * Called under the monitor, only once the session is ready and while it is not draining.
      */
     private void reconcile() {
-        PubSubSession current = session;
+        Session<C> current = session;
         if (current == null) {
             return;
         }
