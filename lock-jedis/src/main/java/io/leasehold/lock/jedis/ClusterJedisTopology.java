@@ -2,7 +2,6 @@ package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -18,13 +17,13 @@ final class ClusterJedisTopology implements JedisTopology {
     }
 
     @Override
-    public UnifiedJedis client() {
-        return client;
+    public Connection connectionFor(String channel) {
+        return client.getConnectionFromSlot(slot(channel));
     }
 
     @Override
-    public Connection connectionFor(String channel) {
-        return client.getConnectionFromSlot(slot(channel));
+    public int poolMaxTotal() {
+        return client.getClusterNodes().values().stream().mapToInt(pool -> pool.getMaxTotal()).min().orElse(-1);
     }
 
     @Override

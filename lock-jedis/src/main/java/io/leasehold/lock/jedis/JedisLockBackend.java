@@ -30,10 +30,10 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * A {@link LockBackend} over the application's own Jedis 8 client: a {@link RedisClient} for a single
@@ -49,8 +49,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * }</pre>
  *
  * <p><b>Threads.</b> Jedis blocks the calling thread, so scripts run on a bounded pool owned by the
- * backend ({@value #DEFAULT_SCRIPT_THREADS} daemon threads {@code leasehold-jedis-script-<backend>-<n>} by
- * default, matching Jedis's default pool of 8 connections; idle threads end after a minute), and
+ * backend (daemon threads {@code leasehold-jedis-script-<backend>-<n>}: by default one fewer than the
+ * client's pool allows, at most {@value #DEFAULT_SCRIPT_THREADS}; idle threads end after a minute), and
  * {@link #eval} never blocks its caller. Pub/sub runs on one daemon thread
  * {@code leasehold-jedis-pubsub-<backend>-<n>} per node (one outside a cluster), started by the first
  * waiter, and subscriptions are routed on one thread {@code leasehold-jedis-router-<backend>}. No user code runs on
@@ -58,8 +58,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  *
  * <p><b>Connections.</b> Every connection is borrowed from the pool of your client; the backend opens
  * none beside it. A script call borrows one for the call. The subscriber of a node holds one while
- * it has channels (so set your pool's {@code maxTotal} at least one above your script threads), gives
- * it back when the last waiter leaves, and, when it drops, discards it, borrows a new one with
+ * it has channels (so the script threads stay below the pool's {@code maxTotal}; a pool of fewer
+ * than 2 is refused; if your own code or a second backend shares the pool, size it for them too:
+ * Jedis waits for a free connection forever by default), gives it back when the last waiter leaves, and, when it drops, discards it, borrows a new one with
  * back-off, subscribes its channels again and tells the engine
  * ({@link MessageListener#onResubscribed(String)}), so that no waiter misses a release.
  * {@link #close()} stops the backend's threads and returns what it borrowed; the client stays yours.
@@ -77,14 +78,17 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  */
 public final class JedisLockBackend implements LockBackend {
 
-    /** Script threads by default: Jedis's default connection pool has 8 connections. */
+    /**
+     * Script threads at most by default; fewer when the client's pool is smaller, so that one
+     * connection always stays for the subscriber (Jedis's default pool of 8 gets 7).
+     */
     public static final int DEFAULT_SCRIPT_THREADS = 8;
 
     /** How long {@link #close()} waits for the backend's threads to end. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
     private final JedisTopology topology;
-    private final UnifiedJedis jedis;
+    private final ScriptCalls calls;
     private final ExecutorService scripts;
     private final ScheduledExecutorService router;
     private final ScriptFallback fallback = new ScriptFallback(failure -> failure instanceof JedisNoScriptException);
@@ -96,11 +100,8 @@ public final class JedisLockBackend implements LockBackend {
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
 
     private JedisLockBackend(JedisTopology topology, int scriptThreads) {
-        if (scriptThreads < 1) {
-            throw new IllegalArgumentException("scriptThreads must be at least 1, but was " + scriptThreads);
-        }
         this.topology = topology;
-        this.jedis = topology.client();
+        this.calls = new ScriptCalls(topology, closed::get);
         int number = BackendThreads.nextBackendNumber();
         this.scripts = BackendThreads.scriptPool("leasehold-jedis-script-" + number + "-", scriptThreads);
         this.router = BackendThreads.single("leasehold-jedis-router-" + number);
@@ -110,37 +111,69 @@ public final class JedisLockBackend implements LockBackend {
         channelRouter.attach(channels);
     }
 
-    /** A backend over a single server's client. */
+    /**
+     * A backend over a single server's client, with {@link #DEFAULT_SCRIPT_THREADS} script threads or
+     * fewer (one below the client's pool size).
+     *
+     * @throws IllegalArgumentException if the client's pool allows fewer than 2 connections
+     */
     public static JedisLockBackend create(RedisClient client) {
-        return create(client, DEFAULT_SCRIPT_THREADS);
+        return withDefaultThreads(new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")));
     }
 
-    /** A backend over a single server's client, running scripts on {@code scriptThreads} threads. */
+    /**
+     * A backend over a single server's client, running scripts on {@code scriptThreads} threads.
+     *
+     * @throws IllegalArgumentException if {@code scriptThreads} is below 1 or not below the pool's maxTotal
+     */
     public static JedisLockBackend create(RedisClient client, int scriptThreads) {
-        Objects.requireNonNull(client, "client must not be null");
-        return new JedisLockBackend(new StandaloneJedisTopology(client), scriptThreads);
+        return checked(new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
     }
 
-    /** A backend over a Sentinel-managed master; it follows the master the client follows. */
+    /** A backend over a Sentinel-managed master, which follows the master the client follows; threads as {@link #create(RedisClient)}. */
     public static JedisLockBackend create(RedisSentinelClient client) {
-        return create(client, DEFAULT_SCRIPT_THREADS);
+        return withDefaultThreads(new SentinelJedisTopology(Objects.requireNonNull(client, "client must not be null")));
     }
 
-    /** A backend over a Sentinel-managed master, running scripts on {@code scriptThreads} threads. */
+    /** A backend over a Sentinel-managed master, running scripts on {@code scriptThreads} threads (see {@link #create(RedisClient, int)}). */
     public static JedisLockBackend create(RedisSentinelClient client, int scriptThreads) {
-        Objects.requireNonNull(client, "client must not be null");
-        return new JedisLockBackend(new SentinelJedisTopology(client), scriptThreads);
+        return checked(new SentinelJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
     }
 
-    /** A backend over a Redis Cluster. */
+    /** A backend over a Redis Cluster; threads as {@link #create(RedisClient)}, by the smallest node pool. */
     public static JedisLockBackend create(RedisClusterClient client) {
-        return create(client, DEFAULT_SCRIPT_THREADS);
+        return withDefaultThreads(new ClusterJedisTopology(Objects.requireNonNull(client, "client must not be null")));
     }
 
-    /** A backend over a Redis Cluster, running scripts on {@code scriptThreads} threads. */
+    /** A backend over a Redis Cluster, running scripts on {@code scriptThreads} threads (see {@link #create(RedisClient, int)}). */
     public static JedisLockBackend create(RedisClusterClient client, int scriptThreads) {
-        Objects.requireNonNull(client, "client must not be null");
-        return new JedisLockBackend(new ClusterJedisTopology(client), scriptThreads);
+        return checked(new ClusterJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
+    }
+
+    private static JedisLockBackend withDefaultThreads(JedisTopology topology) {
+        int maxTotal = topology.poolMaxTotal();
+        if (maxTotal >= 0 && maxTotal < 2) {
+            throw new IllegalArgumentException("the client's connection pool must allow at least 2 connections (one for"
+                    + " the subscriber, one for scripts), but its maxTotal was " + maxTotal);
+        }
+        return new JedisLockBackend(topology, maxTotal < 0 ? DEFAULT_SCRIPT_THREADS : Math.min(DEFAULT_SCRIPT_THREADS, maxTotal - 1));
+    }
+
+    /**
+     * Script threads must leave the subscriber a connection: with a pool of {@code maxTotal}, a
+     * subscriber holding one and more script threads than {@code maxTotal - 1}, a call would wait for
+     * the pool (Jedis waits forever by default) while Redis is healthy.
+     */
+    private static JedisLockBackend checked(JedisTopology topology, int scriptThreads) {
+        if (scriptThreads < 1) {
+            throw new IllegalArgumentException("scriptThreads must be at least 1, but was " + scriptThreads);
+        }
+        int maxTotal = topology.poolMaxTotal();
+        if (maxTotal >= 0 && scriptThreads > maxTotal - 1) {
+            throw new IllegalArgumentException("scriptThreads must be below the client's pool maxTotal of " + maxTotal
+                    + " (one connection stays for the subscriber), but was " + scriptThreads);
+        }
+        return new JedisLockBackend(topology, scriptThreads);
     }
 
     /** A {@link LockClient} with default settings over {@link #create(RedisClient)}; closing it closes the backend. */
@@ -164,8 +197,8 @@ public final class JedisLockBackend implements LockBackend {
         Objects.requireNonNull(keys, "keys must not be null");
         Objects.requireNonNull(args, "args must not be null");
         return fallback.run(script,
-                sha -> onScriptThread(() -> JedisReplies.normalize(jedis.evalsha(sha, keys, args))),
-                source -> onScriptThread(() -> JedisReplies.normalize(jedis.eval(source, keys, args))));
+                sha -> onScriptThread(() -> JedisReplies.normalize(calls.run(Protocol.Command.EVALSHA, sha, keys, args))),
+                source -> onScriptThread(() -> JedisReplies.normalize(calls.run(Protocol.Command.EVAL, source, keys, args))));
     }
 
     @Override
@@ -196,11 +229,16 @@ public final class JedisLockBackend implements LockBackend {
      * <p>Jedis tells the two kinds apart by type: a {@link JedisDataException} is the server's error
      * reply (transient only for the "not now" replies the default knows: {@code LOADING},
      * {@code READONLY}, ...), while every other {@link JedisException} comes from the client side
-     * (connection refused, reset or timed out, no connection left in the pool, cluster redirections
-     * exhausted during a failover), and so is transient.
+     * (connection refused, reset or timed out, no connection left in the pool), and so is transient,
+     * as is a cluster redirection ({@code MOVED} again after a refresh, {@code ASK} while a slot migrates).
      */
     @Override
     public boolean isTransient(Throwable failure) {
+        for (Throwable cause = failure; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
+            if (cause instanceof JedisRedirectionException) {
+                return true; // MOVED twice or ASK: a slot on its way to another node
+            }
+        }
         return DriverFailures.isTransient(failure, JedisDataException.class, JedisException.class);
     }
 
@@ -240,7 +278,13 @@ public final class JedisLockBackend implements LockBackend {
             return closedFuture;
         }
         channels.close();
-        scripts.shutdown();
+        // Calls not started yet never start; calls waiting for a reply are cut off (their futures fail).
+        for (Runnable queued : scripts.shutdownNow()) {
+            if (queued instanceof ScriptTask<?> task) {
+                task.result.completeExceptionally(new IllegalStateException("JedisLockBackend is closed"));
+            }
+        }
+        calls.cutAll();
         BackendThreads.start("leasehold-jedis-close-" + number, () -> {
             List<BlockingSubscriber<Connection>> loops = channelRouter.close();
             long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
@@ -277,18 +321,37 @@ public final class JedisLockBackend implements LockBackend {
     }
 
     private <T> CompletableFuture<T> onScriptThread(Supplier<T> call) {
-        CompletableFuture<T> result = new CompletableFuture<>();
+        ScriptTask<T> task = new ScriptTask<>(call, closed);
         try {
-            scripts.execute(() -> {
-                try {
-                    result.complete(call.get());
-                } catch (Throwable e) {
-                    result.completeExceptionally(Failures.unwrap(e));
-                }
-            });
+            scripts.execute(task);
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new IllegalStateException("JedisLockBackend is closed", e));
+            task.result.completeExceptionally(new IllegalStateException("JedisLockBackend is closed", e));
         }
-        return result;
+        return task.result;
+    }
+
+    /** A blocking call for a script thread, with the future of its outcome; never starts once the backend closed. */
+    private static final class ScriptTask<T> implements Runnable {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        private final Supplier<T> call;
+        private final AtomicBoolean closed;
+
+        ScriptTask(Supplier<T> call, AtomicBoolean closed) {
+            this.call = call;
+            this.closed = closed;
+        }
+
+        @Override
+        public void run() {
+            if (closed.get()) {
+                result.completeExceptionally(new IllegalStateException("JedisLockBackend is closed"));
+                return;
+            }
+            try {
+                result.complete(call.get());
+            } catch (Throwable e) {
+                result.completeExceptionally(Failures.unwrap(e));
+            }
+        }
     }
 }

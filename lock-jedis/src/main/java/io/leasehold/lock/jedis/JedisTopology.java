@@ -1,7 +1,6 @@
 package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * What differs between a standalone server, a Sentinel-managed master and a cluster: where a
@@ -13,14 +12,17 @@ import redis.clients.jedis.UnifiedJedis;
  */
 interface JedisTopology {
 
-    /** The user's client: scripts run on it. */
-    UnifiedJedis client();
-
     /** Borrows a connection to the node that serves {@code channel}; the caller closes it (back to the pool). */
     Connection connectionFor(String channel);
 
     /** The node that serves {@code channel} (one name for all channels outside a cluster). Blocks like {@link #connectionFor}. */
     String nodeOf(String channel);
+
+    /**
+     * The most connections the client's pool (in a cluster: each node's pool) may hold, or a
+     * negative number when it is unbounded.
+     */
+    int poolMaxTotal();
 
     /** The cluster slot of {@code key}; 0 outside a cluster. */
     default int slot(String key) {

@@ -2,7 +2,6 @@ package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisSentinelClient;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.Pool;
 
 /**
@@ -19,15 +18,15 @@ final class SentinelJedisTopology implements JedisTopology {
     }
 
     @Override
-    public UnifiedJedis client() {
-        return client;
-    }
-
-    @Override
     public Connection connectionFor(String channel) {
         // The client keeps one pool, for the master it currently follows; the map holds just that one.
         Pool<Connection> master = client.getPrimaryNodesConnectionMap().values().iterator().next();
         return master.getResource();
+    }
+
+    @Override
+    public int poolMaxTotal() {
+        return client.getPrimaryNodesConnectionMap().values().iterator().next().getMaxTotal();
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.UnifiedJedis;
 
 /** One server: every channel on the client's own pool. This class is threadsafe. */
 final class StandaloneJedisTopology implements JedisTopology {
@@ -14,13 +13,13 @@ final class StandaloneJedisTopology implements JedisTopology {
     }
 
     @Override
-    public UnifiedJedis client() {
-        return client;
+    public Connection connectionFor(String channel) {
+        return client.getPool().getResource();
     }
 
     @Override
-    public Connection connectionFor(String channel) {
-        return client.getPool().getResource();
+    public int poolMaxTotal() {
+        return client.getPool().getMaxTotal();
     }
 
     @Override

@@ -25,6 +25,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -146,6 +147,88 @@ class JedisLifecycleTest {
             assertThat(lease.release()).isTrue();
         }
         assertThat(client.ping()).isEqualTo("PONG");
+    }
+
+    @Test
+    void shouldRefuseAPoolTooSmallForTheSubscriberAndTheScriptThreads() {
+        try (RedisClient tiny = RedisClient.builder().hostAndPort(redis.host(), redis.port()).poolConfig(pool(1)).build()) {
+            assertThatThrownBy(() -> JedisLockBackend.create(tiny))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("the client's connection pool must allow at least 2 connections (one for the subscriber,"
+                            + " one for scripts), but its maxTotal was 1");
+        }
+        assertThatThrownBy(() -> JedisLockBackend.create(client, 8))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("scriptThreads must be below the client's pool maxTotal of 8 (one connection stays for the"
+                        + " subscriber), but was 8");
+    }
+
+    @Test
+    void shouldHandTheLockToAWaiterOnASmallPoolAsSoonAsItIsReleased() throws Exception {
+        // Given a waiter whose client's pool has 2 connections (the subscriber holds one while it waits)
+        String name = "lifecycle:small-pool:" + UUID.randomUUID();
+        try (RedisClient small = RedisClient.builder().hostAndPort(redis.host(), redis.port()).poolConfig(pool(2)).build();
+                LockClient waiter = JedisLockBackend.lockClient(small);
+                LockClient holder = JedisLockBackend.lockClient(client)) {
+            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+            CompletableFuture<Lease> waiting = waiter.lock(name).acquireAsync(Duration.ofSeconds(30));
+            Eventually.until("the waiter is subscribed", () -> small.getPool().getNumActive() == 1);
+
+            // When the holder releases
+            long releasedAt = System.nanoTime();
+            assertThat(held.release()).isTrue();
+
+            // Then the waiter gets the lock on the release message, not on a 30 s fallback or a failure
+            Lease taken = waiting.get(20, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(Duration.ofSeconds(10));
+            assertThat(taken.release()).isTrue();
+        }
+    }
+
+    @Test
+    void shouldSendNoScriptAfterCloseWhileTheServerIsFrozen() throws Exception {
+        // Given a fresh client (no pooled connection yet) whose calls wait for connections while Redis is frozen
+        String prefix = "lifecycle:frozen-close:" + UUID.randomUUID() + ":";
+        Set<String> before = jedisThreads();
+        // (Jedis's socket timeout longer than the freeze, so that a connect waiting on the frozen server
+        // completes once it runs again, after close() returned)
+        try (RedisClient fresh = RedisClient.builder().hostAndPort(redis.host(), redis.port())
+                .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(15_000).build()).build()) {
+            JedisLockBackend backend = JedisLockBackend.create(fresh);
+            backend.shardedPubSub().get(10, TimeUnit.SECONDS); // asks the server now, not while it is frozen
+            LockClient locks = LockClient.builder(backend).closeTimeout(Duration.ofSeconds(1)).build();
+            locks.lock(prefix + "warm-up").acquire(Duration.ofSeconds(5)).release(); // the scripts are cached: EVALSHA will do
+            // (no idle pooled connection: a call sent on one before close() would be in flight, which no
+            // close can take back; this test is about calls that had not been sent when close() returned)
+            fresh.getPool().clear();
+            redis.pauseAll();
+            try {
+                for (int i = 0; i < 6; i++) {
+                    locks.lock(prefix + i).acquireAsync(Duration.ofSeconds(10));
+                }
+                // When the client is closed while they wait
+                hold(Duration.ofMillis(300));
+                locks.close();
+            } finally {
+                redis.resumeAll();
+            }
+            // Then, once Redis runs again, none of those acquisitions reaches it: no lock nobody owns
+            Eventually.until("the backend's own threads have ended", () -> newThreads(before).isEmpty());
+            for (int i = 0; i < 6; i++) {
+                assertThat(redis.server().command("EXISTS", "leasehold:{" + prefix + i + "}")).as("lock %d", i).isEqualTo(0L);
+            }
+            assertThat(fresh.ping()).isEqualTo("PONG");
+        }
+    }
+
+    private static void hold(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis()); // lets the calls reach their (frozen) connects; not a race the test depends on
+    }
+
+    private static ConnectionPoolConfig pool(int maxTotal) {
+        ConnectionPoolConfig config = new ConnectionPoolConfig();
+        config.setMaxTotal(maxTotal);
+        return config;
     }
 
     private static Set<String> newThreads(Set<String> before) {

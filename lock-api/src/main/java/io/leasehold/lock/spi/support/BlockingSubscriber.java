@@ -373,6 +373,13 @@ public final class BlockingSubscriber<C> {
             return;
         }
         try {
+            // Subscribes first, so that the server's count never passes through 0 (which would end the
+            // session) while a channel is still wanted.
+            for (String channel : wanted) {
+                if (sent.add(channel)) {
+                    current.add(channel);
+                }
+            }
             for (String channel : new ArrayList<>(sent)) {
                 if (!wanted.contains(channel)) {
                     sent.remove(channel);
@@ -380,14 +387,8 @@ public final class BlockingSubscriber<C> {
                     current.remove(channel);
                 }
             }
-            if (sent.isEmpty() && wanted.isEmpty()) {
-                draining = true; // the count falls to 0 with the last reply; proceed() then returns
-                return;
-            }
-            for (String channel : wanted) {
-                if (sent.add(channel)) {
-                    current.add(channel);
-                }
+            if (sent.isEmpty()) {
+                draining = true; // the count falls to 0 with the last reply; the session's run() then returns
             }
         } catch (RuntimeException writeFailed) {
             // The read side sees the same broken connection and ends the session, which fails the
