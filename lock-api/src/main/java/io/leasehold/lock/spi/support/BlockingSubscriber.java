@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #onMessage} from its session's callbacks.
  *
  * <p><b>Sessions.</b> A session starts when the first channel is wanted: it borrows a connection and
- * subscribes the wanted channels. Later channels are subscribed (and unwanted ones unsubscribed) on
+ * subscribes one wanted channel, then each other one in a command of its own (sharded pub/sub allows
+ * one slot per command). Later channels are subscribed (and unwanted ones unsubscribed) on
  * the same connection. When no channel is wanted any more, the last unsubscribe ends the session and
  * nothing more is written, so the connection goes back to the pool with every reply read. A session
  * that ends otherwise (the connection dropped, Redis dropped a channel by itself, a write failed) has
@@ -213,7 +214,11 @@ public final class BlockingSubscriber<C> {
                 if (closed) {
                     break;
                 }
-                initial = new ArrayList<>(wanted);
+                // One channel to open the session with; the others follow one command each once it is
+                // ready. (One SSUBSCRIBE may only name channels of one slot: a node's channels of
+                // several slots in one command would fail with CROSSSLOT, every time they were retried
+                // together.)
+                initial = List.of(wanted.iterator().next());
             }
             runSession(initial);
         }
