@@ -4,7 +4,6 @@ import io.leasehold.lock.spi.support.BlockingSubscriber;
 import io.leasehold.lock.spi.support.PubSubChannels;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,9 +36,10 @@ final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Eve
     private final ScheduledExecutorService router;
     private final String loopThreadPrefix;
     private volatile PubSubChannels channels;
-    private final Map<String, BlockingSubscriber<Connection>> loopsByNode = new HashMap<>(); // router thread only
+    private final Map<String, BlockingSubscriber<Connection>> loopsByNode = new ConcurrentHashMap<>(); // written on the router thread
     private final Map<String, BlockingSubscriber<Connection>> loopByChannel = new ConcurrentHashMap<>();
     private int loopsMade; // router thread only
+    private volatile boolean closed;
 
     ChannelRouter(JedisTopology topology, KindProbe probe, ScheduledExecutorService router, String loopThreadPrefix) {
         this.topology = topology;
@@ -60,9 +60,15 @@ final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Eve
             String node = topology.nodeOf(channel);
             BlockingSubscriber<Connection> loop = loopsByNode.get(node);
             if (loop == null) {
+                if (closed) {
+                    return CompletableFuture.failedFuture(new IllegalStateException("JedisLockBackend is closed"));
+                }
                 loop = new BlockingSubscriber<>(node, loopThreadPrefix + ++loopsMade, new JedisConnector(topology, channel),
                         sharded ? PubSubSession.Sharded::new : PubSubSession.Plain::new, this);
                 loopsByNode.put(node, loop);
+                if (closed) {
+                    loop.close(); // close() ran while this one was being made: it saw the map without it
+                }
             }
             BlockingSubscriber<Connection> previous = loopByChannel.put(channel, loop);
             if (previous != null && previous != loop) {
@@ -114,21 +120,17 @@ final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Eve
         });
     }
 
-    /** Stops the router and closes every loop; blocks briefly for the router; does not wait for the loops' threads. */
+    /**
+     * Stops the router (queued routing is moot: the registry has failed its subscriptions) and closes
+     * every subscriber, also while the router is stuck in a routing borrow on a frozen node. Does not
+     * wait for the subscribers' threads.
+     */
     List<BlockingSubscriber<Connection>> close() {
-        CompletableFuture<List<BlockingSubscriber<Connection>>> all = new CompletableFuture<>();
-        try {
-            router.execute(() -> all.complete(new ArrayList<>(loopsByNode.values())));
-            router.shutdown();
-            List<BlockingSubscriber<Connection>> loops = all.get(2, TimeUnit.SECONDS);
-            loops.forEach(BlockingSubscriber<Connection>::close);
-            return loops;
-        } catch (RejectedExecutionException alreadyClosed) {
-            return List.of();
-        } catch (Exception e) {
-            router.shutdownNow();
-            return List.of();
-        }
+        closed = true;
+        router.shutdownNow();
+        List<BlockingSubscriber<Connection>> loops = new ArrayList<>(loopsByNode.values());
+        loops.forEach(BlockingSubscriber::close);
+        return loops;
     }
 
     private void execute(Runnable task) {
