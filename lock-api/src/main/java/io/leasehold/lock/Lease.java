@@ -51,15 +51,20 @@ public interface Lease extends AutoCloseable {
      */
     Duration remaining();
 
-    /** True while the lease is neither released nor lost and {@link #remaining()} is above zero. */
+    /**
+     * True while the lease is neither released nor lost and {@link #remaining()} is above zero
+     * (also while {@link LeaseState#UNCERTAIN}: it is still locally valid).
+     */
     boolean isValid();
 
     /**
-     * Where the lease stands right now: {@link LeaseState#HELD} until its owner releases it or the
-     * engine declares it lost, which happens no later than the end of its local validity (a lease
-     * read after its validity ran out is declared lost right then, even if the engine's timer is
-     * late, as after a long GC pause). Changes before {@link #lost()} completes and before the engine
-     * lets anyone else take the lock.
+     * Where the lease stands right now: {@link LeaseState#HELD}, or {@link LeaseState#UNCERTAIN}
+     * while its latest renewal or extend failed and none has been confirmed since, until its owner
+     * releases it or the engine declares it lost, which happens no later than the end of its local
+     * validity (a lease read after its validity ran out is declared lost right then, even if the
+     * engine's timer is late, as after a long GC pause). Changes to {@code LOST} before
+     * {@link #lost()} completes and before the engine lets anyone else take the lock. See
+     * {@link LeaseState} for what to do in each state.
      */
     LeaseState state();
 

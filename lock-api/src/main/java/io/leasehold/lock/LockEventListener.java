@@ -3,14 +3,25 @@ package io.leasehold.lock;
 import java.time.Duration;
 
 /**
- * Callbacks for what happens to locks: the engine's only observability hook
- * ({@code lock-micrometer} implements it). Register with {@link LockClient.Builder#listener}.
+ * Callbacks for what happens to locks: the engine's observability hook ({@code lock-micrometer}
+ * implements it). Register with {@link LockClient.Builder#listener}.
  *
- * <p>Callbacks run one after another on the client's event thread ({@code leasehold-events-<client>}),
- * never on a Redis driver's I/O thread or on the thread that renews leases and detects loss: a slow
- * listener delays other listeners' events, never a renewal or a loss signal. Still, return quickly.
- * An exception thrown by a callback is caught and ignored so that it cannot break locking. All
- * methods default to doing nothing.
+ * <p><b>Threads.</b> Callbacks run one after another on the client's event thread
+ * ({@code leasehold-events-<client>}), never on a Redis driver's I/O thread or on the thread that
+ * renews leases and detects loss: a slow listener delays other listeners' events, never a renewal
+ * or a loss signal. Still, return quickly. An exception thrown by a callback is logged (at
+ * {@code WARNING}, logger {@code io.leasehold.lock}, naming the listener's class; repeated failures
+ * of one listener are logged at 1, 10, 100, ... occurrences) and does not keep other listeners from
+ * the event.
+ *
+ * <p><b>Order.</b> The events of one lease arrive in the order they happened, starting with
+ * {@link #onAcquired} and ending with exactly one of {@link #onReleased} or {@link #onLeaseLost};
+ * only leases handed to a caller are reported (a lease the engine discarded before the hand-out, as
+ * when the caller cancelled, has no events). Each acquisition that had to wait reports
+ * {@link #onWaitStarted} once and {@link #onWaitEnded} once, in that order. Events after the client
+ * has closed are not reported.
+ *
+ * <p>All methods default to doing nothing.
  */
 public interface LockEventListener {
 
@@ -20,9 +31,31 @@ public interface LockEventListener {
 
     /**
      * An acquisition ended without a lease: {@link LockTimeoutException} (contended) or
-     * {@link LockBackendException} (Redis failure). Cancelled acquisitions are not reported.
+     * {@link LockBackendException} (Redis failure). Cancellations are reported by {@link #onAcquireCancelled}.
      */
     default void onAcquireFailed(String lockName, LockException failure, Duration waited) {
+    }
+
+    /**
+     * An acquisition ended without a lease because its caller gave up (cancelled the future,
+     * interrupted the waiting thread, cancelled the coroutine) or the client closed.
+     */
+    default void onAcquireCancelled(String lockName, Duration waited) {
+    }
+
+    /** An acquisition found the lock held and started to wait for it. */
+    default void onWaitStarted(String lockName) {
+    }
+
+    /** An acquisition that had waited stopped waiting (acquired, timed out, failed or cancelled). */
+    default void onWaitEnded(String lockName, Duration waited) {
+    }
+
+    /**
+     * A waiter took the lock {@code sinceReleaseSeen} after this client saw the release message
+     * that woke it: the handoff latency. Reported right before that lease's {@link #onAcquired}.
+     */
+    default void onHandoff(String lockName, long fencingToken, Duration sinceReleaseSeen) {
     }
 
     /** A lease was released by its owner after being held for {@code held}. */
@@ -33,8 +66,23 @@ public interface LockEventListener {
     default void onRenewed(String lockName, long fencingToken) {
     }
 
-    /** A renewal attempt failed on a backend error; the engine keeps trying until the validity deadline. */
+    /**
+     * A renewal (or extend) attempt failed on a backend error or got no reply in time; the engine
+     * keeps trying until the validity deadline. Called once per failed attempt.
+     */
     default void onRenewalFailed(String lockName, long fencingToken, Throwable cause) {
+    }
+
+    /**
+     * A held lease went {@link LeaseState#UNCERTAIN}: a renewal or extend failed, and whether Redis
+     * still has the lease is unknown. It stays locally valid for {@code validFor} at most; the next
+     * event for it is {@link #onLeaseReconfirmed} or its end. Called once per failure streak.
+     */
+    default void onLeaseUncertain(String lockName, long fencingToken, Duration validFor, Throwable cause) {
+    }
+
+    /** An {@link LeaseState#UNCERTAIN} lease is {@link LeaseState#HELD} again: Redis confirmed a renewal. */
+    default void onLeaseReconfirmed(String lockName, long fencingToken) {
     }
 
     /** A lease was lost; see {@link LeaseLoss.Reason}. */

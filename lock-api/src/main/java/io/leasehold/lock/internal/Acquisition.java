@@ -40,14 +40,20 @@ import org.jspecify.annotations.Nullable;
  * again right there. If the caller's future was cancelled first, the lease is released: a lease the
  * caller never received is never kept or renewed. Blocking callers are handed the lease directly.
  *
+ * <p><b>Events.</b> Each acquisition reports one outcome to the listeners (acquired, failed or
+ * cancelled); one that queued reports {@code onWaitStarted} and {@code onWaitEnded}, both sent under
+ * the monitor so that they arrive in that order; a lease woken by a release message reports its
+ * handoff latency, measured from the latest release message seen since its last contended reply.
+ *
  * <p>This class is threadsafe; its fields are guarded by {@code this}, and no call leaves the
- * monitor (to the backend, the queue or the caller) while it is held.
+ * monitor (to the backend, the queue or the caller) while it is held (events are only enqueued).
  */
 final class Acquisition {
 
     private static final long MIN_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long NOT_SEEN = Long.MIN_VALUE;
 
     private enum Phase { WAITING, HANDING_OUT, DONE }
 
@@ -65,6 +71,8 @@ final class Acquisition {
     private boolean inFlight;
     private boolean wakePending;
     private boolean queued;
+    /** When a release message last woke this waiter ({@link #NOT_SEEN} if none since its last contended reply). */
+    private long releaseSeenNanos = NOT_SEEN;
     private int transientFailures;
     private @Nullable Throwable lastFailure;
     private EngineTimer.@Nullable Timeout fallbackTimer;
@@ -114,10 +122,19 @@ final class Acquisition {
         attempt();
     }
 
+    /** Called by the wait queue when a release message arrives while this waiter is its head. */
+    void releaseSeen() {
+        synchronized (this) {
+            releaseSeenNanos = engine.now();
+        }
+        wake();
+    }
+
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
     void abortClosed() {
         if (end()) {
             finish(true);
+            engine.listeners.acquireCancelled(lock.name(), waited());
             // Through the callback executor: a continuation must not run on (and stretch) close().
             deliver(() -> result.completeExceptionally(new IllegalStateException(
                     "client must be open, but was closed while waiting (lock '" + lock.name() + "')")));
@@ -234,10 +251,15 @@ final class Acquisition {
     private void handOut(DefaultLease lease) {
         if (result.isDone()) {
             lease.releaseInternal(); // the caller gave up while the lease was on its way
-            endHandOut();
+            if (endHandOut()) {
+                engine.listeners.acquireCancelled(lock.name(), waited());
+            }
             return;
         }
-        if (lease.lossIfInvalid() != null || !lease.heldBeforeLossCheck()) {
+        // Announced before the caller can have it, so that its acquired event precedes any event of its
+        // release; a lease that ended in between (lost) is not announced, and not handed out.
+        if (lease.lossIfInvalid() != null || !lease.heldBeforeLossCheck()
+                || !lease.announceAcquired(waited(), sinceReleaseSeen())) {
             // Lost (or run out) between the reply and now: not a lease to hand out. The round that
             // made it ends, and in the same step the wait goes back to a new round, so that no
             // wake-up can send an attempt with the old owner.
@@ -264,9 +286,7 @@ final class Acquisition {
             lease.releaseInternal(); // ended meanwhile (close): the caller gets the ending, not this lease
             return;
         }
-        if (result.complete(lease)) {
-            engine.listeners.acquired(lock.name(), lease.fencingToken(), waited());
-        } else {
+        if (!result.complete(lease)) {
             lease.releaseInternal(); // cancelled in the last instant: the caller never gets it
         }
     }
@@ -313,12 +333,16 @@ final class Acquisition {
             }
             inFlight = false; // from here on a wake-up may start the next attempt
             lastFailure = null;
+            if (!wakePending) {
+                releaseSeenNanos = NOT_SEEN; // someone else took the lock after that release
+            }
             long now = engine.now();
             over = now - deadlineNanos >= 0;
             if (!over) {
                 if (!queued) {
                     queued = true;
                     join = true;
+                    engine.listeners.waitStarted(lock.name()); // under the monitor: before finish()'s waitEnded
                 }
                 retryNow = wakePending;
                 if (!retryNow) {
@@ -435,6 +459,7 @@ final class Acquisition {
         }
         if (end()) {
             finish(true);
+            engine.listeners.acquireCancelled(lock.name(), waited());
         }
     }
 
@@ -455,6 +480,9 @@ final class Acquisition {
             cancelTimers(true);
             wasQueued = queued;
             last = round;
+            if (wasQueued) {
+                engine.listeners.waitEnded(lock.name(), waited());
+            }
         }
         lock.client().acquisitionEnded(this);
         if (wasQueued) {
@@ -486,6 +514,11 @@ final class Acquisition {
 
     private Duration waited() {
         return Duration.ofNanos(engine.now() - startNanos);
+    }
+
+    /** Time since a release message woke this waiter, or null if none did (uncontended, or woken otherwise). */
+    private synchronized @Nullable Duration sinceReleaseSeen() {
+        return releaseSeenNanos == NOT_SEEN ? null : Duration.ofNanos(engine.now() - releaseSeenNanos);
     }
 
     private static void cancel(EngineTimer.@Nullable Timeout timer) {

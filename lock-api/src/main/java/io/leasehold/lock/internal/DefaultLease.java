@@ -27,6 +27,14 @@ import org.jspecify.annotations.Nullable;
  * {@code callLocked} thread interrupted at once; then, on the callback executor, Kotlin blocks are
  * cancelled and {@link #lost()} completes; only then does the engine release the lock for others.
  *
+ * <p><b>Uncertain</b>: while a renewal or extend has failed and no later one was confirmed, the lease
+ * is still HELD in {@link #status} (it may be released, renewed, handed out) but reports
+ * {@link LeaseState#UNCERTAIN}; see {@link #markUncertain}.
+ *
+ * <p><b>Events</b> of one lease reach the listeners in order, from {@code onAcquired} to exactly one
+ * ending, and only for a lease that was {@linkplain #announceAcquired announced} (handed to a
+ * caller): {@link #tell} sends them under {@link #eventLock}, after the announcement.
+ *
  * <p>This class is threadsafe.
  */
 final class DefaultLease implements Lease {
@@ -59,12 +67,18 @@ final class DefaultLease implements Lease {
     /** Guards {@link #deadlineTimer}; private, so that a user synchronizing on the lease blocks nothing of ours. */
     private final Object timerLock = new Object();
     private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by timerLock
+    /** Orders this lease's listener events after its announcement; private for the same reason. */
+    private final Object eventLock = new Object();
+    private boolean announced; // guarded by eventLock
 
     // Watchdog bookkeeping, guarded by the Renewer's lock.
     long nextRenewNanos;
     boolean renewInFlight;
     boolean holdBounded;
     @Nullable Throwable lastRenewalFailure;
+    /** A renewal or extend failed and none was confirmed since; written under eventLock. */
+    private volatile boolean uncertain;
+    private @Nullable Throwable uncertainCause; // guarded by eventLock
 
     DefaultLease(Engine engine, LeaseOwnerSide side, String name, String owner, LockOptions options, long token,
             long sentNanos) {
@@ -123,6 +137,9 @@ final class DefaultLease implements Lease {
 
     private LeaseState currentState() {
         Object now = status.get();
+        if (now == HELD_NOW) {
+            return uncertain ? LeaseState.UNCERTAIN : LeaseState.HELD;
+        }
         return now instanceof LeaseLoss ? LeaseState.LOST : (LeaseState) now;
     }
 
@@ -240,10 +257,12 @@ final class DefaultLease implements Lease {
             }
             boolean released = Replies.asLong(reply, "release") == 1;
             if (released) {
-                engine.listeners.released(name, token, Duration.ofNanos(engine.now() - acquiredNanos));
+                Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
+                tell(listeners -> listeners.released(name, token, held));
             } else {
                 // Lost unnoticed until now: listeners (and the metrics built on them) count it as a loss.
-                engine.listeners.leaseLost(lossFoundAtRelease());
+                LeaseLoss gone = lossFoundAtRelease();
+                tell(listeners -> listeners.leaseLost(gone));
             }
             return released ? Released.DELETED : Released.GONE;
         });
@@ -274,9 +293,12 @@ final class DefaultLease implements Lease {
         return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms), Long.toString(seq)))
                 .handle((reply, error) -> {
                     if (error != null) {
+                        Throwable cause = unwrap(error);
                         validity.failed(seq); // unknown outcome: the shorter TTL may be in force
                         armDeadline();
-                        throw new CompletionException(new LockBackendException(name, "could not extend", unwrap(error)));
+                        tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
+                        markUncertain(cause);
+                        throw new CompletionException(new LockBackendException(name, "could not extend", cause));
                     }
                     long code = Replies.asLong(reply, "extend");
                     if (code == TTL_SUPERSEDED) {
@@ -292,7 +314,8 @@ final class DefaultLease implements Lease {
                         throw new CompletionException(stateException());
                     }
                     armDeadline();
-                    engine.listeners.renewed(name, token);
+                    tellWhileHeld(listeners -> listeners.renewed(name, token));
+                    markCertain();
                     return null;
                 });
     }
@@ -328,26 +351,111 @@ final class DefaultLease implements Lease {
         return validity.begin(sentNanos, ms);
     }
 
-    /** Redis confirmed renewal {@code seq}; returns false if the lease already ended. */
-    boolean renewalConfirmed(long seq) {
+    /** Redis confirmed renewal {@code seq}: the lease is certain again, and its listeners hear of the renewal. */
+    void renewalConfirmed(long seq) {
         validity.confirmed(seq);
         if (status.get() != HELD_NOW) {
-            return false;
+            return;
         }
         armDeadline();
-        return true;
+        tellWhileHeld(listeners -> listeners.renewed(name, token));
+        markCertain();
     }
 
-    /** Redis refused renewal {@code seq} as superseded by a later-numbered extend: not a failure, not a renewal. */
+    /**
+     * Redis refused renewal {@code seq} as superseded by a later-numbered extend: not a failure, not a
+     * renewal, but proof that Redis still has the lock for this owner.
+     */
     void renewalSuperseded(long seq) {
         validity.superseded(seq);
         armDeadline();
+        markCertain();
     }
 
-    /** Renewal {@code seq} failed or timed out: its outcome is unknown. */
-    void renewalFailed(long seq) {
+    /** Renewal {@code seq} failed or timed out: its outcome is unknown, so the lease is uncertain. */
+    void renewalFailed(long seq, Throwable cause) {
         validity.failed(seq);
         armDeadline();
+        tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
+        markUncertain(cause);
+    }
+
+    /**
+     * A renewal or extend failed: unless the lease already was, it goes {@link LeaseState#UNCERTAIN}
+     * and the listeners hear of it once for this streak of failures. State and event change under
+     * {@link #eventLock}, so that the events of a quick fail-then-confirm arrive in that order.
+     */
+    private void markUncertain(Throwable cause) {
+        synchronized (eventLock) {
+            if (uncertain || status.get() != HELD_NOW) {
+                return;
+            }
+            uncertain = true;
+            uncertainCause = cause;
+            if (announced) {
+                engine.listeners.leaseUncertain(name, token, remaining(), cause);
+            }
+        }
+    }
+
+    /** Redis confirmed the lease: an uncertain lease is held again. */
+    private void markCertain() {
+        synchronized (eventLock) {
+            if (!uncertain) {
+                return;
+            }
+            uncertain = false;
+            uncertainCause = null;
+            if (announced && status.get() == HELD_NOW) {
+                engine.listeners.leaseReconfirmed(name, token);
+            }
+        }
+    }
+
+    // ---- events ---------------------------------------------------------------------------------
+
+    /**
+     * Announces the lease to the listeners as acquired (after {@code onHandoff} when a release message
+     * woke its waiter {@code sinceReleaseSeen} ago; null otherwise), if it is still held: from now on
+     * its events are reported. Returns false, announcing nothing, if it already ended.
+     */
+    boolean announceAcquired(Duration waited, @Nullable Duration sinceReleaseSeen) {
+        synchronized (eventLock) {
+            if (status.get() != HELD_NOW) {
+                return false;
+            }
+            announced = true;
+            if (sinceReleaseSeen != null) {
+                engine.listeners.handoff(name, token, sinceReleaseSeen);
+            }
+            engine.listeners.acquired(name, token, waited);
+            if (uncertain && uncertainCause != null) {
+                // It went uncertain before it was handed out (a slow hand-out): its listeners start from there.
+                engine.listeners.leaseUncertain(name, token, remaining(), uncertainCause);
+            }
+            return true;
+        }
+    }
+
+    /** Sends this lease's ending event, in order, if the lease was announced; only enqueues, never blocks. */
+    private void tell(Consumer<Listeners> event) {
+        synchronized (eventLock) {
+            if (announced) {
+                event.accept(engine.listeners);
+            }
+        }
+    }
+
+    /**
+     * Sends an event of a lease in progress (renewed, uncertain, ...) if the lease was announced and
+     * has not ended: an ending's event is sent after its state changed, so none follows it.
+     */
+    private void tellWhileHeld(Consumer<Listeners> event) {
+        synchronized (eventLock) {
+            if (announced && status.get() == HELD_NOW) {
+                event.accept(engine.listeners);
+            }
+        }
     }
 
     // ---- validity and loss --------------------------------------------------------------------
@@ -442,7 +550,7 @@ final class DefaultLease implements Lease {
         stopTimers();
         side.leaseEnded(this);
         signal.declare(ended);
-        engine.listeners.leaseLost(ended);
+        tell(listeners -> listeners.leaseLost(ended));
         engine.runCallback(() -> {
             signal.tell(ended);
             if (reason != LeaseLoss.Reason.STOLEN) {

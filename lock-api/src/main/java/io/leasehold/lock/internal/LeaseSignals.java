@@ -41,7 +41,8 @@ public final class LeaseSignals {
             DefaultLease own = (DefaultLease) lease;
             return own.engineToCaller(own.releaseTelling().thenApply(outcome -> outcome == DefaultLease.Released.GONE));
         }
-        boolean held = lease.state() == io.leasehold.lock.LeaseState.HELD;
+        io.leasehold.lock.LeaseState before = lease.state();
+        boolean held = before == io.leasehold.lock.LeaseState.HELD || before == io.leasehold.lock.LeaseState.UNCERTAIN;
         return lease.releaseAsync().thenApply(released -> held && !released);
     }
 

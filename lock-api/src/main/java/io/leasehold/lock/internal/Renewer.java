@@ -190,12 +190,10 @@ final class Renewer {
      */
     private void renewalAnswered(DefaultLease lease, long code, long sent, long seq) {
         if (code == 1 || code == DefaultLease.TTL_SUPERSEDED) {
-            boolean held;
             if (code == 1) {
-                held = lease.renewalConfirmed(seq);
+                lease.renewalConfirmed(seq);
             } else {
-                lease.renewalSuperseded(seq);
-                held = false; // not a renewal: nothing to report
+                lease.renewalSuperseded(seq); // not a renewal, but proof the lock is still ours
             }
             synchronized (lock) {
                 lease.renewInFlight = false;
@@ -204,9 +202,6 @@ final class Renewer {
                 // is shorter (an extend to a shorter time sent meanwhile).
                 lease.nextRenewNanos = lease.holdBounded ? Long.MAX_VALUE
                         : Math.min(sent + Validity.renewIntervalNanos(lease.leaseMs), nextRenewalFor(lease));
-            }
-            if (held) {
-                engine.listeners.renewed(lease.name, lease.fencingToken());
             }
             return;
         }
@@ -222,10 +217,7 @@ final class Renewer {
             lease.lastRenewalFailure = failure;
             lease.nextRenewNanos = engine.now() + Validity.renewRetryNanos(lease.leaseMs);
         }
-        lease.renewalFailed(seq);
-        if (lease.isHeld()) {
-            engine.listeners.renewalFailed(lease.name, lease.fencingToken(), failure);
-        }
+        lease.renewalFailed(seq, failure);
     }
 
     /** Stops all renewal (client close). */

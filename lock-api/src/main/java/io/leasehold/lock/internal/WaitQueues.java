@@ -179,7 +179,10 @@ final class WaitQueues {
 
         @Override
         public void onMessage(String channel, String message) {
-            wakeHead();
+            Acquisition head = head();
+            if (head != null) {
+                head.releaseSeen();
+            }
         }
 
         @Override

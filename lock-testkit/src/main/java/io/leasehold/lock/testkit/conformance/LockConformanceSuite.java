@@ -516,4 +516,19 @@ public abstract class LockConformanceSuite {
     public void shouldNotReportALossWhenTheBodyReleasedItsLeaseItself() {
         run("shouldNotReportALossWhenTheBodyReleasedItsLeaseItself");
     }
+    /** G6; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldGoUncertainAndBackToHeldWhenTheBackendIsAwayForLessThanTheLease() {
+        run("shouldGoUncertainAndBackToHeldWhenTheBackendIsAwayForLessThanTheLease");
+    }
+    /** G4, G6; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldGoUncertainBeforeLostWhenTheBackendStaysAwayPastTheLease() {
+        run("shouldGoUncertainBeforeLostWhenTheBackendStaysAwayPastTheLease");
+    }
+    /** G7, G8. */
+    @Test
+    public void shouldTellListenersOfWaitsHandoffsAndCancellations() {
+        run("shouldTellListenersOfWaitsHandoffsAndCancellations");
+    }
 }

@@ -17,7 +17,8 @@ public object ConformanceScenarios {
         exclusionScenarios + staleLeaseScenarios + fencingScenarios + validityScenarios +
             renewalScenarios + lossScenarios + waitingScenarios + cancellationScenarios +
             cancellationRaceScenarios + replyFaultScenarios + threadingScenarios +
-            bodyScenarios + kotlinScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios
+            bodyScenarios + kotlinScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
+            observabilityScenarios
         ).also { list ->
         val duplicates = list.groupBy { it.name }.filterValues { it.size > 1 }.keys
         check(duplicates.isEmpty()) { "duplicate scenario names: $duplicates" }

@@ -79,17 +79,59 @@ internal class RecordingListener : LockEventListener {
     val losses: MutableList<LeaseLoss> = CopyOnWriteArrayList()
     val acquired: MutableList<Long> = CopyOnWriteArrayList()
     val released: MutableList<Long> = CopyOnWriteArrayList()
+    val cancelled: MutableList<String> = CopyOnWriteArrayList()
+    val waitsStarted: MutableList<String> = CopyOnWriteArrayList()
+    val waitsEnded: MutableList<String> = CopyOnWriteArrayList()
+    val handoffs: MutableList<Long> = CopyOnWriteArrayList()
+    val uncertain: MutableList<Long> = CopyOnWriteArrayList()
+    val reconfirmed: MutableList<Long> = CopyOnWriteArrayList()
+
+    /** Every event's kind in the order heard: "acquired", "uncertain", "lost", ... */
+    val sequence: MutableList<String> = CopyOnWriteArrayList()
+
+    override fun onAcquireCancelled(lockName: String, waited: Duration) {
+        cancelled += lockName
+        sequence += "cancelled"
+    }
+
+    override fun onWaitStarted(lockName: String) {
+        waitsStarted += lockName
+        sequence += "waitStarted"
+    }
+
+    override fun onWaitEnded(lockName: String, waited: Duration) {
+        waitsEnded += lockName
+        sequence += "waitEnded"
+    }
+
+    override fun onHandoff(lockName: String, fencingToken: Long, sinceReleaseSeen: Duration) {
+        handoffs += fencingToken
+        sequence += "handoff"
+    }
+
+    override fun onLeaseUncertain(lockName: String, fencingToken: Long, validFor: Duration, cause: Throwable) {
+        uncertain += fencingToken
+        sequence += "uncertain"
+    }
+
+    override fun onLeaseReconfirmed(lockName: String, fencingToken: Long) {
+        reconfirmed += fencingToken
+        sequence += "reconfirmed"
+    }
 
     override fun onAcquired(lockName: String, fencingToken: Long, waited: Duration) {
         acquired += fencingToken
+        sequence += "acquired"
     }
 
     override fun onReleased(lockName: String, fencingToken: Long, held: Duration) {
         released += fencingToken
+        sequence += "released"
     }
 
     override fun onLeaseLost(loss: LeaseLoss) {
         losses += loss
+        sequence += "lost"
     }
 }
 

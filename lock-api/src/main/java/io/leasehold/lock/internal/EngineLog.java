@@ -1,0 +1,68 @@
+package io.leasehold.lock.internal;
+
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LockEventListener;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+
+/**
+ * The engine's log lines, through {@link System.Logger} (logger {@code io.leasehold.lock}), so that
+ * they reach whatever logging the application uses (JUL by default; SLF4J or Log4j through their
+ * {@code System.LoggerFinder} bridges) without a dependency of ours.
+ *
+ * <p>Only rare events are logged, each once: a lease lost, a lease going uncertain (once per streak
+ * of failed renewals, not once per attempt) and coming back, a listener that throws. Lines name the
+ * lock and the fencing token, never the owner value (a secret that would let a reader release the
+ * lock). Called on the client's event thread only, never on a hot path.
+ */
+final class EngineLog {
+
+    private static final System.Logger LOG = System.getLogger("io.leasehold.lock");
+
+    private EngineLog() {
+    }
+
+    static void leaseLost(LeaseLoss loss) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            LOG.log(Level.WARNING, "Lease of lock '" + loss.lockName() + "' (fencing token " + loss.fencingToken()
+                    + ") lost: " + loss.reason() + loss.cause().map(c -> " (" + c + ")").orElse("")
+                    + "; another holder may have the lock, so work under this lease must stop");
+        }
+    }
+
+    static void leaseUncertain(String name, long token, Duration validFor, Throwable cause) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            LOG.log(Level.WARNING, "Lease of lock '" + name + "' (fencing token " + token + ") is uncertain: "
+                    + "the latest renewal or extend failed (" + cause + "); it stays valid for at most " + validFor
+                    + " while renewal is retried");
+        }
+    }
+
+    static void leaseReconfirmed(String name, long token) {
+        if (LOG.isLoggable(Level.INFO)) {
+            LOG.log(Level.INFO, "Lease of lock '" + name + "' (fencing token " + token + ") is held again: "
+                    + "Redis confirmed a renewal");
+        }
+    }
+
+    /**
+     * A listener threw. Logged at its 1st, 10th, 100th, ... failure, so that a listener that throws
+     * on every event cannot flood the log, yet is never silent.
+     */
+    static void listenerFailed(LockEventListener listener, String event, long failureCount, Throwable error) {
+        if (!isPowerOfTen(failureCount) || !LOG.isLoggable(Level.WARNING)) {
+            return;
+        }
+        LOG.log(Level.WARNING, "Lock event listener " + listener.getClass().getName() + " threw in " + event
+                + " (failure " + failureCount + " of this listener; logged at 1, 10, 100, ... failures); "
+                + "the event was skipped for this listener only", error);
+    }
+
+    static boolean isPowerOfTen(long n) {
+        long p = 1;
+        while (p < n && p <= Long.MAX_VALUE / 10) {
+            p *= 10;
+        }
+        return p == n;
+    }
+}
