@@ -1,6 +1,8 @@
 package io.leasehold.examples;
 
+import io.leasehold.lock.micrometer.LeaseholdMetrics;
 import io.leasehold.lock.testkit.redis.RedisFixtureException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -33,6 +35,8 @@ public final class FlashSaleDemo {
     }
 
     public static void main(String[] args) throws Exception {
+        // The engine logs a lost lease through System.Logger (JUL here): one short line per record.
+        System.setProperty("java.util.logging.SimpleFormatter.format", "  [log] %4$s %5$s%6$s%n");
         DemoOptions options;
         try {
             options = DemoOptions.parse(args);
@@ -48,11 +52,15 @@ public final class FlashSaleDemo {
     static Outcome run(DemoOptions options, PrintStream out) throws Exception {
         long start = System.nanoTime();
         out.println("Leasehold flash-sale demo");
+        // Every node's lock client reports to one Micrometer registry, as nodes' clients in one process would.
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LeaseholdMetrics metrics = LeaseholdMetrics.of(registry);
+        Outcome outcome;
         try (DemoBackend backend = chooseBackend(options)) {
             out.println("  backend: " + backend.description());
             List<Node> nodes = new ArrayList<>();
             for (int n = 1; n <= options.nodes(); n++) {
-                nodes.add(backend.newNode("node-" + n));
+                nodes.add(backend.newNode("node-" + n, metrics));
             }
             out.printf("  sale: %d items, %d shoppers, %d nodes x %d workers (each node its own LockClient and connections)%n",
                     options.stock(), options.shoppers(), options.nodes(), options.workers());
@@ -74,12 +82,15 @@ public final class FlashSaleDemo {
             out.println("[3/3] fencing: a holder that stalls past its lease");
             FencingScene.Outcome fencing = FencingScene.play(nodes.get(0), nodes.get(1), out);
 
-            Outcome outcome = new Outcome(backend.description(), unlocked, locked, fencing);
-            out.println();
-            out.printf("%s in %.1f s%n", outcome.lockedSaleExact() ? "Done" : "FAILED: the locked sale was not exact",
-                    (System.nanoTime() - start) / 1e9);
-            return outcome;
+            outcome = new Outcome(backend.description(), unlocked, locked, fencing);
         }
+        // After the clients closed: closing lets every queued event reach the listener, so the meters are final.
+        out.println();
+        MetersReport.print(registry, out);
+        out.println();
+        out.printf("%s in %.1f s%n", outcome.lockedSaleExact() ? "Done" : "FAILED: the locked sale was not exact",
+                (System.nanoTime() - start) / 1e9);
+        return outcome;
     }
 
     /** {@code --in-memory}, else {@code --redis}, else a local redis-server, else the in-memory fallback. */

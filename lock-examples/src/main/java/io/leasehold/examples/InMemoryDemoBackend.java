@@ -1,6 +1,7 @@
 package io.leasehold.examples;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.testkit.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +33,8 @@ final class InMemoryDemoBackend implements DemoBackend {
     }
 
     @Override
-    public synchronized Node newNode(String name) {
-        Node node = new Node(name, LockClient.create(store.newNode()), stock.connect());
+    public synchronized Node newNode(String name, LockEventListener listener) {
+        Node node = new Node(name, LockClient.builder(store.newNode()).listener(listener).build(), stock.connect());
         nodes.add(node);
         return node;
     }

@@ -1,6 +1,8 @@
 package io.leasehold.examples;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockEventListener;
+import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
@@ -75,10 +77,11 @@ final class RedisDemoBackend implements DemoBackend {
     }
 
     @Override
-    public synchronized Node newNode(String name) {
+    public synchronized Node newNode(String name, LockEventListener listener) {
         RedisClient client = newClient();
-        LockClient locks = driver == DemoOptions.Driver.JEDIS ? JedisLockBackend.lockClient(newJedisClient())
-                : LettuceLockBackend.lockClient(client);
+        LockBackend backend = driver == DemoOptions.Driver.JEDIS ? JedisLockBackend.create(newJedisClient())
+                : LettuceLockBackend.create(client);
+        LockClient locks = LockClient.builder(backend).listener(listener).build();
         Node node = new Node(name, locks, new RedisStockStore(client, FlashSale.PRODUCT));
         nodes.add(node);
         return node;

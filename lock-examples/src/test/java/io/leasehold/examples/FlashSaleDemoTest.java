@@ -57,6 +57,12 @@ class FlashSaleDemoTest {
                 .contains("its lease.lost() had completed: EXPIRED")
                 .contains("REJECTED by the store, which has seen token " + outcome.fencing().newToken() + " on node-2's read")
                 .contains("accepted: the last item is sold once")
+                .contains("Meters recorded by lock-micrometer")
+                .containsPattern("leasehold\\.lock\\.acquire\\{acquired\\} +152, mean")
+                .containsPattern("leasehold\\.lock\\.lost\\{EXPIRED\\} +1\n")
+                .containsPattern("leasehold\\.lock\\.hold\\{lost\\} +1, mean")
+                .containsPattern("leasehold\\.lock\\.held +0 now")
+                .containsPattern("leasehold\\.lock\\.waiters +0 now")
                 .contains("Done in ");
     }
 
