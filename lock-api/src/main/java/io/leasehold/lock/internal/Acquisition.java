@@ -417,21 +417,29 @@ final class Acquisition {
     }
 
     /**
-     * A reply that came after its command timed out. The command ran: if it took the lock, release
-     * it, unless its round is still going (a later attempt with the same owner decides, and the end
-     * of the acquisition releases the owner anyway) or produced the lease the caller now holds.
+     * A reply that came after its command timed out. The command ran, so it may have taken the lock:
+     * release it, unless its round is still going (a later attempt with the same owner decides, and
+     * the end of the acquisition releases the owner anyway). If its round produced a lease, the
+     * release waits until that lease has ended and its own release has had its outcome: the late
+     * command may have re-taken the lock after the holder released it, but a clean-up sent while the
+     * holder's release is on its way would delete the lock under it and make it report a false loss.
      */
     private void onLateReply(Round from, @Nullable Object reply, @Nullable Throwable error) {
         if (error != null) {
             return;
         }
-        boolean keep;
+        DefaultLease produced;
         synchronized (this) {
-            boolean roundGoingOn = from == round && phase == Phase.WAITING;
-            keep = roundGoingOn || (from.lease != null && from.lease.isHeld());
+            if (from == round && phase == Phase.WAITING) {
+                return;
+            }
+            produced = from.lease;
         }
-        if (!keep) {
-            engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
+        Runnable cleanUp = () -> engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
+        if (produced == null) {
+            cleanUp.run();
+        } else {
+            produced.settled().thenRun(cleanUp);
         }
     }
 

@@ -70,6 +70,8 @@ final class DefaultLease implements Lease {
     /** Orders this lease's listener events after its announcement; private for the same reason. */
     private final Object eventLock = new Object();
     private boolean announced; // guarded by eventLock
+    /** Completes once the lease has ended and its own release, if it was released, has had its outcome. */
+    private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
     // Watchdog bookkeeping, guarded by the Renewer's lock.
     long nextRenewNanos;
@@ -181,6 +183,16 @@ final class DefaultLease implements Lease {
         return new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
     }
 
+    /**
+     * Completes once this lease has ended and, if it was released, once that release has had its
+     * outcome. A clean-up of this lease's owner (the late reply of an acquire whose retry produced
+     * this lease) waits for it: sent earlier, it could delete the lock just before the holder's own
+     * release runs, which would then find the lock gone and report a false loss.
+     */
+    CompletableFuture<Void> settled() {
+        return settled;
+    }
+
     /** Loss hooks and watchers attached now (for tests and diagnostics). */
     int lossAttachments() {
         return signal.attachedCount();
@@ -250,7 +262,9 @@ final class DefaultLease implements Lease {
         stopTimers();
         side.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
-        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos).handle((reply, error) -> {
+        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos).whenComplete((reply, error) -> {
+            settled.complete(null); // after the release's outcome, whatever it was: see settled()
+        }).handle((reply, error) -> {
             if (error != null) {
                 throw new CompletionException(new LockBackendException(name,
                         "could not release; the lock expires after its lease time", unwrap(error)));
@@ -549,6 +563,7 @@ final class DefaultLease implements Lease {
         }
         stopTimers();
         side.leaseEnded(this);
+        settled.complete(null);
         signal.declare(ended);
         tell(listeners -> listeners.leaseLost(ended));
         engine.runCallback(() -> {
