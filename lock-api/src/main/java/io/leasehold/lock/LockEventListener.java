@@ -58,7 +58,11 @@ public interface LockEventListener {
     default void onHandoff(String lockName, long fencingToken, Duration sinceReleaseSeen) {
     }
 
-    /** A lease was released by its owner after being held for {@code held}. */
+    /**
+     * A lease was released by its owner after being held for {@code held}. Also reported when the
+     * release could not reach Redis (the caller gets a {@link LockBackendException}): the lease has
+     * ended all the same, nothing renews it any more, and its lock expires after its lease time.
+     */
     default void onReleased(String lockName, long fencingToken, Duration held) {
     }
 

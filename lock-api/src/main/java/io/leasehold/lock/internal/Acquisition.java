@@ -245,8 +245,11 @@ final class Acquisition {
      * Gives {@code lease} to the caller if it still wants it and the lease is still valid. Whoever
      * moves the phase on from HANDING_OUT decides: the hand-out (to DONE with the lease, or back to
      * WAITING with a new round), or an ending that came first (close), whose clean-up released the
-     * owner. The acquisition leaves the wait queue before the caller's future completes, so that a
-     * continuation that blocks (or releases at once) never holds up the next local waiter.
+     * owner. The hand-out announces the lease and claims the acquisition in one step under the
+     * monitor, so that an acquisition is never both announced as acquired and ended by close (two
+     * outcomes, and a clean-up deleting the lock under an announced lease). The acquisition leaves
+     * the wait queue before the caller's future completes, so that a continuation that blocks (or
+     * releases at once) never holds up the next local waiter.
      */
     private void handOut(DefaultLease lease) {
         if (result.isDone()) {
@@ -256,40 +259,48 @@ final class Acquisition {
             }
             return;
         }
-        // Announced before the caller can have it, so that its acquired event precedes any event of its
-        // release; a lease that ended in between (lost) is not announced, and not handed out.
-        if (lease.lossIfInvalid() != null || !lease.heldBeforeLossCheck()
-                || !lease.announceAcquired(waited(), sinceReleaseSeen())) {
-            // Lost (or run out) between the reply and now: not a lease to hand out. The round that
-            // made it ends, and in the same step the wait goes back to a new round, so that no
-            // wake-up can send an attempt with the old owner.
-            lease.releaseInternal();
-            boolean goOn;
-            synchronized (this) {
-                goOn = phase == Phase.HANDING_OUT;
-                if (goOn) {
-                    phase = Phase.WAITING;
-                    nextRound(slowReply());
-                }
-            }
-            if (!goOn) {
-                return; // ended meanwhile (close): that ending released the owner
-            }
-            if (result.isDone()) {
-                abandon(); // the caller cancelled meanwhile
+        // Declares the loss here if the lease ran out between the reply and now.
+        boolean valid = lease.lossIfInvalid() == null && lease.heldBeforeLossCheck();
+        HandOut decided;
+        synchronized (this) {
+            if (phase != Phase.HANDING_OUT) {
+                decided = HandOut.ENDED;
+            } else if (valid && lease.announceAcquired(waited(), sinceReleaseSeen())) {
+                // Announced before the caller can have it, so that its acquired event precedes any
+                // event of its release; a lease that ended in between (lost) is not announced.
+                phase = Phase.DONE;
+                decided = HandOut.GIVEN;
             } else {
-                goOnAfterDiscard();
+                // Lost (or run out) between the reply and now: not a lease to hand out. The round that
+                // made it ends, and in the same step the wait goes back to a new round, so that no
+                // wake-up can send an attempt with the old owner.
+                phase = Phase.WAITING;
+                nextRound(slowReply());
+                decided = HandOut.DISCARDED;
             }
-            return;
         }
-        if (!endHandOut()) {
-            lease.releaseInternal(); // ended meanwhile (close): the caller gets the ending, not this lease
-            return;
-        }
-        if (!result.complete(lease)) {
-            lease.releaseInternal(); // cancelled in the last instant: the caller never gets it
+        switch (decided) {
+            case ENDED:
+                lease.releaseInternal(); // ended meanwhile (close): never announced, so it ends silently
+                return;
+            case DISCARDED:
+                lease.releaseInternal();
+                if (result.isDone()) {
+                    abandon(); // the caller cancelled meanwhile
+                } else {
+                    goOnAfterDiscard();
+                }
+                return;
+            default:
+                finish(false);
+                if (!result.complete(lease)) {
+                    lease.releaseInternal(); // cancelled in the last instant: the caller never gets it
+                }
         }
     }
+
+    /** What a hand-out decided; see {@link #handOut}. */
+    private enum HandOut { GIVEN, DISCARDED, ENDED }
 
     /** Ends a hand-out (leaving the queue, stopping timers); false if something else ended the acquisition first. */
     private boolean endHandOut() {

@@ -265,13 +265,16 @@ final class DefaultLease implements Lease {
         return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos).whenComplete((reply, error) -> {
             settled.complete(null); // after the release's outcome, whatever it was: see settled()
         }).handle((reply, error) -> {
+            Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
             if (error != null) {
+                // The lease has ended here all the same (nothing renews it, and its lock expires after
+                // its lease time): listeners hear of its ending, so that nothing counts it as held.
+                tell(listeners -> listeners.released(name, token, held));
                 throw new CompletionException(new LockBackendException(name,
                         "could not release; the lock expires after its lease time", unwrap(error)));
             }
             boolean released = Replies.asLong(reply, "release") == 1;
             if (released) {
-                Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
                 tell(listeners -> listeners.released(name, token, held));
             } else {
                 // Lost unnoticed until now: listeners (and the metrics built on them) count it as a loss.

@@ -90,6 +90,17 @@ abstract class LeaseholdMetricsTestBase {
     }
 
     @Test
+    void shouldNotCountLeasesAsHeldOrUncertainOnceTheyWereReleasedDuringAnOutage() throws Exception {
+        traffic.releasedDuringOutage("audits:1");
+
+        MetricsTraffic.await("both holds recorded as released", () -> holdCount("audits", LeaseholdMeters.ENDING_RELEASED) == 2);
+        assertThat(traffic.gauge(LeaseholdMeters.HELD, "audits")).isZero();
+        assertThat(traffic.gauge(LeaseholdMeters.UNCERTAIN, "audits")).isZero();
+        assertThat(registry.find(LeaseholdMeters.LOST).tag(TAG_LOCK_GROUP, "audits").counters())
+                .allSatisfy(c -> assertThat(c.count()).as("losses of %s", c.getId()).isZero());
+    }
+
+    @Test
     void shouldDescribeEveryMeterAndTagItWithTheLockGroupOnly() throws Exception {
         traffic.uncontended("orders:4");
         traffic.lost("payments:2");

@@ -120,6 +120,29 @@ final class MetricsTraffic implements AutoCloseable {
         assertThat(lease.release()).isTrue();
     }
 
+    /**
+     * In group {@code audits}: while the backend is away, one lease goes uncertain and is then
+     * released, another is released while still held; both releases fail (Redis cannot be reached),
+     * but both leases have ended here. Then the backend comes back.
+     */
+    void releasedDuringOutage(String name) throws Exception {
+        Lease uncertain = holder.lock(name + ":uncertain", LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build())
+                .acquire(Duration.ofSeconds(10));
+        Lease held = holder.lock(name + ":held", LockOptions.builder().leaseTime(Duration.ofSeconds(60)).build())
+                .acquire(Duration.ofSeconds(10));
+        await("both counted as held", () -> gauge(LeaseholdMeters.HELD, "audits") == 2);
+        fixture.makeUnavailable();
+        try {
+            await("the short lease is uncertain", () -> uncertain.state() == LeaseState.UNCERTAIN);
+            assertThatThrownBy(uncertain::release).isInstanceOf(LockBackendException.class);
+            assertThatThrownBy(held::release).isInstanceOf(LockBackendException.class);
+            assertThat(uncertain.state()).isEqualTo(LeaseState.RELEASED);
+            assertThat(held.state()).isEqualTo(LeaseState.RELEASED);
+        } finally {
+            fixture.makeAvailable();
+        }
+    }
+
     double gauge(String name, String group) {
         return registry.get(name).tag(LeaseholdMeters.TAG_LOCK_GROUP, group).gauge().value();
     }

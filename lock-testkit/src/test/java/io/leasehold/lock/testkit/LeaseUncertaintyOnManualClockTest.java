@@ -15,7 +15,9 @@ import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.ScriptNames;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -137,6 +139,45 @@ class LeaseUncertaintyOnManualClockTest {
         assertEquals(LeaseState.RELEASED, lease.state());
         eventually("the release reported", () -> count("released") == 1);
         assertEquals(List.of("acquired", "renewalFailed", "uncertain", "released"), events);
+    }
+
+    @Test
+    void shouldEndTheLeaseForListenersWhenItsReleaseCannotReachRedis() throws Exception {
+        Lease lease = acquire(true);
+        redis.makeUnavailable();
+
+        ExecutionException failure = releaseWhileRedisIsAway(lease);
+
+        assertTrue(failure.getCause() instanceof LockBackendException, "the caller hears the release failed: " + failure);
+        assertEquals(LeaseState.RELEASED, lease.state(), "the lease ended here; its lock expires in Redis");
+        eventually("the ending reported", () -> count("released") == 1);
+        assertEquals(List.of("acquired", "released"), events, "one ending, so that nothing counts the lease as held any more");
+    }
+
+    @Test
+    void shouldEndAnUncertainLeaseForListenersWhenItsReleaseCannotReachRedis() throws Exception {
+        Lease lease = acquire(true);
+        redis.makeUnavailable();
+        clock.advance(RENEW_PERIOD);
+        eventually("the lease went uncertain", () -> lease.state() == LeaseState.UNCERTAIN);
+
+        releaseWhileRedisIsAway(lease);
+
+        assertEquals(LeaseState.RELEASED, lease.state());
+        eventually("the ending reported", () -> count("released") == 1);
+        assertEquals("released", events.get(events.size() - 1), "the release ends the uncertain lease: " + events);
+        assertFalse(events.contains("lost"), "released, not lost: " + events);
+    }
+
+    /** Releases while Redis is away, moving the clock through the release's retries; returns how it failed. */
+    private ExecutionException releaseWhileRedisIsAway(Lease lease) throws Exception {
+        CompletableFuture<Boolean> release = lease.releaseAsync();
+        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+        while (!release.isDone() && System.nanoTime() - bound < 0) {
+            clock.advance(Duration.ofMillis(100)); // the release retries with back-off within the command timeout
+            Thread.sleep(1);
+        }
+        return assertThrows(ExecutionException.class, () -> release.get(BOUND_SECONDS, TimeUnit.SECONDS));
     }
 
     private long count(String event) {
