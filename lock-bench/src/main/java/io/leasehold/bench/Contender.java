@@ -1,0 +1,33 @@
+package io.leasehold.bench;
+
+/**
+ * A lock implementation under measurement, set up as {@code clients} application nodes would use it
+ * (each client with its own connections). Workers are made per thread; a worker holds at most one
+ * lock at a time.
+ */
+interface Contender extends AutoCloseable {
+
+    /** The row label, e.g. {@code Leasehold-Lettuce}. */
+    String name();
+
+    /** A worker for one thread, locking through client {@code client} (0-based, below the client count). */
+    Worker worker(int client);
+
+    /** Whether it waits for a held lock (the raw baseline only tries once, so it is not run contended). */
+    default boolean waits() {
+        return true;
+    }
+
+    @Override
+    void close();
+
+    /** One thread's handle: blocking acquire of {@code key}, then release of what it holds. */
+    interface Worker {
+        void acquire(String key) throws Exception;
+
+        /** Tries once; false if the key is held. */
+        boolean tryAcquire(String key) throws Exception;
+
+        void release() throws Exception;
+    }
+}

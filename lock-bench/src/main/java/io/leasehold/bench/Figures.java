@@ -1,0 +1,22 @@
+package io.leasehold.bench;
+
+/** Figure names, shared by the scenarios that measure them and the report that prints them. */
+final class Figures {
+
+    static final String OPS_PER_SECOND = "ops/s";
+    static final String CALLS_PER_OP = "round trips/op";
+    static final String COMMANDS_PER_OP = "Redis commands/op";
+    static final String CPU_MICROS_PER_OP = "Redis CPU µs/op";
+    static final String HANDOFF_P50_MICROS = "handoff p50 µs";
+    static final String HANDOFF_P99_MICROS = "handoff p99 µs";
+    static final String HOLDER_CHANGED = "holder changed %";
+    static final String WORKER_SPREAD = "per-worker CV %";
+    static final String CALLS_PER_WAITER = "round trips/waiter/10 s";
+    static final String COMMANDS_PER_WAITER = "commands/waiter/10 s";
+    static final String SCRIPT_CALLS_PER_PERIOD = "script calls/period";
+    static final String LONGEST_SCRIPT_MICROS = "longest script µs";
+    static final String LIMIT_CALLS_PER_SECOND = "script calls/s";
+
+    private Figures() {
+    }
+}

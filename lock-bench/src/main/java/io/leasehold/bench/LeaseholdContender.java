@@ -1,0 +1,117 @@
+package io.leasehold.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.resource.ClientResources;
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.jedis.JedisLockBackend;
+import io.leasehold.lock.lettuce.LettuceLockBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Leasehold over Lettuce or Jedis, with defaults as a user would have them: one {@link LockClient}
+ * per application node, each over its own driver client (Lettuce's share one {@link ClientResources},
+ * as clients in one JVM would), 30 s lease with auto-renewal.
+ */
+final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder {
+
+    enum Driver { LETTUCE, JEDIS }
+
+    static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int BATCH = 500;
+
+    private final Driver driver;
+    private final List<LockClient> clients = new ArrayList<>();
+    private final List<AutoCloseable> drivers = new ArrayList<>();
+
+    LeaseholdContender(Driver driver, String uri, int clientCount, ClientResources resources) {
+        this.driver = driver;
+        for (int i = 0; i < clientCount; i++) {
+            if (driver == Driver.LETTUCE) {
+                RedisClient client = RedisClient.create(resources, uri);
+                drivers.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+                clients.add(LockClient.builder(LettuceLockBackend.create(client)).build());
+            } else {
+                redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.builder().fromURI(uri).build();
+                drivers.add(client);
+                clients.add(LockClient.builder(JedisLockBackend.create(client)).build());
+            }
+        }
+    }
+
+    @Override
+    public String name() {
+        return driver == Driver.LETTUCE ? "Leasehold-Lettuce" : "Leasehold-Jedis";
+    }
+
+    /** The client {@code index}, for scenarios that hold many leases through one client. */
+    LockClient client(int index) {
+        return clients.get(index);
+    }
+
+    @Override
+    public Worker worker(int client) {
+        LockClient locks = clients.get(client);
+        return new Worker() {
+            private Lease held;
+
+            @Override
+            public void acquire(String key) {
+                held = locks.lock(key).acquire(WAIT);
+            }
+
+            @Override
+            public boolean tryAcquire(String key) {
+                Optional<Lease> lease = locks.lock(key).tryAcquire();
+                lease.ifPresent(l -> held = l);
+                return lease.isPresent();
+            }
+
+            @Override
+            public void release() {
+                held.release();
+                held = null;
+            }
+        };
+    }
+
+    /** Options for a lease that renews every {@code period} (a third of its lease time). */
+    static LockOptions renewingEvery(Duration period) {
+        return LockOptions.builder().leaseTime(period.multipliedBy(3)).autoRenew(true).build();
+    }
+
+    @Override
+    public AutoCloseable holdMany(String prefix, int count, Duration period) {
+        LockOptions options = renewingEvery(period);
+        List<Lease> leases = new ArrayList<>(count);
+        for (int from = 0; from < count; from += BATCH) {
+            List<CompletableFuture<Lease>> batch = new ArrayList<>();
+            for (int i = from; i < Math.min(count, from + BATCH); i++) {
+                batch.add(clients.get(0).lock(prefix + i, options).acquireAsync(WAIT));
+            }
+            batch.forEach(acquired -> leases.add(acquired.join()));
+        }
+        return () -> {
+            List<CompletableFuture<Boolean>> releases = new ArrayList<>();
+            leases.forEach(lease -> releases.add(lease.releaseAsync()));
+            releases.forEach(CompletableFuture::join);
+        };
+    }
+
+    @Override
+    public void close() {
+        clients.forEach(LockClient::close);
+        for (AutoCloseable closeable : drivers) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // closing a benchmark's client: nothing to recover
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.leasehold.bench;
+
+import io.leasehold.lock.testkit.redis.RedisEndpoint;
+import io.leasehold.lock.testkit.redis.RespClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads the server's own counters over one connection of its own: commands run (from
+ * {@code INFO commandstats}, which counts the commands scripts run as well as the scripts), script
+ * calls, server CPU ({@code INFO cpu}), and script durations from {@code SLOWLOG}. Its own commands
+ * are left out of the counts.
+ */
+final class RedisProbe implements AutoCloseable {
+
+    /** The probe's own commands (and the server's housekeeping a client may send), not counted. */
+    private static final Set<String> NOT_COUNTED = Set.of("info", "slowlog", "config", "ping", "hello", "client",
+            "select", "cluster", "command", "script");
+
+    /** What the server had done at one moment. */
+    record Snapshot(long commands, long scriptCalls, long pubSubCalls, double cpuSeconds) {
+        Snapshot minus(Snapshot earlier) {
+            return new Snapshot(commands - earlier.commands, scriptCalls - earlier.scriptCalls,
+                    pubSubCalls - earlier.pubSubCalls, cpuSeconds - earlier.cpuSeconds);
+        }
+
+        /**
+         * Commands clients sent (round trips): script calls plus (un)subscribes. The commands a
+         * script runs are counted in {@link #commands} but are not round trips.
+         */
+        long calls() {
+            return scriptCalls + pubSubCalls;
+        }
+    }
+
+    private static final Set<String> PUB_SUB = Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe",
+            "psubscribe", "punsubscribe");
+
+    /** Script runs recorded by the slow log since {@link #startScriptLog()}. */
+    record ScriptRuns(long count, long longestMicros) {
+    }
+
+    private final RespClient connection;
+
+    RedisProbe(RedisEndpoint endpoint) {
+        try {
+            connection = RespClient.connect(endpoint, Duration.ofSeconds(10));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Snapshot snapshot() {
+        long commands = 0;
+        long scripts = 0;
+        long pubSub = 0;
+        for (String line : call("INFO", "commandstats").split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+            String calls = line.substring(line.indexOf("calls=") + "calls=".length(), line.indexOf(',', line.indexOf("calls=")));
+            long count = Long.parseLong(calls);
+            if (NOT_COUNTED.contains(command) || command.startsWith("script|") || command.startsWith("client|")
+                    || command.startsWith("config|") || command.startsWith("slowlog|")) {
+                continue;
+            }
+            commands += count;
+            if (command.equals("evalsha") || command.equals("eval") || command.equals("evalsha_ro") || command.equals("fcall")) {
+                scripts += count;
+            }
+            if (PUB_SUB.contains(command)) {
+                pubSub += count;
+            }
+        }
+        double cpu = 0;
+        for (String line : call("INFO", "cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                cpu += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return new Snapshot(commands, scripts, pubSub, cpu);
+    }
+
+    /** Logs every command from now on (slowlog threshold 0), keeping up to {@code capacity} entries. */
+    void startScriptLog(int capacity) {
+        call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        call("CONFIG", "SET", "slowlog-max-len", Integer.toString(capacity));
+        call("SLOWLOG", "RESET");
+    }
+
+    /** The script runs logged since {@link #startScriptLog}, then stops logging. */
+    ScriptRuns stopScriptLog() {
+        Object entries = raw("SLOWLOG", "GET", "-1");
+        call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+        long count = 0;
+        long longest = 0;
+        for (Object entry : (List<?>) entries) {
+            List<?> fields = (List<?>) entry;
+            List<?> args = (List<?>) fields.get(3);
+            String command = String.valueOf(args.get(0)).toLowerCase();
+            if (command.equals("evalsha") || command.equals("eval")) {
+                count++;
+                longest = Math.max(longest, (Long) fields.get(2));
+            }
+        }
+        call("SLOWLOG", "RESET");
+        return new ScriptRuns(count, longest);
+    }
+
+    /** Loads {@code script} into the script cache; returns its SHA. */
+    String loadScript(String script) {
+        return call("SCRIPT", "LOAD", script);
+    }
+
+    /** The server's version, from INFO server. */
+    String version() {
+        for (String line : call("INFO", "server").split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                return line.substring("redis_version:".length()).trim();
+            }
+        }
+        return "(unknown)";
+    }
+
+    /** Deletes every key (between scenarios, so that one's leftovers never slow another). */
+    void flush() {
+        call("FLUSHALL");
+    }
+
+    private String call(String... args) {
+        return String.valueOf(raw(args));
+    }
+
+    private Object raw(String... args) {
+        try {
+            Object reply = connection.call(args);
+            if (reply instanceof io.leasehold.lock.testkit.redis.RedisErrorReply error) {
+                throw new IllegalStateException("Redis refused " + String.join(" ", args) + ": " + error);
+            }
+            return reply;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.close();
+        } catch (IOException ignored) {
+            // the server goes away with the bench
+        }
+    }
+}

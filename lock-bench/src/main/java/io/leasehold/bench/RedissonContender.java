@@ -1,0 +1,103 @@
+package io.leasehold.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.redisson.Redisson;
+import org.redisson.api.RFuture;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson's {@link RLock} as its users call it: {@code lock()} with the watchdog (no lease time
+ * given), {@code unlock()}; one {@link RedissonClient} per application node, default pool sizes.
+ */
+final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
+
+    private static final int BATCH = 500;
+    private final List<RedissonClient> clients = new ArrayList<>();
+
+    RedissonContender(String uri, int clientCount) {
+        this(uri, clientCount, null);
+    }
+
+    /** With {@code watchdogTimeout} instead of Redisson's 30 s default (it renews every third of it). */
+    RedissonContender(String uri, int clientCount, Duration watchdogTimeout) {
+        for (int i = 0; i < clientCount; i++) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri);
+            if (watchdogTimeout != null) {
+                config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
+            }
+            clients.add(Redisson.create(config));
+        }
+    }
+
+    @Override
+    public String name() {
+        return "Redisson RLock";
+    }
+
+    RedissonClient client(int index) {
+        return clients.get(index);
+    }
+
+    @Override
+    public Worker worker(int client) {
+        RedissonClient redisson = clients.get(client);
+        return new Worker() {
+            private RLock held;
+
+            @Override
+            public void acquire(String key) {
+                RLock lock = redisson.getLock(key);
+                lock.lock();
+                held = lock;
+            }
+
+            @Override
+            public boolean tryAcquire(String key) {
+                RLock lock = redisson.getLock(key);
+                if (lock.tryLock()) {
+                    held = lock;
+                    return true;
+                }
+                return false;
+            }
+
+            @Override
+            public void release() {
+                held.unlock();
+                held = null;
+            }
+        };
+    }
+
+    /** Through the first client, all as one (made-up) thread, so that closing can unlock them from any thread. */
+    @Override
+    public AutoCloseable holdMany(String prefix, int count, Duration period) {
+        RedissonClient redisson = clients.get(0);
+        long threadId = 1;
+        List<RLock> locks = new ArrayList<>(count);
+        for (int from = 0; from < count; from += BATCH) {
+            List<RFuture<Void>> batch = new ArrayList<>();
+            for (int i = from; i < Math.min(count, from + BATCH); i++) {
+                RLock lock = redisson.getLock(prefix + i);
+                locks.add(lock);
+                batch.add(lock.lockAsync(threadId));
+            }
+            batch.forEach(locked -> locked.toCompletableFuture().join());
+        }
+        return () -> {
+            List<RFuture<Void>> unlocks = new ArrayList<>();
+            locks.forEach(lock -> unlocks.add(lock.unlockAsync(threadId)));
+            unlocks.forEach(unlocked -> unlocked.toCompletableFuture().join());
+        };
+    }
+
+    @Override
+    public void close() {
+        clients.forEach(RedissonClient::shutdown);
+    }
+}

@@ -1,0 +1,59 @@
+package io.leasehold.bench;
+
+import java.time.Duration;
+
+/**
+ * What keeping many leases alive costs: one client holds {@code leases} locks with automatic
+ * renewal every {@code period}; over a few periods, counts the script calls per period and the
+ * longest single script run (from the slow log, which then records every command).
+ */
+final class RenewalScenario implements Scenario {
+
+    static final Duration PERIOD = Duration.ofSeconds(1);
+    private static final int PERIODS = 3;
+    private final int leases;
+
+    RenewalScenario(int leases) {
+        this.leases = leases;
+    }
+
+    @Override
+    public String name() {
+        return String.format("%,d leases held and renewed", leases);
+    }
+
+    @Override
+    public int clients() {
+        return 1;
+    }
+
+    @Override
+    public Duration renewPeriod() {
+        return PERIOD;
+    }
+
+    @Override
+    public boolean appliesTo(Contender contender) {
+        return contender instanceof ManyHolder;
+    }
+
+    @Override
+    public Measurement run(Contender contender, RedisProbe redis, Duration warmUp, Duration window) throws Exception {
+        try (AutoCloseable held = ((ManyHolder) contender).holdMany("bench:renewed:", leases, PERIOD)) {
+            Thread.sleep(PERIOD.toMillis()); // every lease's renewal cycle has begun
+            redis.startScriptLog(leases * (PERIODS + 2) + 10_000);
+            Thread.sleep(PERIOD.multipliedBy(PERIODS).toMillis());
+            RedisProbe.ScriptRuns runs = redis.stopScriptLog();
+            return Measurement.of(name(), contender.name())
+                    .put(Figures.SCRIPT_CALLS_PER_PERIOD, (double) runs.count() / PERIODS)
+                    .put(Figures.LONGEST_SCRIPT_MICROS, runs.longestMicros())
+                    .build();
+        }
+    }
+
+    /** A contender that can hold many renewed leases through its first client. */
+    interface ManyHolder {
+        /** Acquires {@code count} keys starting with {@code prefix}, renewed every {@code period}; closing releases them. */
+        AutoCloseable holdMany(String prefix, int count, Duration period) throws Exception;
+    }
+}

@@ -1,0 +1,60 @@
+package io.leasehold.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The bench's arithmetic and its table: what the committed results are computed with. */
+class ReportTest {
+
+    private static final Environment HERE = new Environment("2026-11-25", 2, "OpenJDK 17", "7.0.15", "1 round");
+
+    @Test
+    void shouldShowMediansSpreadAndRatiosToRedissonAndRaw() {
+        List<Measurement> runs = List.of(
+                run("uncontended", "Leasehold-Lettuce", 300, 2.0),
+                run("uncontended", "Leasehold-Lettuce", 100, 2.0),
+                run("uncontended", "Leasehold-Lettuce", 200, 2.0),
+                run("uncontended", "Redisson RLock", 100, 3.0),
+                run("uncontended", "raw script", 400, 2.0));
+
+        String table = new Report(runs, HERE).render();
+
+        assertThat(table).contains("|contender|ops/s (min–max)|× Redisson|× raw|round trips/op|");
+        assertThat(table).contains("|Leasehold-Lettuce|200 (100–300)|2.00×|0.50×|2.0|");
+        assertThat(table).contains("|Redisson RLock|100|1.00×|0.25×|3.0|");
+        assertThat(table).contains("2 cores").contains("redis-server 7.0.15");
+    }
+
+    @Test
+    void shouldMeasureFairnessAndLatencyWithPlainDefinitions() {
+        assertThat(Stats.coefficientOfVariationPercent(new long[] {10, 10, 10, 10})).isZero();
+        assertThat(Stats.coefficientOfVariationPercent(new long[] {0, 20})).isEqualTo(100.0);
+        assertThat(Stats.percentile(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50)).isEqualTo(5);
+        assertThat(Stats.percentile(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 99)).isEqualTo(10);
+        assertThat(Stats.median(new double[] {3, 1, 2, 10})).isEqualTo(2.5);
+        assertThat(Stats.percentile(new long[0], 99)).isNaN();
+    }
+
+    @Test
+    void shouldRefuseBadOptionsNamingTheOptionAndTheValue() {
+        assertThatThrownBy(() -> BenchOptions.parse("--rounds", "0"))
+                .hasMessage("--rounds must be at least 1, but was 0");
+        assertThatThrownBy(() -> BenchOptions.parse("--window", "soon"))
+                .hasMessage("--window must be a whole number, but was 'soon'");
+        assertThatThrownBy(() -> BenchOptions.parse("--fast"))
+                .hasMessageContaining("unknown option '--fast'");
+        assertThat(BenchOptions.parse("--rounds", "5").rounds()).isEqualTo(5);
+        assertThat(BenchOptions.parse("--quick").window()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    private static Measurement run(String scenario, String contender, double opsPerSecond, double callsPerOp) {
+        return Measurement.of(scenario, contender)
+                .put(Figures.OPS_PER_SECOND, opsPerSecond)
+                .put(Figures.CALLS_PER_OP, callsPerOp)
+                .build();
+    }
+}
