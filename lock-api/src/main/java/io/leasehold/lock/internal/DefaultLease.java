@@ -185,7 +185,8 @@ final class DefaultLease implements Lease {
 
     /**
      * Completes once this lease has ended and, if it was released, once that release has had its
-     * outcome. A clean-up of this lease's owner (the late reply of an acquire whose retry produced
+     * outcome; if it was lost, once its holder has been told (a holder hears of its loss before the
+     * lock is freed for others). A clean-up of this lease's owner (the late reply of an acquire whose retry produced
      * this lease) waits for it: sent earlier, it could delete the lock just before the holder's own
      * release runs, which would then find the lock gone and report a false loss.
      */
@@ -566,11 +567,11 @@ final class DefaultLease implements Lease {
         }
         stopTimers();
         side.leaseEnded(this);
-        settled.complete(null);
         signal.declare(ended);
         tell(listeners -> listeners.leaseLost(ended));
         engine.runCallback(() -> {
             signal.tell(ended);
+            settled.complete(null); // only now may a clean-up of this owner free the lock for others
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
                 engine.releaseEventually(name, owner, leaseMs);

@@ -5,7 +5,9 @@ import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
@@ -61,6 +63,8 @@ final class Engine {
     private final ExecutorService events;
     /** "SPUBLISH" or "PUBLISH", once the backend has said which; see {@link #publishCommand()}. */
     private volatile @Nullable String publishCommand;
+    /** Releases whose resend waits on the timer, with the failure that made them wait; see {@link #failResend}. */
+    private final Map<CompletableFuture<Object>, Throwable> resendsPending = new ConcurrentHashMap<>();
 
     Engine(ClientSettings settings) {
         this.backend = settings.backend();
@@ -151,12 +155,32 @@ final class Engine {
             if (error == null) {
                 done.complete(resent && Long.valueOf(0).equals(reply) ? Long.valueOf(1) : reply);
             } else if (isTransient(error) && now() + backoffNanos - giveUpAt < 0 && !timer.isShutDown()) {
-                timer.schedule(() -> releaseUntil(name, owner, giveUpAt,
-                        Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done), backoffNanos);
+                Throwable cause = DefaultLease.unwrap(error);
+                resendsPending.put(done, cause);
+                timer.schedule(() -> {
+                    if (resendsPending.remove(done) != null) {
+                        releaseUntil(name, owner, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done);
+                    }
+                }, backoffNanos);
+                if (timer.isShutDown()) {
+                    failResend(done); // shut down meanwhile: the resend may have been dropped with the timer
+                }
             } else {
                 done.completeExceptionally(DefaultLease.unwrap(error));
             }
         });
+    }
+
+    /**
+     * Ends a release whose resend waits on the timer, with the failure that made it wait, if it is
+     * still waiting: called when the timer stops, which drops the resend, so that no release future
+     * (and no caller blocked on it) waits forever.
+     */
+    private void failResend(CompletableFuture<Object> done) {
+        Throwable cause = resendsPending.remove(done);
+        if (cause != null) {
+            done.completeExceptionally(cause);
+        }
     }
 
     /**
@@ -226,6 +250,8 @@ final class Engine {
         long deadline = System.nanoTime() + nanos;
         try {
             timer.shutdown(remaining(deadline));
+            // Before the event thread stops: a failed release still tells its listeners of the lease's end.
+            List.copyOf(resendsPending.keySet()).forEach(this::failResend);
             events.shutdown();
             if (ownCallbacks != null) {
                 ownCallbacks.shutdown();
