@@ -259,15 +259,14 @@ final class Acquisition {
             }
             return;
         }
-        // Declares the loss here if the lease ran out between the reply and now.
-        boolean valid = lease.lossIfInvalid() == null && lease.heldBeforeLossCheck();
+        lease.lossIfInvalid(); // declares the loss here if the lease ran out between the reply and now
         HandOut decided;
         synchronized (this) {
             if (phase != Phase.HANDING_OUT) {
                 decided = HandOut.ENDED;
-            } else if (valid && lease.announceAcquired(waited(), sinceReleaseSeen())) {
+            } else if (lease.announceAcquired(waited(), sinceReleaseSeen())) {
                 // Announced before the caller can have it, so that its acquired event precedes any
-                // event of its release; a lease that ended in between (lost) is not announced.
+                // event of its release; a lease that ended or ran out in between is not announced.
                 phase = Phase.DONE;
                 decided = HandOut.GIVEN;
             } else {

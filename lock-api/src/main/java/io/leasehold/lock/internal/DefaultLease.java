@@ -70,7 +70,7 @@ final class DefaultLease implements Lease {
     /** Orders this lease's listener events after its announcement; private for the same reason. */
     private final Object eventLock = new Object();
     private boolean announced; // guarded by eventLock
-    /** Completes once the lease has ended and its own release, if it was released, has had its outcome. */
+    /** See {@link #settled()}. */
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
     // Watchdog bookkeeping, guarded by the Renewer's lock.
@@ -186,9 +186,9 @@ final class DefaultLease implements Lease {
     /**
      * Completes once this lease has ended and, if it was released, once that release has had its
      * outcome; if it was lost, once its holder has been told (a holder hears of its loss before the
-     * lock is freed for others). A clean-up of this lease's owner (the late reply of an acquire whose retry produced
-     * this lease) waits for it: sent earlier, it could delete the lock just before the holder's own
-     * release runs, which would then find the lock gone and report a false loss.
+     * lock is freed for others). A clean-up of this lease's owner (the late reply of an acquire whose
+     * retry produced this lease) waits for it: sent earlier, it could delete the lock just before the
+     * holder's own release runs, which would then find the lock gone and report a false loss.
      */
     CompletableFuture<Void> settled() {
         return settled;
@@ -434,12 +434,15 @@ final class DefaultLease implements Lease {
 
     /**
      * Announces the lease to the listeners as acquired (after {@code onHandoff} when a release message
-     * woke its waiter {@code sinceReleaseSeen} ago; null otherwise), if it is still held: from now on
-     * its events are reported. Returns false, announcing nothing, if it already ended.
+     * woke its waiter {@code sinceReleaseSeen} ago; null otherwise), if it is still held and before its
+     * loss check: from now on its events are reported. Returns false, announcing nothing, if it already
+     * ended or is about to be declared lost.
      */
     boolean announceAcquired(Duration waited, @Nullable Duration sinceReleaseSeen) {
         synchronized (eventLock) {
-            if (status.get() != HELD_NOW) {
+            // Checked here, after the caller's own reads of the clock: a hand-out thread paused between
+            // an earlier check and this announcement must not hand out a lease past its loss check.
+            if (!heldBeforeLossCheck()) {
                 return false;
             }
             announced = true;

@@ -18,10 +18,10 @@ final class PausingTicker implements Ticker {
     enum Point {
         /** lease.lossIfInvalid(): before the monitor, before the validity check. */
         LOSS_CHECK("lossIfInvalid"),
-        /** lease.heldBeforeLossCheck(): before the monitor, after lossIfInvalid. */
-        HELD_CHECK("heldBeforeLossCheck"),
         /** waited(), the argument of announceAcquired: inside the acquisition's monitor, before the announce. */
         IN_MONITOR("waited"),
+        /** lease.announceAcquired()'s own validity check: inside the monitor, the last read before the announce. */
+        ANNOUNCE_CHECK("announceAcquired"),
         /** finish(false): after the announce and phase DONE, before the caller's future completes (queued waiters only). */
         AFTER_ANNOUNCE("finish");
 
