@@ -1,15 +1,26 @@
 package io.leasehold.lock.testkit;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.testkit.driver.Eventually;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
-/** Holds back the reply of the next acquire (the command runs), and records every release sent. */
+/**
+ * Holds back, on request, the reply of the next acquire (the command runs; only its reply waits) and
+ * the sending of the next release (it reaches Redis when the test says so); records every release sent.
+ */
 final class GatedRepliesBackend extends ForwardingLockBackend {
 
     final AtomicInteger acquiresSent = new AtomicInteger();
@@ -19,6 +30,8 @@ final class GatedRepliesBackend extends ForwardingLockBackend {
     volatile Supplier<String> atRelease = () -> "";
     private final AtomicReference<CompletableFuture<Object>> heldAcquireReply = new AtomicReference<>();
     private volatile boolean holdAcquireReply;
+    private final AtomicReference<CompletableFuture<Object>> releaseToHold = new AtomicReference<>();
+    private final AtomicReference<Runnable> heldReleaseSend = new AtomicReference<>();
 
     GatedRepliesBackend(InMemoryLockBackend delegate) {
         super(delegate);
@@ -34,6 +47,43 @@ final class GatedRepliesBackend extends ForwardingLockBackend {
             throw new AssertionError("no acquire reply was held");
         }
         reply.complete(List.of(1L, 1L, -1L));
+    }
+
+    /** Holds the next release back (not sent to Redis) until {@link #sendHeldRelease()}; returns its reply. */
+    CompletableFuture<Object> holdNextRelease() {
+        CompletableFuture<Object> reply = new CompletableFuture<>();
+        releaseToHold.set(reply);
+        return reply;
+    }
+
+    void sendHeldRelease() {
+        Runnable send = heldReleaseSend.getAndSet(null);
+        if (send == null) {
+            throw new AssertionError("no release was held");
+        }
+        send.run();
+    }
+
+    /**
+     * A lease of {@code name} whose round's first acquire timed out (its reply held back here) and
+     * whose retry, with the same owner, won; {@code client} must run on {@code clock} with
+     * {@code commandTimeout}. The late reply is still held: {@link #completeHeldAcquireReply()} sends it.
+     */
+    Lease leaseWonByARetry(LockClient client, ManualClock clock, Duration commandTimeout, String name, LockOptions options)
+            throws Exception {
+        holdNextAcquireReply();
+        CompletableFuture<Lease> acquiring = client.lock(name, options).acquireAsync(Duration.ofSeconds(60));
+        Eventually.until("the first attempt was sent", () -> acquiresSent.get() == 1);
+        clock.advance(commandTimeout);
+        // The timeout's handling schedules the retry on the engine's timer thread: move the clock
+        // on in small steps until the retry (20 ms of back-off) has been sent.
+        Eventually.until("the retry was sent after the timeout", () -> {
+            clock.advance(Duration.ofMillis(50));
+            return acquiresSent.get() == 2;
+        });
+        Lease lease = acquiring.get(10, TimeUnit.SECONDS);
+        assertTrue(lease.isValid());
+        return lease;
     }
 
     @Override
@@ -52,6 +102,17 @@ final class GatedRepliesBackend extends ForwardingLockBackend {
         }
         if (script.name().equals(ScriptNames.RELEASE)) {
             releases.add(args.get(0) + " " + atRelease.get());
+            CompletableFuture<Object> held = releaseToHold.getAndSet(null);
+            if (held != null) {
+                heldReleaseSend.set(() -> super.eval(script, keys, args).whenComplete((value, error) -> {
+                    if (error != null) {
+                        held.completeExceptionally(error);
+                    } else {
+                        held.complete(value);
+                    }
+                }));
+                return held; // not sent yet: it reaches Redis when the test says so
+            }
         }
         return super.eval(script, keys, args);
     }
