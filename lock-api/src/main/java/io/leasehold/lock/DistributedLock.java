@@ -19,8 +19,13 @@ import java.util.function.Function;
  * <em>not</em> reentrant (a second acquire on a held lock waits like any other contender).
  *
  * <p><b>Fairness.</b> Waiters of one {@link LockClient} queue first-in first-out per lock name, and
- * only the head of that queue contends (a newcomer makes one immediate attempt before it queues);
- * across clients there is no fairness.
+ * only the head of that queue contends. A newcomer makes one immediate attempt only when nobody of
+ * its client waits for the name already (or when it does not wait at all, as {@link #tryAcquire()}):
+ * otherwise it queues behind them without one. A lease's release hands the lock straight to its
+ * client's next waiter, with that waiter's own fresh owner and a higher fencing token, in the same
+ * Redis call. Across clients there is no strict order, but after 8 such handoffs in a row a release
+ * lets the lock go to the other clients' waiters if any wait (its own waiter steps back for a moment,
+ * so that one of theirs can take it).
  *
  * <p><b>Waiting</b> is driven by the lock's release channel with a fallback retry when the holder's
  * TTL runs out: no polling.
@@ -30,7 +35,8 @@ import java.util.function.Function;
  * value. If it is cancelled after acquisition, the lease is released before the cancellation is
  * reported.
  *
- * <p>Every wait makes at least one attempt; a call returns within its wait plus at most one
+ * <p>Every wait makes at least one attempt unless it queues without one (above); a call returns
+ * within its wait plus at most one
  * command timeout ({@link LockClient.Builder#commandTimeout}). A transient backend failure (a
  * refused or reset connection, a timeout, a server that is loading or failing over) is retried with
  * back-off while the wait has time left; {@link LockBackendException} means the backend stayed

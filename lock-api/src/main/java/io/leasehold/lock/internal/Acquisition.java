@@ -14,10 +14,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * One call's attempt to take a lock, waiting up to its deadline.
  *
- * <p><b>Attempts.</b> It makes one attempt at once (every wait makes at least one, however short);
- * when contended it joins the name's local FIFO ({@link WaitQueues}), and as head retries on a
- * release message, on a resubscription, or when the holder's TTL runs out (the fallback, also what
- * keeps a waiter going while its subscription is slow or failing): no polling (G7). A transient
+ * <p><b>Attempts.</b> It makes one attempt at once, unless it has time to wait and earlier waiters of
+ * this client queue for the name: then it queues behind them without one (no barging). When
+ * contended it joins the name's local FIFO ({@link WaitQueues}), and as head retries on a release
+ * message, on a resubscription, or when the holder's TTL runs out (the fallback, also what keeps a
+ * waiter going while its subscription is slow or failing): no polling (G7). While a lease of this
+ * client holds the lock, the head does not ask at all: that lease's release hands it the lock
+ * ({@link HandoffTarget}: the handoff is then the head's attempt in flight), and its loss wakes it. A transient
  * backend failure is retried with back-off while the wait has time left; the wait ends with
  * {@link LockBackendException} only if the backend stayed unusable until the deadline, or failed for
  * good (G9). The deadline timer is armed after the first attempt was sent, and never decides while an
@@ -54,6 +57,13 @@ final class Acquisition {
     private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long NOT_SEEN = Long.MIN_VALUE;
+    /**
+     * How long a waiter whose handoff yielded (see acquire.lua) steps back before it asks again:
+     * the other clients' waiters, woken by the same release message, take the lock meanwhile
+     * (otherwise whoever's message is written first, the oldest subscriber, wins every time); if
+     * none does, the lock idles this long at most.
+     */
+    static final long YIELD_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private enum Phase { WAITING, HANDING_OUT, DONE }
 
@@ -73,6 +83,8 @@ final class Acquisition {
     private boolean queued;
     /** When a release message last woke this waiter ({@link #NOT_SEEN} if none since its last contended reply). */
     private long releaseSeenNanos = NOT_SEEN;
+    /** Until when this waiter steps back after its handoff yielded ({@link #NOT_SEEN} if it does not). */
+    private long backOffUntilNanos = NOT_SEEN;
     private int transientFailures;
     private @Nullable Throwable lastFailure;
     private EngineTimer.@Nullable Timeout fallbackTimer;
@@ -100,7 +112,14 @@ final class Acquisition {
                 abandon();
             }
         });
-        attempt();
+        if (!wait.isZero() && lock.client().waitQueues().hasWaiters(lock.name())) {
+            // No barging: they were here first. (A lease of this client holding the lock is no reason
+            // to skip the attempt: Redis may have lost that lock, as after a flush, and then the
+            // attempt gets it.)
+            queueBehindLocalWaiters();
+        } else {
+            attempt();
+        }
         if (!wait.isZero()) {
             EngineTimer.Timeout timer = engine.timer.schedule(this::onDeadline, deadlineNanos - engine.now());
             synchronized (this) {
@@ -114,12 +133,80 @@ final class Acquisition {
         return result;
     }
 
-    /** Called by the wait queue (release message, resubscription, became head) and the fallback timer. */
+    /**
+     * Called by the wait queue (release message, resubscription, became head) and the fallback timer.
+     * While a lease of this client holds the lock, the head does not ask Redis (the answer is known):
+     * that lease's release hands the lock over, or publishes if it cannot; its loss wakes the head;
+     * and a fallback at the end of its validity covers anything missed.
+     */
     void wake() {
-        if (!lock.client().waitQueues().isHead(lock.name(), this)) {
+        if (!lock.client().waitQueues().isHead(lock.name(), this) || steppingBack()) {
+            return;
+        }
+        long localHolderLeft = lock.client().localHolderValidityLeft(lock.name());
+        if (localHolderLeft > 0) {
+            synchronized (this) {
+                if (phase == Phase.WAITING && !inFlight) {
+                    cancel(fallbackTimer);
+                    fallbackTimer = engine.timer.schedule(this::wake,
+                            Math.max(Math.min(localHolderLeft, deadlineNanos - engine.now()), MIN_FALLBACK_NANOS));
+                }
+            }
             return;
         }
         attempt();
+    }
+
+    /**
+     * Makes this waiter's current round the target of a releasing lease's handoff: its attempt in
+     * flight from now on. Null if it cannot take one now (an attempt in flight, or not waiting).
+     *
+     * @param streak   local handoffs in a row that the lease will close if this one grants it (see
+     *                 {@link DefaultLease#handoffStreak})
+     * @param mayYield whether the handoff may yield to other clients' waiters instead of granting
+     */
+    synchronized @Nullable HandoffTarget claimHandoff(int streak, boolean mayYield) {
+        if (phase != Phase.WAITING || inFlight) {
+            return null;
+        }
+        inFlight = true;
+        wakePending = false;
+        cancelTimers(false);
+        Round target = round;
+        target.sent = true;
+        target.handoffStreak = streak;
+        releaseSeenNanos = engine.now(); // the handoff latency runs from the release on
+        return new Handoff(target, mayYield);
+    }
+
+    /** Whether this waiter steps back after a yield (its timer wakes it at the end); ends the back-off once over. */
+    private synchronized boolean steppingBack() {
+        if (backOffUntilNanos == NOT_SEEN) {
+            return false;
+        }
+        if (engine.now() - backOffUntilNanos < 0) {
+            return true;
+        }
+        backOffUntilNanos = NOT_SEEN;
+        return false;
+    }
+
+    /** Queues without an attempt behind this client's earlier waiters of the name. */
+    private void queueBehindLocalWaiters() {
+        synchronized (this) {
+            queued = true;
+            engine.listeners.waitStarted(lock.name()); // under the monitor: before finish()'s waitEnded
+        }
+        lock.client().waitQueues().join(lock.name(), this, Long.MAX_VALUE);
+        boolean endedMeanwhile;
+        synchronized (this) {
+            endedMeanwhile = phase == Phase.DONE;
+        }
+        if (endedMeanwhile) {
+            lock.client().waitQueues().leave(lock.name(), this); // see contended()
+            return;
+        }
+        wake(); // the others may all have left before the join: nobody else would wake a new head
     }
 
     /** Called by the wait queue when a release message arrives while this waiter is its head. */
@@ -174,6 +261,7 @@ final class Acquisition {
         long status;
         long token;
         long holderTtlMs;
+        boolean yielded;
         try {
             if (error != null) {
                 throw error;
@@ -182,6 +270,8 @@ final class Acquisition {
             status = Replies.asLong(fields.get(0), "acquire");
             token = Replies.asLong(fields.get(1), "acquire");
             holderTtlMs = Replies.asLong(fields.get(2), "acquire");
+            // a handoff's 4th entry: 1 with status 0 means it yielded to other clients' waiters
+            yielded = status == 0 && fields.size() > 3 && Replies.asLong(fields.get(3), "acquire") == 1;
         } catch (Throwable failure) {
             Throwable cause = DefaultLease.unwrap(failure);
             if (engine.isTransient(cause) && engine.now() - deadlineNanos < 0) {
@@ -194,7 +284,7 @@ final class Acquisition {
         if (status == 1) {
             acquired(from, token, sent);
         } else {
-            contended(holderTtlMs);
+            contended(holderTtlMs, sent, yielded);
         }
     }
 
@@ -218,7 +308,12 @@ final class Acquisition {
             }
             return;
         }
-        DefaultLease lease = new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent);
+        int streak;
+        synchronized (this) {
+            streak = from.handoffStreak;
+        }
+        DefaultLease lease = new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent,
+                streak);
         synchronized (this) {
             if (phase != Phase.WAITING || from != round) {
                 lease = null; // cancelled, closed or timed out meanwhile: the ending released the owner
@@ -333,7 +428,7 @@ final class Acquisition {
                 + " lease it granted had run out (Redis or the network is slower than the lease time)");
     }
 
-    private void contended(long holderTtlMs) {
+    private void contended(long holderTtlMs, long sent, boolean yielded) {
         boolean join = false;
         boolean retryNow = false;
         boolean over;
@@ -354,8 +449,15 @@ final class Acquisition {
                     join = true;
                     engine.listeners.waitStarted(lock.name()); // under the monitor: before finish()'s waitEnded
                 }
+                if (yielded) {
+                    // Our own handoff let the lock go to other clients' waiters: step back (the
+                    // release message that raced this reply is theirs), then ask again.
+                    backOffUntilNanos = now + YIELD_BACKOFF_NANOS;
+                    wakePending = false;
+                    fallbackTimer = engine.timer.schedule(this::wake, Math.min(YIELD_BACKOFF_NANOS, deadlineNanos - now));
+                }
                 retryNow = wakePending;
-                if (!retryNow) {
+                if (!retryNow && !yielded) {
                     long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(holderTtlMs), MIN_FALLBACK_NANOS);
                     fallbackTimer = engine.timer.schedule(this::wake, Math.min(fallback, deadlineNanos - now));
                 }
@@ -367,8 +469,10 @@ final class Acquisition {
         }
         if (join) {
             // Subscribes the name's release channel if this is its first waiter; once the subscription is
-            // active the queue wakes its head, so that a release published before it is not missed.
-            lock.client().waitQueues().join(lock.name(), this);
+            // active the queue wakes its head, so that a release published before it is not missed. A
+            // lingering subscription (see WaitQueues) may have seen a release since this attempt was
+            // sent, while nobody waited: then try again at once.
+            retryNow |= lock.client().waitQueues().join(lock.name(), this, sent);
             boolean endedMeanwhile;
             synchronized (this) {
                 endedMeanwhile = phase == Phase.DONE;
@@ -545,6 +649,43 @@ final class Acquisition {
         }
     }
 
+    /** A releasing lease's handoff to this waiter's round; see {@link HandoffTarget}. */
+    private final class Handoff implements HandoffTarget {
+
+        private final Round target;
+        private final boolean mayYield;
+
+        Handoff(Round target, boolean mayYield) {
+            this.target = target;
+            this.mayYield = mayYield;
+        }
+
+        @Override
+        public String owner() {
+            return target.owner;
+        }
+
+        @Override
+        public List<String> args(String releasingOwner, String publishCommand) {
+            List<String> args = new java.util.ArrayList<>(target.args.size() + 3);
+            args.addAll(target.args);
+            args.add(releasingOwner);
+            args.add(publishCommand);
+            args.add(mayYield ? "1" : "0");
+            return args;
+        }
+
+        @Override
+        public void onReply(@Nullable Object reply, @Nullable Throwable error, long sentNanos) {
+            Acquisition.this.onReply(target, reply, error, sentNanos);
+        }
+
+        @Override
+        public void onLateReply(@Nullable Object reply, @Nullable Throwable error) {
+            Acquisition.this.onLateReply(target, reply, error);
+        }
+    }
+
     /** The attempts made with one owner value; see the class doc. */
     private final class Round {
         final String owner = OwnerIds.next();
@@ -552,6 +693,11 @@ final class Acquisition {
                 Long.toString(Engine.FENCE_COUNTER_TTL_MS));
         /** Whether any attempt of this round was sent (guarded by the acquisition's monitor). */
         boolean sent;
+        /**
+         * Local handoffs in a row that a lease of this round closes, if a releasing lease handed it
+         * the lock; 0 for a lease it took itself (guarded by the acquisition's monitor).
+         */
+        int handoffStreak;
         /** The lease this round produced, once it did (guarded by the acquisition's monitor). */
         @Nullable DefaultLease lease;
     }

@@ -55,6 +55,15 @@ final class DefaultLease implements Lease {
     final LockOptions options;
     final long leaseMs;
     private final long token;
+    /**
+     * How many local handoffs in a row (a release of this client handing the lock to the next waiter
+     * of this client) led to this lease: 0 if it was taken by an attempt of its own. Its release
+     * hands over to a local waiter with this streak + 1, and asks Redis to yield to other clients'
+     * waiters instead once the streak reaches {@link WaitQueues#HANDOFFS_BEFORE_YIELD}: carried from
+     * lease to lease, so that it needs no per-name state and survives the local queue emptying
+     * between two handoffs.
+     */
+    final int handoffStreak;
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
     /**
@@ -83,7 +92,7 @@ final class DefaultLease implements Lease {
     private @Nullable Throwable uncertainCause; // guarded by eventLock
 
     DefaultLease(Engine engine, LeaseOwnerSide side, String name, String owner, LockOptions options, long token,
-            long sentNanos) {
+            long sentNanos, int handoffStreak) {
         this.engine = engine;
         this.side = side;
         this.name = name;
@@ -93,6 +102,7 @@ final class DefaultLease implements Lease {
         this.options = options;
         this.leaseMs = options.leaseTime().toMillis();
         this.token = token;
+        this.handoffStreak = handoffStreak;
         this.acquiredNanos = sentNanos;
         this.maxHoldDeadlineNanos = options.maxHoldTime()
                 .map(hold -> sentNanos + hold.toNanos())
@@ -263,7 +273,9 @@ final class DefaultLease implements Lease {
         stopTimers();
         side.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
-        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos).whenComplete((reply, error) -> {
+        // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
+        HandoffTarget next = side.claimHandoff(name, handoffStreak);
+        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos, next).whenComplete((reply, error) -> {
             settled.complete(null); // after the release's outcome, whatever it was: see settled()
         }).handle((reply, error) -> {
             Duration held = Duration.ofNanos(engine.now() - acquiredNanos);

@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's root for one {@link LockClient}: hands out lock handles and tracks what must be
@@ -28,6 +30,8 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     private final Duration closeTimeout;
     private final Set<DefaultLease> held = ConcurrentHashMap.newKeySet();
     private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
+    /** The latest lease of this client per lock name, while it lasts (for waiters of the name; see {@link #localHolderValidityLeft}). */
+    private final ConcurrentMap<String, DefaultLease> holders = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Builds the engine; never calls Redis, so it never blocks. */
@@ -78,6 +82,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         for (Acquisition waiting : new ArrayList<>(acquiring)) {
             waiting.abortClosed();
         }
+        waitQueues.closeAll(); // lingering subscriptions too (see WaitQueues)
         List<CompletableFuture<?>> releases = new ArrayList<>();
         for (DefaultLease lease : new ArrayList<>(held)) {
             releases.add(lease.releaseInternal().exceptionally(error -> false));
@@ -145,6 +150,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
 
     void leaseStarted(DefaultLease lease) {
         held.add(lease);
+        holders.put(lease.name, lease);
         if (lease.options.autoRenew()) {
             renewer.add(lease);
         }
@@ -161,10 +167,29 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         return false;
     }
 
+    /**
+     * How long the lease of this client that holds lock {@code name} stays valid, or 0 if none does:
+     * its waiters need not ask Redis meanwhile, since its release hands the lock over.
+     */
+    long localHolderValidityLeft(String name) {
+        DefaultLease holder = holders.get(name);
+        return holder != null && holder.isHeld() ? Math.max(0, holder.validityLeftNanos()) : 0;
+    }
+
     @Override
     public void leaseEnded(DefaultLease lease) {
         held.remove(lease);
+        holders.remove(lease.name, lease);
         renewer.remove(lease);
+        if (lease.loss() != null) {
+            // Lost, so no release will hand the lock over: the head asks Redis, once the holder was told.
+            lease.settled().thenRun(() -> waitQueues.wakeHead(lease.name));
+        }
+    }
+
+    @Override
+    public @Nullable HandoffTarget claimHandoff(String name, int releasingStreak) {
+        return closed.get() ? null : waitQueues.claimHandoff(name, releasingStreak);
     }
 
     @Override

@@ -116,10 +116,15 @@ final class Engine {
         return call(script, keys, args, null);
     }
 
-    /** The owner-checked release of lock {@code name}; its reply is 1 if this call deleted the lock. */
-    CompletableFuture<Object> release(String name, String owner) {
+    /**
+     * The owner-checked release of lock {@code name}; its reply is 1 if this call deleted the lock,
+     * or if {@code handedTo} (the owner an earlier handoff of this release granted it to; may be
+     * null) holds it.
+     */
+    CompletableFuture<Object> release(String name, String owner, @Nullable String handedTo) {
         return timed(EngineScripts.RELEASE.name(), () -> publishCommand().thenCompose(publish ->
-                backend.eval(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publish))), null);
+                backend.eval(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)),
+                        handedTo == null ? List.of(owner, publish) : List.of(owner, publish, handedTo))), null);
     }
 
     /**
@@ -144,31 +149,81 @@ final class Engine {
      * ours), so that reply stands.
      */
     CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos) {
+        return releaseRetrying(name, owner, budgetNanos, null);
+    }
+
+    /**
+     * {@link #releaseRetrying(String, String, long)}, handing the lock to {@code next} (may be null)
+     * in the same call: acquire.lua's handoff, whose reply carries the release's outcome (the future's
+     * value, as release.lua's) and the waiter's acquire reply (given to {@code next}, after the
+     * future completed, so that the releasing lease ends before the next one begins). If the handoff
+     * fails, {@code next} hears it as a failed attempt, and the release is resent as a plain release
+     * that counts the lock as released if {@code next}'s owner holds it (the handoff ran, its reply
+     * was lost).
+     */
+    CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos, @Nullable HandoffTarget next) {
         CompletableFuture<Object> done = new CompletableFuture<>();
-        releaseUntil(name, owner, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
+        if (next == null) {
+            releaseUntil(name, owner, null, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
+        } else {
+            handOff(name, owner, next, now() + budgetNanos, done);
+        }
         return done;
     }
 
-    private void releaseUntil(String name, String owner, long giveUpAt, long backoffNanos, boolean resent,
-            CompletableFuture<Object> done) {
-        release(name, owner).whenComplete((reply, error) -> {
+    private void handOff(String name, String owner, HandoffTarget next, long giveUpAt, CompletableFuture<Object> done) {
+        long sent = now();
+        timed(EngineScripts.ACQUIRE.name(), () -> publishCommand().thenCompose(publish -> backend.eval(EngineScripts.ACQUIRE,
+                List.of(lockKey(name), fenceKey(name), channel(name)), next.args(owner, publish))), next::onLateReply)
+                .whenComplete((reply, error) -> {
+                    Object released = null;
+                    Throwable failure = error;
+                    if (failure == null) {
+                        try {
+                            List<?> fields = Replies.asList(reply, "acquire");
+                            released = Replies.asLong(fields.size() > 3 ? fields.get(3) : null, "acquire (handoff)");
+                        } catch (RuntimeException malformed) {
+                            failure = malformed;
+                        }
+                    }
+                    if (failure == null) {
+                        done.complete(released);
+                        next.onReply(reply, null, sent);
+                        return;
+                    }
+                    next.onReply(null, failure, sent); // the waiter retries with the same owner, or gives up
+                    afterFailedSend(name, owner, next.owner(), giveUpAt, FIRST_CLEANUP_RETRY_NANOS, failure, done);
+                });
+    }
+
+    private void releaseUntil(String name, String owner, @Nullable String handedTo, long giveUpAt, long backoffNanos,
+            boolean resent, CompletableFuture<Object> done) {
+        release(name, owner, handedTo).whenComplete((reply, error) -> {
             if (error == null) {
                 done.complete(resent && Long.valueOf(0).equals(reply) ? Long.valueOf(1) : reply);
-            } else if (isTransient(error) && now() + backoffNanos - giveUpAt < 0 && !timer.isShutDown()) {
-                Throwable cause = DefaultLease.unwrap(error);
-                resendsPending.put(done, cause);
-                timer.schedule(() -> {
-                    if (resendsPending.remove(done) != null) {
-                        releaseUntil(name, owner, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done);
-                    }
-                }, backoffNanos);
-                if (timer.isShutDown()) {
-                    failResend(done); // shut down meanwhile: the resend may have been dropped with the timer
-                }
             } else {
-                done.completeExceptionally(DefaultLease.unwrap(error));
+                afterFailedSend(name, owner, handedTo, giveUpAt, backoffNanos, error, done);
             }
         });
+    }
+
+    /** Resends a release after a transient failure, with back-off, while the budget lasts; else fails it. */
+    private void afterFailedSend(String name, String owner, @Nullable String handedTo, long giveUpAt, long backoffNanos,
+            Throwable error, CompletableFuture<Object> done) {
+        if (isTransient(error) && now() + backoffNanos - giveUpAt < 0 && !timer.isShutDown()) {
+            Throwable cause = DefaultLease.unwrap(error);
+            resendsPending.put(done, cause);
+            timer.schedule(() -> {
+                if (resendsPending.remove(done) != null) {
+                    releaseUntil(name, owner, handedTo, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done);
+                }
+            }, backoffNanos);
+            if (timer.isShutDown()) {
+                failResend(done); // shut down meanwhile: the resend may have been dropped with the timer
+            }
+        } else {
+            done.completeExceptionally(DefaultLease.unwrap(error));
+        }
     }
 
     /**

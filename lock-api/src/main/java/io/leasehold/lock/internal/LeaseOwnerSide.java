@@ -1,9 +1,11 @@
 package io.leasehold.lock.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a lease tells the client that made it: that it ended (stop renewing it, stop tracking it
- * for close), that its deadline may have dropped (renew in time for it), and which lock guards its
- * watchdog bookkeeping.
+ * for close), that its deadline may have dropped (renew in time for it), which lock guards its
+ * watchdog bookkeeping, and which local waiter its release may hand the lock to.
  */
 interface LeaseOwnerSide {
 
@@ -13,4 +15,10 @@ interface LeaseOwnerSide {
     void validityLowered(DefaultLease lease);
 
     Object renewalLock();
+
+    /**
+     * A local waiter of lock {@code name} that the lease's release may hand the lock to, claimed; or
+     * null. {@code releasingStreak} is the releasing lease's {@link DefaultLease#handoffStreak}.
+     */
+    @Nullable HandoffTarget claimHandoff(String name, int releasingStreak);
 }

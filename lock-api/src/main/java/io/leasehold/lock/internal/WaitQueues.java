@@ -3,6 +3,7 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -11,9 +12,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One client's local waiters, per lock name (G7): a FIFO queue whose head alone contends, and one
- * release-channel subscription per name shared by the queue, held exactly as long as someone waits.
- * A release message (or a resubscription after a reconnect) wakes the head; when the head leaves,
- * the next waiter becomes head and is woken.
+ * release-channel subscription per name shared by the queue, held while someone waits and for
+ * {@link #LINGER_NANOS} after the last waiter left (a hot lock's waiters come and go all the time:
+ * without the linger, every handoff within a client would unsubscribe and subscribe again). A
+ * release message (or a resubscription after a reconnect) wakes the head; when the head leaves, the
+ * next waiter becomes head and is woken; a waiter that becomes head of a lingering queue is woken if
+ * a release message came after its last attempt was sent (it would otherwise wait for its fallback).
  *
  * <p><b>Subscriptions never fail a waiter.</b> A subscribe that is slow or fails leaves the waiters
  * on their fallback retry (the holder's TTL); a failed subscribe is tried again with back-off while
@@ -28,6 +32,14 @@ final class WaitQueues {
 
     private static final long FIRST_RESUBSCRIBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long MAX_RESUBSCRIBE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long a name's queue keeps its subscription once nobody waits, in case a waiter comes back. */
+    static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * Local handoffs of one name in a row after which a handoff yields to other clients' waiters, if
+     * any: high enough that handoffs within a client (one round trip each) make most of the
+     * throughput, low enough that another client's waiter waits a few handoffs, not for a whole run.
+     */
+    static final int HANDOFFS_BEFORE_YIELD = 8;
 
     private final Engine engine;
     private final ConcurrentMap<String, Queue> queues = new ConcurrentHashMap<>();
@@ -36,24 +48,31 @@ final class WaitQueues {
         this.engine = engine;
     }
 
-    /** Queues {@code waiter}; the first waiter of a name subscribes its release channel. */
-    void join(String name, Acquisition waiter) {
+    /**
+     * Queues {@code waiter}; the first waiter of a name subscribes its release channel. Returns true
+     * if the waiter should try again at once: it became head of a lingering queue that saw a release
+     * message at or after {@code lastSentNanos} (when its last attempt was sent; pass
+     * {@link Long#MAX_VALUE} if it made none), which was delivered while nobody waited.
+     */
+    boolean join(String name, Acquisition waiter, long lastSentNanos) {
         Queue[] created = new Queue[1];
+        boolean[] missed = new boolean[1];
         queues.compute(name, (key, existing) -> {
             Queue q = existing;
             if (q == null) {
                 q = new Queue(name);
                 created[0] = q;
             }
-            q.add(waiter);
+            missed[0] = q.add(waiter, lastSentNanos);
             return q;
         });
         if (created[0] != null) {
             created[0].subscribe();
         }
+        return missed[0];
     }
 
-    /** Removes {@code waiter}; wakes the next head, or drops the subscription when nobody waits. */
+    /** Removes {@code waiter}; wakes the next head, or lets the subscription linger when nobody waits. */
     void leave(String name, Acquisition waiter) {
         Queue[] emptied = new Queue[1];
         Acquisition[] nextHead = new Acquisition[1];
@@ -61,14 +80,37 @@ final class WaitQueues {
             nextHead[0] = q.remove(waiter);
             if (q.isEmpty()) {
                 emptied[0] = q;
-                return null;
             }
             return q;
         });
         if (emptied[0] != null) {
-            emptied[0].close();
+            emptied[0].linger();
         } else if (nextHead[0] != null) {
             nextHead[0].wake();
+        }
+    }
+
+    /** Drops {@code q} and its subscription if nobody joined it since it began to linger. */
+    private void expire(Queue q) {
+        boolean[] removed = new boolean[1];
+        queues.computeIfPresent(q.name, (key, current) -> {
+            if (current == q && q.isEmpty()) {
+                removed[0] = true;
+                return null;
+            }
+            return current;
+        });
+        if (removed[0]) {
+            q.close();
+        }
+    }
+
+    /** Drops every queue and subscription at once (the client is closing; its waiters have ended). */
+    void closeAll() {
+        for (Queue q : List.copyOf(queues.values())) {
+            if (queues.remove(q.name, q)) {
+                q.close();
+            }
         }
     }
 
@@ -77,7 +119,39 @@ final class WaitQueues {
         return q != null && q.head() == waiter;
     }
 
-    /** Names with waiters (for tests and diagnostics). */
+    /** Wakes the head of {@code name}'s queue, if anyone waits. */
+    void wakeHead(String name) {
+        Queue q = queues.get(name);
+        if (q != null) {
+            q.wakeHead();
+        }
+    }
+
+    /** Whether someone of this client waits for {@code name}: a newcomer then queues behind them (no barging). */
+    boolean hasWaiters(String name) {
+        Queue q = queues.get(name);
+        return q != null && !q.isEmpty();
+    }
+
+    /**
+     * The head of {@code name}'s queue, claimed for a releasing lease's handoff, or null when nobody
+     * waits or the head cannot take one now (its attempt is in flight, or it is ending). The
+     * {@link #HANDOFFS_BEFORE_YIELD}th handoff in a row (counted from lease to lease, see
+     * {@link DefaultLease#handoffStreak}) asks Redis to yield instead if another client waits too
+     * (see acquire.lua), so one client's waiters cannot keep the lock from the others' for long;
+     * within one client the order stays first-in first-out.
+     *
+     * @param releasingStreak the releasing lease's handoff streak
+     */
+    @Nullable HandoffTarget claimHandoff(String name, int releasingStreak) {
+        Queue q = queues.get(name);
+        if (q == null) {
+            return null;
+        }
+        return q.claimHandoff(releasingStreak);
+    }
+
+    /** Names with a queue, waiting or lingering (for tests and diagnostics). */
     int waitedNames() {
         return queues.size();
     }
@@ -92,13 +166,32 @@ final class WaitQueues {
         private @Nullable Subscription active;
         private int failures;
         private EngineTimer.@Nullable Timeout retry;
+        private EngineTimer.@Nullable Timeout lingering;
+        /** When the latest release message (or resubscription) reached this queue; see {@link #join}. */
+        private long lastMessageNanos = Long.MIN_VALUE;
+        private boolean messageSeen;
 
         Queue(String name) {
             this.name = name;
         }
 
-        synchronized void add(Acquisition waiter) {
+        /** Adds {@code waiter}, ending a linger; true if it became head after a message it missed (see {@link #join}). */
+        synchronized boolean add(Acquisition waiter, long lastSentNanos) {
+            if (lingering != null) {
+                lingering.cancel();
+                lingering = null;
+            }
+            boolean becameHead = waiters.isEmpty();
             waiters.addLast(waiter);
+            return becameHead && messageSeen && lastSentNanos != Long.MAX_VALUE && lastMessageNanos - lastSentNanos >= 0;
+        }
+
+        /** Nobody waits: keep the subscription for {@link #LINGER_NANOS}, then drop it unless someone joined. */
+        synchronized void linger() {
+            if (closed || lingering != null || !waiters.isEmpty()) {
+                return;
+            }
+            lingering = engine.timer.schedule(() -> expire(this), LINGER_NANOS);
         }
 
         /** Returns the new head if {@code waiter} was the head and someone is left. */
@@ -114,6 +207,18 @@ final class WaitQueues {
 
         synchronized @Nullable Acquisition head() {
             return waiters.peekFirst();
+        }
+
+        /** Under the queue's monitor, so that the head cannot leave (and a newer head be skipped) meanwhile. */
+        synchronized @Nullable HandoffTarget claimHandoff(int releasingStreak) {
+            Acquisition head = waiters.peekFirst();
+            if (head == null) {
+                return null;
+            }
+            // A handoff that may yield but grants all the same (nobody else waits) starts a new
+            // streak, so that the subscriber count is read once every HANDOFFS_BEFORE_YIELD handoffs.
+            boolean mayYield = releasingStreak + 1 >= HANDOFFS_BEFORE_YIELD;
+            return head.claimHandoff(mayYield ? 0 : releasingStreak + 1, mayYield);
         }
 
         void subscribe() {
@@ -171,6 +276,10 @@ final class WaitQueues {
                     retry.cancel();
                     retry = null;
                 }
+                if (lingering != null) {
+                    lingering.cancel();
+                    lingering = null;
+                }
             }
             if (toDrop != null) {
                 toDrop.unsubscribe();
@@ -179,7 +288,7 @@ final class WaitQueues {
 
         @Override
         public void onMessage(String channel, String message) {
-            Acquisition head = head();
+            Acquisition head = messageArrived();
             if (head != null) {
                 head.releaseSeen();
             }
@@ -187,7 +296,18 @@ final class WaitQueues {
 
         @Override
         public void onResubscribed(String channel) {
-            wakeHead(); // a release may have been published while the connection was down
+            // a release may have been published while the connection was down
+            Acquisition head = messageArrived();
+            if (head != null) {
+                head.wake();
+            }
+        }
+
+        /** Notes when a message came (for a waiter that joins a lingering queue) and returns the head. */
+        private synchronized @Nullable Acquisition messageArrived() {
+            lastMessageNanos = engine.now();
+            messageSeen = true;
+            return waiters.peekFirst();
         }
 
         private void wakeHead() {

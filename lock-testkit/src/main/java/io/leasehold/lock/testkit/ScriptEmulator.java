@@ -65,6 +65,8 @@ final class ScriptEmulator {
 
     private Object acquire(ScriptCall c) {
         long now = c.nowMillis();
+        String handoff = c.arg(4);
+        Long released = handoff == null ? null : 0L;
         Get current = pcallGet(c, 1);
         if (current.wrongType()) {
             throw foreign(c, 1, "lock", "a string '<owner>:<token>'");
@@ -77,12 +79,21 @@ final class ScriptEmulator {
             LockValue held = LockValue.parse(current.value(), sep);
             if (held.owner().equals(c.arg(1))) {
                 if (held.hasSeq()) {
-                    return List.of(1L, held.token(), store.pttl(c.key(1), now)); // a renewal or extend set the TTL
+                    // a renewal or extend set the TTL
+                    return reply(1L, held.token(), store.pttl(c.key(1), now), handoff == null ? null : 1L);
                 }
                 pexpire(c, 1, 2);
-                return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
+                return reply(1L, held.token(), c.integerArg(2, "tonumber"), handoff == null ? null : 1L);
             }
-            return List.of(0L, held.token(), store.pttl(c.key(1), now));
+            if (!held.owner().equals(handoff)) {
+                return reply(0L, held.token(), store.pttl(c.key(1), now), handoff == null ? null : -1L);
+            }
+            if ("1".equals(c.arg(6)) && othersWait(c)) {
+                store.del(c.key(1), now);
+                publish(c, 5, 3);
+                return List.of(0L, held.token(), 0L, 1L); // yielded to the other clients' waiters
+            }
+            released = 1L;
         }
         // TIME in microseconds (see InMemoryStore#serverTimeMicros), then the hybrid logical clock.
         long token = store.serverTimeMicros(c.clockMicros());
@@ -100,7 +111,20 @@ final class ScriptEmulator {
         setPx(c, 2, tokenText, 3, "counter idle TTL");
         setPx(c, 1, c.requiredArg(1) + ":" + tokenText, 2, "lease");
         store.tokenIssued(token);
-        return List.of(1L, tokenText, c.integerArg(2, "tonumber"));
+        return reply(1L, tokenText, c.integerArg(2, "tonumber"), released);
+    }
+
+    /** A Lua array reply: a trailing nil ends it, as {@code {1, token, pttl, nil}} has three entries ({@code released} may be null). */
+    private static List<Object> reply(long status, String token, long pttl, Long released) {
+        return released == null ? List.of(status, token, pttl) : List.of(status, token, pttl, released);
+    }
+
+    /**
+     * {@code redis.call('PUBSUB', 'SHARDNUMSUB' or 'NUMSUB', KEYS[3])[2] > 1}: every subscription of
+     * this backend is sharded, so plain NUMSUB counts nobody.
+     */
+    private boolean othersWait(ScriptCall c) {
+        return "SPUBLISH".equals(c.arg(5)) && hub.subscriberCount(c.key(3)) > 1;
     }
 
     /**
@@ -124,8 +148,12 @@ final class ScriptEmulator {
             return 0L;
         }
         int sep = current.value().indexOf(':');
-        if (sep < 0 || !current.value().substring(0, sep).equals(c.arg(1))) {
+        if (sep < 0) {
             return -1L;
+        }
+        String owner = current.value().substring(0, sep);
+        if (!owner.equals(c.arg(1))) {
+            return owner.equals(c.arg(3)) ? 1L : -1L; // an earlier handoff of this release granted it
         }
         store.del(c.key(1), c.nowMillis());
         publish(c, 2, 2);

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "25f93fa4d5661d995c1dcdf50963e80dd1710ba2",
-            ScriptNames.RELEASE, "bf7d3650deb51ba5007d28b7ecbe7a16a2d3c426",
+            ScriptNames.ACQUIRE, "15097896db9b3b632c7175341d959363238f04a3",
+            ScriptNames.RELEASE, "2c88723339342f0483d1bac5d71a04e8c3bdea6a",
             ScriptNames.RENEW, "c1a27db6dda66dabd7b641105f9811e3af92cc62",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",

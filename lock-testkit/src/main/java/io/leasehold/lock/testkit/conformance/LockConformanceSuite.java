@@ -208,6 +208,28 @@ public abstract class LockConformanceSuite {
         run("shouldReturnWithinBoundWhenWaitTimesOut");
     }
 
+    // ---- G7 handoffs on the contended path, G2/G3 for them (HandoffScenarios.kt)
+    /** G7, G2, G3. */
+    @Test
+    public void shouldHandTheLockToTheNextLocalWaiterInTheReleaseCall() {
+        run("shouldHandTheLockToTheNextLocalWaiterInTheReleaseCall");
+    }
+    /** G7. */
+    @Test
+    public void shouldQueueANewcomerBehindLocalWaitersWithoutAnAttempt() {
+        run("shouldQueueANewcomerBehindLocalWaitersWithoutAnAttempt");
+    }
+    /** G7. */
+    @Test
+    public void shouldLetAnotherClientsWaiterInWhileLocalWaitersPassTheLockAround() {
+        run("shouldLetAnotherClientsWaiterInWhileLocalWaitersPassTheLockAround");
+    }
+    /** G7, G8. */
+    @Test
+    public void shouldHandTheLockOverOnceWhenTheHandoffReplyIsLost() {
+        run("shouldHandTheLockOverOnceWhenTheHandoffReplyIsLost");
+    }
+
     // ---- G8 clean cancellation (CancellationScenarios.kt)
     /** G8. */
     @Test

@@ -1,0 +1,29 @@
+package io.leasehold.lock.internal;
+
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A local waiter that a releasing lease hands its lock to in the same script call (acquire.lua's
+ * handoff): the waiter's current round, claimed so that the handoff is that round's attempt in
+ * flight. The waiter then gets the lock with its own fresh owner and a higher fencing token, one
+ * round trip after the release was sent instead of three (release, release message, acquire).
+ *
+ * <p>The reply (or failure) of the handoff is the round's attempt reply: the waiter acts on it
+ * exactly as on an acquire's, so a lost reply is retried with the same owner (idempotent), and a
+ * late reply of a handoff that timed out is undone like a late acquire.
+ */
+interface HandoffTarget {
+
+    /** The owner the handoff grants the lock to. */
+    String owner();
+
+    /** acquire.lua's ARGV for this handoff, releasing {@code releasingOwner}. */
+    List<String> args(String releasingOwner, String publishCommand);
+
+    /** The handoff's reply or failure, as the reply of the waiter's attempt sent at {@code sentNanos}. */
+    void onReply(@Nullable Object reply, @Nullable Throwable error, long sentNanos);
+
+    /** A reply that came after the handoff's command timed out (the command ran, and may have granted the lock). */
+    void onLateReply(@Nullable Object reply, @Nullable Throwable error);
+}
