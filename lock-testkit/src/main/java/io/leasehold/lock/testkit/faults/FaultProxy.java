@@ -2,6 +2,7 @@ package io.leasehold.lock.testkit.faults;
 
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -15,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
 
 /**
  * A TCP proxy for fault tests: it listens on a free loopback port, forwards every connection to a
@@ -69,6 +72,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FaultProxy implements AutoCloseable {
 
     private static final long CLOSE_TIMEOUT_SECONDS = 10;
+    private static final long ACCEPT_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final InetSocketAddress target;
     private final ServerSocket server;
@@ -94,7 +98,7 @@ public final class FaultProxy implements AutoCloseable {
      * client whose target cannot be reached has its connection reset.
      *
      * @throws IllegalArgumentException when {@code targetPort} is not between 1 and 65535
-     * @throws java.io.UncheckedIOException when no local port can be bound
+     * @throws UncheckedIOException when no local port can be bound
      */
     public static FaultProxy start(String targetHost, int targetPort) {
         Objects.requireNonNull(targetHost, "targetHost");
@@ -105,7 +109,7 @@ public final class FaultProxy implements AutoCloseable {
         try {
             server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot bind a loopback port for a FaultProxy to "
+            throw new UncheckedIOException("cannot bind a loopback port for a FaultProxy to "
                     + targetHost + ":" + targetPort + ": " + e.getMessage(), e);
         }
         FaultProxy proxy = new FaultProxy(new InetSocketAddress(targetHost, targetPort), server);
@@ -290,7 +294,11 @@ public final class FaultProxy implements AutoCloseable {
             try {
                 client = server.accept();
             } catch (IOException e) {
-                // Closed by close(), or a transient accept failure: the loop condition decides.
+                // Closed by close() (the loop ends), or a transient failure such as too many open files:
+                // pause briefly rather than spin on it.
+                if (!closed) {
+                    LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
+                }
                 continue;
             }
             accepted.incrementAndGet();
@@ -305,19 +313,18 @@ public final class FaultProxy implements AutoCloseable {
                 continue;
             }
             String name = threadPrefix + "-c" + connectionIds.incrementAndGet();
-            ProxiedConnection[] self = new ProxiedConnection[1];
-            self[0] = new ProxiedConnection(name, client, target, board, threads, droppedBytes,
-                    () -> connections.remove(self[0]));
-            connections.add(self[0]);
-            self[0].start();
+            ProxiedConnection connection = new ProxiedConnection(name, client, target, board, threads, droppedBytes,
+                    connections::remove);
+            connections.add(connection);
+            connection.start();
             if (closed) {
                 // close() may have taken its list of connections before this one joined it.
-                self[0].abort();
+                connection.abort();
             }
         }
     }
 
-    private void change(java.util.function.UnaryOperator<Faults> change) {
+    private void change(UnaryOperator<Faults> change) {
         ensureOpen();
         Faults now = board.update(change);
         if (now.toTarget() != Silence.DROP && now.toClient() != Silence.DROP) {

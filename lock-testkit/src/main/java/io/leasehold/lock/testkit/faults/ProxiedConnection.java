@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * One client connection through a {@link FaultProxy} and its connection to the target: two
@@ -27,7 +28,7 @@ final class ProxiedConnection {
     private final InetSocketAddress targetAddress;
     private final FaultBoard board;
     private final Threads threads;
-    private final Runnable onEnd;
+    private final Consumer<ProxiedConnection> onEnd;
     private final AtomicLong droppedBytes;
     private final AtomicBoolean damaged = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
@@ -37,10 +38,10 @@ final class ProxiedConnection {
     /**
      * @param name the prefix of this connection's thread names
      * @param droppedBytes the proxy's count of bytes discarded by {@link Silence#DROP}
-     * @param onEnd called once when the connection has ended, however it ended
+     * @param onEnd told once, with this connection, when it has ended, however it ended
      */
     ProxiedConnection(String name, Socket client, InetSocketAddress targetAddress, FaultBoard board, Threads threads,
-            AtomicLong droppedBytes, Runnable onEnd) {
+            AtomicLong droppedBytes, Consumer<ProxiedConnection> onEnd) {
         this.droppedBytes = droppedBytes;
         this.name = name;
         this.client = client;
@@ -92,7 +93,7 @@ final class ProxiedConnection {
         if (both && ended.compareAndSet(false, true)) {
             closeQuietly(client);
             closeQuietly(target);
-            onEnd.run();
+            onEnd.accept(this);
         }
     }
 
@@ -108,7 +109,7 @@ final class ProxiedConnection {
                 thread.interrupt();
             }
         }
-        onEnd.run();
+        onEnd.accept(this);
     }
 
     private void spawn(Pump pump, String role, Runnable body) {
