@@ -1,0 +1,7 @@
+package io.leasehold.lock.testkit.history;
+
+/** An access to a fenced resource. */
+public enum AccessOp {
+    READ,
+    WRITE
+}
