@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.List;
 import org.openjdk.jmh.Main;
 import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.NoBenchmarksException;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
@@ -42,6 +43,10 @@ public final class JmhMain {
         Collection<RunResult> results;
         try {
             results = new Runner(options).run();
+        } catch (NoBenchmarksException e) {
+            System.err.println("No benchmark matches " + options.getIncludes() + " (see -l for the list).");
+            System.exit(1);
+            return;
         } catch (RunnerException e) {
             System.err.print("ERROR: ");
             e.printStackTrace(System.err);
