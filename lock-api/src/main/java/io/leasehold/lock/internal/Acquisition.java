@@ -23,8 +23,10 @@ import org.jspecify.annotations.Nullable;
  * ({@link HandoffTarget}: the handoff is then the head's attempt in flight), and its loss wakes it. A transient
  * backend failure is retried with back-off while the wait has time left; the wait ends with
  * {@link LockBackendException} only if the backend stayed unusable until the deadline, or failed for
- * good (G9). The deadline timer is armed after the first attempt was sent, and never decides while an
- * attempt is in flight: its reply does.
+ * good (G9). The deadline timer never decides while an attempt is in flight (its reply does), so it
+ * is armed only once the wait has nothing in flight: queued after a contended reply or without an
+ * attempt, or backing off after a transient failure (an acquisition that gets the lock at once never
+ * touches the timer).
  *
  * <p><b>Owners.</b> All attempts of a {@linkplain Round round} use one random owner, so a retried
  * acquire is idempotent. A lease that is no longer valid when its reply arrives (the reply was slower
@@ -120,17 +122,14 @@ final class Acquisition {
         } else {
             attempt();
         }
-        if (!wait.isZero()) {
-            EngineTimer.Timeout timer = engine.timer.schedule(this::onDeadline, deadlineNanos - engine.now());
-            synchronized (this) {
-                if (phase == Phase.DONE) {
-                    timer.cancel();
-                } else {
-                    deadlineTimer = timer;
-                }
-            }
-        }
         return result;
+    }
+
+    /** Arms the deadline timer, once, if the wait has time and is still going; call holding the monitor. */
+    private void armDeadlineLocked() {
+        if (deadlineTimer == null && !wait.isZero() && phase != Phase.DONE) {
+            deadlineTimer = engine.timer.schedule(this::onDeadline, deadlineNanos - engine.now());
+        }
     }
 
     /**
@@ -194,6 +193,7 @@ final class Acquisition {
     /** Queues without an attempt behind this client's earlier waiters of the name. */
     private void queueBehindLocalWaiters() {
         synchronized (this) {
+            armDeadlineLocked();
             queued = true;
             engine.listeners.waitStarted(lock.name()); // under the monitor: before finish()'s waitEnded
         }
@@ -444,6 +444,7 @@ final class Acquisition {
             long now = engine.now();
             over = now - deadlineNanos >= 0;
             if (!over) {
+                armDeadlineLocked();
                 if (!queued) {
                     queued = true;
                     join = true;
@@ -498,6 +499,7 @@ final class Acquisition {
             inFlight = false;
             lastFailure = cause;
             transientFailures++;
+            armDeadlineLocked();
             long backoff = Math.min(FIRST_RETRY_NANOS << Math.min(transientFailures - 1, 10), MAX_RETRY_NANOS);
             retryTimer = engine.timer.schedule(this::retryNow, Math.min(backoff, deadlineNanos - engine.now()));
         }

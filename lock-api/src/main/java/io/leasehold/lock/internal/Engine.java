@@ -57,6 +57,7 @@ final class Engine {
     final Listeners listeners;
     final int clientId = LeaseholdThreads.nextClientId();
     final EngineTimer timer;
+    private final CommandTimeouts commandTimeouts;
     private final Executor callbacks;
     /** The client's own callback pool, or null when the user gave an executor (which the client never shuts down). */
     private final @Nullable ExecutorService ownCallbacks;
@@ -71,6 +72,7 @@ final class Engine {
         this.keyPrefix = settings.keyPrefix();
         this.commandTimeoutNanos = settings.commandTimeout().toNanos();
         this.timer = new EngineTimer(settings.ticker(), clientId);
+        this.commandTimeouts = new CommandTimeouts(timer, commandTimeoutNanos);
         this.events = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
                 LeaseholdThreads.forRole("events", clientId));
         this.listeners = new Listeners(settings.listeners(), events);
@@ -333,6 +335,7 @@ final class Engine {
     /** Sends with the command timeout; the late reply of a timed-out call goes to {@code lateReply}. */
     private CompletableFuture<Object> timed(String what, Supplier<CompletableFuture<Object>> send,
             @Nullable BiConsumer<Object, Throwable> lateReply) {
+        long sent = now();
         CompletableFuture<Object> raw;
         try {
             raw = send.get();
@@ -340,16 +343,16 @@ final class Engine {
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Object> result = new CompletableFuture<>();
-        EngineTimer.Timeout timeout = timer.schedule(() -> result.completeExceptionally(new TimeoutException(
-                "no reply to '" + what + "' within the command timeout of " + Duration.ofNanos(commandTimeoutNanos))),
-                commandTimeoutNanos);
         raw.whenComplete((reply, error) -> {
-            timeout.cancel();
             boolean first = error == null ? result.complete(reply) : result.completeExceptionally(DefaultLease.unwrap(error));
             if (!first && lateReply != null) {
                 lateReply.accept(reply, error);
             }
         });
+        if (!result.isDone()) { // (an in-process backend may have answered already)
+            commandTimeouts.watch(result, sent, () -> new TimeoutException(
+                    "no reply to '" + what + "' within the command timeout of " + Duration.ofNanos(commandTimeoutNanos)));
+        }
         return result;
     }
 }
