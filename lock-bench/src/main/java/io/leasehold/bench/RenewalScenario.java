@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * What keeping many leases alive costs: one client holds {@code leases} locks with automatic
- * renewal every {@code period}; over a few periods, counts the script calls per period and the
- * longest single script run (from the slow log, which then records every command).
+ * renewal every {@code period}; over a few periods, counts the script calls per period (from the
+ * server's counters) and finds the longest single script run (from the slow log; see
+ * {@link RedisProbe#startScriptLog}).
  */
 final class RenewalScenario implements Scenario {
 
