@@ -5,6 +5,8 @@ import io.leasehold.lock.testkit.redis.RespClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -40,7 +42,7 @@ final class RedisProbe implements AutoCloseable {
             "psubscribe", "punsubscribe");
 
     /** Script runs since {@link #startScriptLog}: counted, and the longest from the slow log. */
-    record ScriptRuns(long count, long longestMicros) {
+    record ScriptRuns(long count, long longestMicros, double medianMicros) {
     }
 
     /** The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may take. */
@@ -106,24 +108,27 @@ final class RedisProbe implements AutoCloseable {
     }
 
     /**
-     * The script runs since {@link #startScriptLog}: how many, and the longest (0 when none took
-     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more); then stops logging.
+     * The script runs since {@link #startScriptLog}: how many, the longest (0 when none took
+     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more) and the median (NaN unless every run was that
+     * long, so logged); then stops logging.
      */
     ScriptRuns stopScriptLog() {
         long count = snapshot().scriptCalls() - scriptCallsAtStart;
         Object entries = raw("SLOWLOG", "GET", "-1");
         call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
-        long longest = 0;
+        List<Double> logged = new ArrayList<>();
         for (Object entry : (List<?>) entries) {
             List<?> fields = (List<?>) entry;
             List<?> args = (List<?>) fields.get(3);
             String command = String.valueOf(args.get(0)).toLowerCase();
             if (command.equals("evalsha") || command.equals("eval")) {
-                longest = Math.max(longest, (Long) fields.get(2));
+                logged.add(((Long) fields.get(2)).doubleValue());
             }
         }
         call("SLOWLOG", "RESET");
-        return new ScriptRuns(count, longest);
+        double[] micros = logged.stream().mapToDouble(Double::doubleValue).toArray();
+        long longest = (long) Arrays.stream(micros).max().orElse(0);
+        return new ScriptRuns(count, longest, micros.length == count ? Stats.median(micros) : Double.NaN);
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */

@@ -48,6 +48,7 @@ final class RenewalScenario implements Scenario {
             return Measurement.of(name(), contender.name())
                     .put(Figures.SCRIPT_CALLS_PER_PERIOD, (double) runs.count() / PERIODS)
                     .put(Figures.LONGEST_SCRIPT_MICROS, runs.longestMicros())
+                    .put(Figures.MEDIAN_SCRIPT_MICROS, runs.medianMicros())
                     .build();
         }
     }

@@ -18,10 +18,11 @@ import java.util.function.ToIntFunction;
  * <em>eligible</em> time, not after it, from which on it may ride along with others.
  * {@link #takeDue} takes every lease that is due and then, for each cluster slot, tops up the last
  * call of that slot with leases of the slot that are eligible, soonest eligible first, until it holds
- * a whole batch. So a lease is never renewed later than it is due, a call is never sent for fewer
- * leases than are ready to go, and leases acquired at different moments fill the calls that are sent
- * anyway: after one round they share their due times, and n leases of one slot cost about
- * n / batch calls per renewal period. Riding along never costs a call of its own.
+ * a whole batch. So a lease is never renewed later than it is due, no call leaves room that a lease
+ * ready to ride along could have taken, and leases acquired at different moments fill the calls that
+ * are sent anyway: after one round they share their due times, and n leases of one slot cost about
+ * n / batch calls per renewal period. Riding along never costs a call of its own, and never renews a
+ * lease before its eligible time.
  *
  * <p>Costs, for n scheduled leases: {@link #schedule} and {@link #unschedule} O(log n) (indexed heaps:
  * no scan, and nothing left behind by a removal); {@link #nextDue} O(1); {@link #takeDue} O(log n) per

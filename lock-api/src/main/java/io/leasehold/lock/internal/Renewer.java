@@ -33,9 +33,11 @@ import org.jspecify.annotations.Nullable;
 final class Renewer {
 
     /**
-     * Most leases in one renew call. renew.lua costs about 3-4 µs per lease inside Redis 7.0 on a
-     * two-core machine (one SET, a share of an MGET), so a whole batch runs in about 2 ms there
-     * (well under a millisecond on a faster server) and 10,000 leases of one slot take 20 calls.
+     * Most leases in one renew call: 10,000 leases of one slot take 20 calls per renewal period. A
+     * larger batch means fewer calls, a smaller one shorter script runs on the Redis thread: renew.lua
+     * costs 3.3-7 µs per lease inside redis-server 7.0 on the two-core machine the bench runs on (one
+     * SET per lease, the rest a share of an MGET and string checks), so a full batch runs there for
+     * 1.7-3.5 ms, more while the machine is busy.
      */
     static final int MAX_BATCH = 500;
     /** How soon a lease found past its loss check is looked at again, in case a late-confirmed extend moved the check. */
