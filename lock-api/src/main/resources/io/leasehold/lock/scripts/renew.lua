@@ -26,12 +26,17 @@
 local call, find, sub = redis.call, string.find, string.sub
 local keys, argv = KEYS, ARGV
 local n = #keys
-local values = {}
-for from = 1, n, 1000 do
+local values
+if n <= 1000 then
+  values = n > 0 and call('MGET', unpack(keys)) or {}
+else
   -- (in chunks: unpack of very many keys would overflow Lua's stack)
-  local chunk = call('MGET', unpack(keys, from, math.min(from + 999, n)))
-  for j = 1, #chunk do
-    values[from + j - 1] = chunk[j]
+  values = {}
+  for from = 1, n, 1000 do
+    local chunk = call('MGET', unpack(keys, from, math.min(from + 999, n)))
+    for j = 1, #chunk do
+      values[from + j - 1] = chunk[j]
+    end
   end
 end
 local written = {}

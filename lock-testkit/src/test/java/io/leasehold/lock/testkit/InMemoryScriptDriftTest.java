@@ -16,7 +16,7 @@ class InMemoryScriptDriftTest {
     private static final Map<String, String> EMULATED = Map.of(
             ScriptNames.ACQUIRE, "25f93fa4d5661d995c1dcdf50963e80dd1710ba2",
             ScriptNames.RELEASE, "bf7d3650deb51ba5007d28b7ecbe7a16a2d3c426",
-            ScriptNames.RENEW, "348c4441ffa3cf376274d82ce0880e980c47a093",
+            ScriptNames.RENEW, "9d88116d335a7e1eb1411d5916ec323d553b245d",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");
