@@ -31,8 +31,8 @@ public final class BenchMain {
                 RedisProbe probe = new RedisProbe(redis.endpoint())) {
             ClientResources resources = DefaultClientResources.create();
             try {
-                say("redis-server on %s; %d rounds of %s per throughput run; results to %s",
-                        redis.endpoint(), options.rounds(), options.window(), options.out().toAbsolutePath());
+                say("redis-server on %s; scenarios %s; %d rounds of %s per throughput run; results to %s",
+                        redis.endpoint(), options.scenarios(), options.rounds(), options.window(), options.out().toAbsolutePath());
                 runAll(options, redis, probe, resources, results);
             } finally {
                 resources.shutdown(0, 2, TimeUnit.SECONDS);
@@ -47,38 +47,52 @@ public final class BenchMain {
 
     private static void runAll(BenchOptions options, StandaloneRedis redis, RedisProbe probe, ClientResources resources,
             List<Measurement> results) throws Exception {
-        List<Scenario> throughput = List.of(
-                ThroughputScenario.uncontended(1),
-                ThroughputScenario.uncontended(32),
-                ThroughputScenario.contended(8, 4),
-                ThroughputScenario.contended(32, 4),
-                ThroughputScenario.contended(8, 1),
-                ThroughputScenario.contended(32, 1));
+        List<Scenario> throughput = new ArrayList<>();
+        if (options.runs(BenchOptions.UNCONTENDED)) {
+            throughput.add(ThroughputScenario.uncontended(1));
+            throughput.add(ThroughputScenario.uncontended(32));
+        }
+        if (options.runs(BenchOptions.CONTENDED)) {
+            throughput.add(ThroughputScenario.contended(8, 4));
+            throughput.add(ThroughputScenario.contended(32, 4));
+            throughput.add(ThroughputScenario.contended(8, 1));
+            throughput.add(ThroughputScenario.contended(32, 1));
+        }
         String sha = String.valueOf(probe.loadScript(RawScriptContender.ACQUIRE));
         ContenderKind[] kinds = ContenderKind.values();
-        // Not recorded: lets the JIT compile every contender's path before the first measured run.
-        for (ContenderKind kind : kinds) {
-            try (Contender contender = kind.create(redis.uri(), 1, resources, null)) {
-                ThroughputScenario.uncontended(8).run(contender, probe, options.warmUp(), options.warmUp().multipliedBy(2));
+        if (!throughput.isEmpty()) {
+            // Not recorded: lets the JIT compile every contender's path before the first measured run.
+            for (ContenderKind kind : kinds) {
+                try (Contender contender = kind.create(redis.uri(), 1, resources, null)) {
+                    ThroughputScenario.uncontended(8).run(contender, probe, options.warmUp(), options.warmUp().multipliedBy(2));
+                }
             }
+            say("warmed up every contender (not recorded)");
         }
-        say("warmed up every contender (not recorded)");
-        for (int round = 0; round < options.rounds(); round++) {
+        for (int round = 0; round < options.rounds() && (!throughput.isEmpty() || options.runs(BenchOptions.LIMIT)); round++) {
             for (Scenario scenario : throughput) {
                 for (int k = 0; k < kinds.length; k++) {
                     ContenderKind kind = kinds[(k + round) % kinds.length];
                     run(scenario, kind, round, options, redis, probe, resources, options.window(), results);
                 }
             }
-            probe.flush();
-            probe.loadScript(RawScriptContender.ACQUIRE);
-            Measurement limit = ScriptLimit.run(redis.endpoint(), sha, options.limitRequests());
-            results.add(limit);
-            say("[round %d/%d] %s: %,.0f script calls/s", round + 1, options.rounds(), limit.scenario(),
-                    limit.figures().get(Figures.LIMIT_CALLS_PER_SECOND));
+            if (options.runs(BenchOptions.LIMIT)) {
+                probe.flush();
+                probe.loadScript(RawScriptContender.ACQUIRE);
+                Measurement limit = ScriptLimit.run(redis.endpoint(), sha, options.limitRequests());
+                results.add(limit);
+                say("[round %d/%d] %s: %,.0f script calls/s", round + 1, options.rounds(), limit.scenario(),
+                        limit.figures().get(Figures.LIMIT_CALLS_PER_SECOND));
+            }
             probe.flush();
         }
-        List<Scenario> once = List.of(new WaitingScenario(8, 4), new RenewalScenario(options.renewedLeases()));
+        List<Scenario> once = new ArrayList<>();
+        if (options.runs(BenchOptions.WAITING)) {
+            once.add(new WaitingScenario(8, 4));
+        }
+        if (options.runs(BenchOptions.RENEWAL)) {
+            once.add(new RenewalScenario(options.renewedLeases()));
+        }
         for (Scenario scenario : once) {
             for (ContenderKind kind : kinds) {
                 Duration window = scenario instanceof WaitingScenario ? options.waitingWindow() : options.window();

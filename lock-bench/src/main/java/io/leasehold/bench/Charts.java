@@ -21,13 +21,34 @@ final class Charts {
     private Charts() {
     }
 
+    /** One chart: its file, which measurements it shows, the figure, its title and unit, and its alt text in the report. */
+    private record Chart(String file, Predicate<Measurement> shown, String figure, String title, String unit, String alt) {
+        boolean hasData(List<Measurement> results) {
+            return results.stream().anyMatch(m -> shown.test(m) && m.figures().containsKey(figure));
+        }
+    }
+
+    private static final List<Chart> CHARTS = List.of(
+            new Chart(UNCONTENDED, m -> m.scenario().startsWith("uncontended"), Figures.OPS_PER_SECOND,
+                    "Uncontended: acquire + release pairs per second (median)", "pairs/s", "uncontended throughput"),
+            new Chart(CONTENDED, m -> m.scenario().startsWith("contended"), Figures.OPS_PER_SECOND,
+                    "Contended, one key: handoffs per second (median)", "handoffs/s", "contended throughput"),
+            new Chart(HANDOFF, m -> true, Figures.HANDOFF_P99_MICROS,
+                    "Contended handoff latency p99 (median; lower is better)", "µs", "handoff latency"));
+
+    /** Writes the charts the results have data for (a scenario left out with --only has none). */
     static void write(List<Measurement> results, Path directory) throws IOException {
-        bars(results, m -> m.scenario().startsWith("uncontended"), Figures.OPS_PER_SECOND,
-                "Uncontended: acquire + release pairs per second (median)", "pairs/s", directory.resolve(UNCONTENDED));
-        bars(results, m -> m.scenario().startsWith("contended"), Figures.OPS_PER_SECOND,
-                "Contended, one key: handoffs per second (median)", "handoffs/s", directory.resolve(CONTENDED));
-        bars(results, m -> true, Figures.HANDOFF_P99_MICROS, "Contended handoff latency p99 (median; lower is better)", "µs",
-                directory.resolve(HANDOFF));
+        for (Chart chart : CHARTS) {
+            if (chart.hasData(results)) {
+                bars(results, chart.shown(), chart.figure(), chart.title(), chart.unit(), directory.resolve(chart.file()));
+            }
+        }
+    }
+
+    /** Markdown image lines for the charts {@link #write} draws from {@code results}. */
+    static List<String> imageLines(List<Measurement> results) {
+        return CHARTS.stream().filter(chart -> chart.hasData(results))
+                .map(chart -> "![" + chart.alt() + "](" + chart.file() + ")").toList();
     }
 
     private static void bars(List<Measurement> all, Predicate<Measurement> shown, String figure, String title, String unit, Path file) throws IOException {

@@ -13,6 +13,8 @@ record Environment(String date, int cores, String java, String redis, String par
                 probe.version(),
                 options.rounds() + " round(s); throughput runs: " + options.warmUp().toMillis() + " ms warm-up, "
                         + options.window().toMillis() + " ms measured; waiting window " + options.waitingWindow().toSeconds()
-                        + " s; " + options.renewedLeases() + " renewed leases");
+                        + " s; " + options.renewedLeases() + " renewed leases"
+                        + (options.scenarios().size() < BenchOptions.SCENARIOS.size()
+                                ? "; only " + BenchOptions.SCENARIOS.stream().filter(options::runs).toList() : ""));
     }
 }

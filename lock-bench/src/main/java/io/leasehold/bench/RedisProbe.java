@@ -5,6 +5,8 @@ import io.leasehold.lock.testkit.redis.RespClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -39,11 +41,15 @@ final class RedisProbe implements AutoCloseable {
     private static final Set<String> PUB_SUB = Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe",
             "psubscribe", "punsubscribe");
 
-    /** Script runs recorded by the slow log since {@link #startScriptLog()}. */
-    record ScriptRuns(long count, long longestMicros) {
+    /** Script runs since {@link #startScriptLog}: counted, and the longest from the slow log. */
+    record ScriptRuns(long count, long longestMicros, double medianMicros) {
     }
 
+    /** The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may take. */
+    static final long SCRIPT_LOG_THRESHOLD_MICROS = 100;
+
     private final RespClient connection;
+    private long scriptCallsAtStart;
 
     RedisProbe(RedisEndpoint endpoint) {
         try {
@@ -85,30 +91,44 @@ final class RedisProbe implements AutoCloseable {
         return new Snapshot(commands, scripts, pubSub, cpu);
     }
 
-    /** Logs every command from now on (slowlog threshold 0), keeping up to {@code capacity} entries. */
+    /**
+     * Starts recording script runs: from now on the slow log keeps every command of at least
+     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} (up to {@code capacity} entries), and script calls are
+     * counted from {@code INFO commandstats}. Not a threshold of 0: Redis 7 logs each command a script
+     * runs as an entry of its own, and logging it (about a microsecond each on a two-core machine)
+     * lengthens the very script being measured, the more so the more commands it runs; a threshold far
+     * below any run worth reporting logs the scripts alone. The count comes from the server's
+     * counters, so that no log capacity can drop a call.
+     */
     void startScriptLog(int capacity) {
-        call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        call("CONFIG", "SET", "slowlog-log-slower-than", Long.toString(SCRIPT_LOG_THRESHOLD_MICROS));
         call("CONFIG", "SET", "slowlog-max-len", Integer.toString(capacity));
         call("SLOWLOG", "RESET");
+        scriptCallsAtStart = snapshot().scriptCalls();
     }
 
-    /** The script runs logged since {@link #startScriptLog}, then stops logging. */
+    /**
+     * The script runs since {@link #startScriptLog}: how many, the longest (0 when none took
+     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more) and the median (NaN unless every run was that
+     * long, so logged); then stops logging.
+     */
     ScriptRuns stopScriptLog() {
+        long count = snapshot().scriptCalls() - scriptCallsAtStart;
         Object entries = raw("SLOWLOG", "GET", "-1");
         call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
-        long count = 0;
-        long longest = 0;
+        List<Double> logged = new ArrayList<>();
         for (Object entry : (List<?>) entries) {
             List<?> fields = (List<?>) entry;
             List<?> args = (List<?>) fields.get(3);
             String command = String.valueOf(args.get(0)).toLowerCase();
             if (command.equals("evalsha") || command.equals("eval")) {
-                count++;
-                longest = Math.max(longest, (Long) fields.get(2));
+                logged.add(((Long) fields.get(2)).doubleValue());
             }
         }
         call("SLOWLOG", "RESET");
-        return new ScriptRuns(count, longest);
+        double[] micros = logged.stream().mapToDouble(Double::doubleValue).toArray();
+        long longest = (long) Arrays.stream(micros).max().orElse(0);
+        return new ScriptRuns(count, longest, micros.length == count ? Stats.median(micros) : Double.NaN);
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */

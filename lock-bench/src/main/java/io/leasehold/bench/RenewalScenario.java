@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * What keeping many leases alive costs: one client holds {@code leases} locks with automatic
- * renewal every {@code period}; over a few periods, counts the script calls per period and the
- * longest single script run (from the slow log, which then records every command).
+ * renewal every {@code period}; over a few periods, counts the script calls per period (from the
+ * server's counters) and finds the longest single script run (from the slow log; see
+ * {@link RedisProbe#startScriptLog}).
  */
 final class RenewalScenario implements Scenario {
 
@@ -47,6 +48,7 @@ final class RenewalScenario implements Scenario {
             return Measurement.of(name(), contender.name())
                     .put(Figures.SCRIPT_CALLS_PER_PERIOD, (double) runs.count() / PERIODS)
                     .put(Figures.LONGEST_SCRIPT_MICROS, runs.longestMicros())
+                    .put(Figures.MEDIAN_SCRIPT_MICROS, runs.medianMicros())
                     .build();
         }
     }

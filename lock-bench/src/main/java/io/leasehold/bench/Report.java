@@ -47,9 +47,7 @@ final class Report {
             renderScenario(md, scenario.getValue());
             md.append('\n');
         }
-        md.append("![uncontended throughput](").append(Charts.UNCONTENDED).append(")\n\n");
-        md.append("![contended throughput](").append(Charts.CONTENDED).append(")\n\n");
-        md.append("![handoff latency](").append(Charts.HANDOFF).append(")\n");
+        md.append(String.join("\n\n", Charts.imageLines(results))).append('\n');
         return md.toString();
     }
 

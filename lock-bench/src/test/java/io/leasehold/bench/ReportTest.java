@@ -51,6 +51,38 @@ class ReportTest {
         assertThat(BenchOptions.parse("--quick").window()).isEqualTo(Duration.ofSeconds(1));
     }
 
+    @Test
+    void shouldRunOnlyTheScenarioNamedWithOnly() {
+        BenchOptions renewal = BenchOptions.parse("--only", "renewal", "--rounds", "1");
+
+        assertThat(renewal.runs(BenchOptions.RENEWAL)).isTrue();
+        assertThat(renewal.runs(BenchOptions.UNCONTENDED)).isFalse();
+        assertThat(renewal.runs(BenchOptions.LIMIT)).isFalse();
+        assertThat(renewal.rounds()).isEqualTo(1);
+        assertThat(BenchOptions.parse("--quick", "--only", "waiting,renewal").runs(BenchOptions.WAITING)).isTrue();
+        assertThat(BenchOptions.parse("--quick", "--only", "renewal").renewedLeases()).isEqualTo(1_000);
+        assertThat(BenchOptions.parse().runs(BenchOptions.CONTENDED)).as("every scenario by default").isTrue();
+    }
+
+    @Test
+    void shouldRefuseAnUnknownScenarioNamingTheKnownOnes() {
+        assertThatThrownBy(() -> BenchOptions.parse("--only", "renew"))
+                .hasMessage("--only must name scenarios among uncontended, contended, limit, waiting, renewal"
+                        + " (comma-separated), but was 'renew'");
+        assertThatThrownBy(() -> BenchOptions.parse("--only"))
+                .hasMessage("option '--only' needs a value");
+    }
+
+    @Test
+    void shouldLeaveOutTheChartsOfScenariosThatDidNotRun() {
+        List<Measurement> renewalOnly = List.of(Measurement.of("10,000 leases held and renewed", "Leasehold-Lettuce")
+                .put(Figures.SCRIPT_CALLS_PER_PERIOD, 20.0).build());
+
+        String table = new Report(renewalOnly, HERE).render();
+
+        assertThat(table).contains("## 10,000 leases held and renewed").doesNotContain(".png");
+    }
+
     private static Measurement run(String scenario, String contender, double opsPerSecond, double callsPerOp) {
         return Measurement.of(scenario, contender)
                 .put(Figures.OPS_PER_SECOND, opsPerSecond)

@@ -82,8 +82,7 @@ final class DefaultLease implements Lease {
     /** See {@link #settled()}. */
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
-    // Watchdog bookkeeping, guarded by the Renewer's lock.
-    long nextRenewNanos;
+    // Watchdog bookkeeping, guarded by the Renewer's lock (its schedule keeps the times).
     boolean renewInFlight;
     boolean holdBounded;
     @Nullable Throwable lastRenewalFailure;
@@ -492,6 +491,15 @@ final class DefaultLease implements Lease {
     }
 
     // ---- validity and loss --------------------------------------------------------------------
+
+    /**
+     * Whether a TTL command with a lease shorter than this lease's own (an extend to a shorter time)
+     * is, or may be, in force: the watchdog must then renew by a third of the validity left, not a
+     * third of the lease.
+     */
+    boolean shorterLeaseInForce() {
+        return validity.leaseMsInForce() < leaseMs;
+    }
 
     /** Nanoseconds of local validity left (negative once past), whatever the state: for the watchdog's schedule. */
     long validityLeftNanos() {

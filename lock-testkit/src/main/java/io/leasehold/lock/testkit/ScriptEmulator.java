@@ -3,6 +3,7 @@ package io.leasehold.lock.testkit;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,8 @@ final class ScriptEmulator {
 
     private static final String RELEASED = "released";
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
+    private static final Pattern LUA_DECIMAL = Pattern.compile("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+    private static final Pattern LUA_HEX = Pattern.compile("0[xX][0-9a-fA-F]{1,16}");
     /** 2^53 - 1: a counter must stay below it, so that counter + 1 is exact in a Lua double. */
     private static final long MAX_EXACT_COUNTER = (1L << 53) - 1;
     /** Name → SHA-1 of the bundled source, so that a foreign script of the same name is refused. */
@@ -160,24 +163,81 @@ final class ScriptEmulator {
         return 1L;
     }
 
+    /**
+     * renew.lua: every key read first (MGET, where a key of another type reads as nil), then each key
+     * checked against what was read, or against what this call wrote to it if the key came earlier
+     * in the call too; EXISTS only for a key read as nil; one SET per lease renewed.
+     */
     private Object renew(ScriptCall c) {
-        List<Object> result = new ArrayList<>(c.keyCount());
-        for (int i = 1; i <= c.keyCount(); i++) {
-            Get current = pcallGet(c, i);
-            if (current.wrongType()) {
-                result.add(-2L);
-            } else if (current.value() == null) {
-                result.add(0L);
-            } else {
-                int sep = current.value().indexOf(':');
-                if (sep < 0) {
-                    result.add(-2L);
-                } else {
-                    result.add(setTtlInOrder(c, i, LockValue.parse(current.value(), sep), 3 * i - 2, 3 * i - 1, 3 * i));
-                }
+        int n = c.keyCount();
+        List<String> values = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+            values.add(mgetValue(c, i));
+        }
+        Map<String, String> written = new HashMap<>();
+        List<Object> result = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+            String key = c.key(i);
+            String current = written.containsKey(key) ? written.get(key) : values.get(i - 1);
+            if (current == null) {
+                result.add(store.exists(key, c.nowMillis()) ? -2L : 0L);
+                continue;
             }
+            int sep = current.indexOf(':');
+            if (sep < 0) {
+                result.add(-2L);
+                continue;
+            }
+            String owner = c.requiredArg(3 * i - 2); // (#owner: Lua fails on a missing owner here)
+            if (sep != owner.length() || !current.startsWith(owner)) {
+                result.add(-1L);
+                continue;
+            }
+            int seqSep = current.indexOf(':', sep + 1);
+            double applied = seqSep < 0 ? 0 : luaNumberOrZero(current.substring(seqSep + 1));
+            long seq = c.integerArg(3 * i, "tonumber");
+            if (seq <= applied) {
+                result.add(2L);
+                continue;
+            }
+            String value = (seqSep < 0 ? current : current.substring(0, seqSep)) + ":" + c.requiredArg(3 * i);
+            setPx(c, i, value, 3 * i - 1, "lease");
+            written.put(key, value);
+            result.add(1L);
         }
         return List.copyOf(result);
+    }
+
+    /**
+     * Lua's {@code tonumber(text) or 0} for a sequence number read from a lock value: Leasehold writes
+     * only digits there; any other text is read as Lua 5.1 reads it (decimal or hex, blanks around),
+     * and what Lua cannot read counts as 0.
+     */
+    private static double luaNumberOrZero(String text) {
+        if (DIGITS.matcher(text).matches()) {
+            return text.length() <= 18 ? Long.parseLong(text) : Double.parseDouble(text);
+        }
+        String trimmed = text.strip();
+        try {
+            if (LUA_HEX.matcher(trimmed).matches()) {
+                return Long.parseUnsignedLong(trimmed.substring(2), 16);
+            }
+            if (LUA_DECIMAL.matcher(trimmed).matches()) {
+                return Double.parseDouble(trimmed);
+            }
+        } catch (NumberFormatException tooLarge) {
+            // falls through: not a number Lua would read either
+        }
+        return 0;
+    }
+
+    /** One key's share of {@code redis.call('MGET', ...)}: its string value, or null when absent or not a string. */
+    private String mgetValue(ScriptCall c, int keyIndex) {
+        try {
+            return store.get(c.key(keyIndex), c.nowMillis());
+        } catch (InMemoryStore.WrongTypeException e) {
+            return null;
+        }
     }
 
     private Object extend(ScriptCall c) {

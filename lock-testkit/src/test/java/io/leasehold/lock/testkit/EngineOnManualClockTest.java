@@ -11,10 +11,15 @@ import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -221,6 +226,70 @@ class EngineOnManualClockTest {
         eventually("the renewal set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
         assertFalse(lease.lost().isDone(), "not lost");
         assertEquals(LeaseState.HELD, lease.state());
+    }
+
+    @Test
+    void shouldRetryAFailedRenewalInTimeForAShorterExtendSentWhileItWasInFlight() throws Exception {
+        // Given an auto-renewed 30 s lease whose first renewal is held in flight
+        HeldRenewals held = new HeldRenewals(counted);
+        try (LockClient gated = LockClient.builder(held).ticker(clock).build()) {
+            Lease lease = gated.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(true).build()).acquire(Duration.ZERO);
+            clock.advance(LEASE.dividedBy(3));
+            CompletableFuture<Object> renewal = held.next();
+
+            // When the lease is extended to 900 ms meanwhile, and then that renewal fails
+            lease.extend(Duration.ofMillis(900));
+            held.release();
+            renewal.completeExceptionally(new IllegalStateException("connection reset while renewing"));
+
+            // Then it is retried by a third of the 900 ms, not after the usual 3 s back-off, and the lease lives on
+            clock.advance(Duration.ofMillis(300));
+            eventually("the renewal was retried", () -> counted.count(ScriptNames.RENEW) >= 1); // (the held one never got there)
+            eventually("the retry set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
+            clock.advance(Duration.ofMillis(700));
+            assertFalse(lease.lost().isDone(), () -> "lost: " + lease.lost().getNow(null));
+            assertEquals(LeaseState.HELD, lease.state());
+        }
+    }
+
+    /** Holds back the next renew call (it never reaches the store) until the test answers it; later ones pass. */
+    private static final class HeldRenewals extends ForwardingLockBackend {
+        private final BlockingQueue<CompletableFuture<Object>> calls =
+                new LinkedBlockingQueue<>();
+        private volatile boolean holding = true;
+
+        HeldRenewals(LockBackend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            if (holding && script.name().equals(ScriptNames.RENEW)) {
+                CompletableFuture<Object> reply = new CompletableFuture<>();
+                calls.add(reply);
+                return reply;
+            }
+            return super.eval(script, keys, args);
+        }
+
+        /** The renew call held back, once it was made. */
+        CompletableFuture<Object> next() throws InterruptedException {
+            CompletableFuture<Object> call = calls.poll(BOUND_SECONDS, TimeUnit.SECONDS);
+            if (call == null) {
+                throw new AssertionError("no renew call was made");
+            }
+            return call;
+        }
+
+        /** Lets later renew calls through. */
+        void release() {
+            holding = false;
+        }
+
+        @Override
+        public void close() {
+            // the test's store is closed by the test
+        }
     }
 
     @Test

@@ -16,7 +16,7 @@ class InMemoryScriptDriftTest {
     private static final Map<String, String> EMULATED = Map.of(
             ScriptNames.ACQUIRE, "15097896db9b3b632c7175341d959363238f04a3",
             ScriptNames.RELEASE, "2c88723339342f0483d1bac5d71a04e8c3bdea6a",
-            ScriptNames.RENEW, "c1a27db6dda66dabd7b641105f9811e3af92cc62",
+            ScriptNames.RENEW, "9d88116d335a7e1eb1411d5916ec323d553b245d",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");

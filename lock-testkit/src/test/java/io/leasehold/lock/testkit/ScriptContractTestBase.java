@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -185,6 +186,64 @@ abstract class ScriptContractTestBase {
         assertEquals(List.of(0L, String.valueOf(token)), contended.subList(0, 2), "a contender sees the bare token");
         assertEquals(1L, scripts.release("orders", "owner"));
         assertEquals(List.of(), scripts.inspect("orders"));
+    }
+
+    @Test
+    void shouldAnswerEveryKeyOfARenewBatchWithItsOwnCode() {
+        // Given one batch over a lock of this owner, one whose extend numbered 7 ran first, an absent key,
+        // another owner's lock, a hash and a string that is not a lock
+        scripts.acquire("mine", "owner", 30_000);
+        scripts.acquire("extended", "owner", 30_000);
+        assertEquals(1L, scripts.extend("extended", "owner", 2_000, 7));
+        scripts.acquire("theirs", "other", 30_000);
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("text"), "owner");
+
+        Object codes = scripts.renewWithSequences(List.of("mine", "extended", "absent", "theirs", "hash", "text"),
+                List.of("owner", "90000", "5", "owner", "90000", "6", "owner", "90000", "5",
+                        "owner", "90000", "5", "owner", "90000", "5", "owner", "90000", "5"));
+
+        // Then each key has its own code, and only the first was renewed
+        assertEquals(List.of(1L, 2L, 0L, -1L, -2L, -2L), codes);
+        assertTrue(pttl(lockKey("mine")) > 60_000, "renewed to 90 s");
+        assertTrue(pttl(lockKey("extended")) <= 2_000, "the extend's TTL stands");
+        assertEquals(-2L, pttl(lockKey("absent")), "nothing was created");
+        assertTrue(pttl(lockKey("theirs")) <= 30_000, "another owner's lock is untouched");
+        assertEquals(-1L, pttl(lockKey("hash")), "the hash is left as it was");
+        assertEquals(-1L, pttl(lockKey("text")), "the string is left as it was");
+    }
+
+    @Test
+    void shouldRenewMoreLeasesInOneCallThanLuaCanUnpackAtOnce() {
+        // Given 10,000 locks of one owner (Lua 5.1 unpacks fewer than 8,000 values onto its stack)
+        List<String> names = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            names.add("many-" + i);
+            fixture.writeKey(lockKey("many-" + i), "owner:" + (1_000 + i));
+            args.addAll(List.of("owner", "90000", "1"));
+        }
+
+        Object codes = scripts.renewWithSequences(names, args);
+
+        assertEquals(Collections.nCopies(10_000, 1L), codes);
+        assertTrue(pttl(lockKey("many-9999")) > 60_000, "the last one renewed too");
+    }
+
+    @Test
+    void shouldCheckAKeyGivenTwiceInOneRenewAgainstWhatItsFirstEntryWrote() {
+        scripts.acquire("orders", "owner", 30_000);
+
+        // The second entry is numbered below the first: applied only if higher than what the first wrote
+        Object lower = scripts.renewWithSequences(List.of("orders", "orders"), List.of("owner", "90000", "6", "owner", "1000", "5"));
+        assertEquals(List.of(1L, 2L), lower);
+        assertTrue(pttl(lockKey("orders")) > 60_000, "the first entry's TTL stands");
+
+        Object higher = scripts.renewWithSequences(List.of("orders", "orders"), List.of("owner", "90000", "7", "owner", "1000", "8"));
+        assertEquals(List.of(1L, 1L), higher);
+        assertTrue(pttl(lockKey("orders")) <= 1_000, "the second entry's TTL is in force");
+        assertEquals(2L, scripts.extend("orders", "owner", 60_000, 8), "8 is the number recorded");
+        assertEquals(1L, scripts.extend("orders", "owner", 60_000, 9));
     }
 
     @Test
