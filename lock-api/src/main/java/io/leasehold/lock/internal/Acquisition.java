@@ -19,8 +19,13 @@ import org.jspecify.annotations.Nullable;
  * contended it joins the name's local FIFO ({@link WaitQueues}), and as head retries on a release
  * message, on a resubscription, or when the holder's TTL runs out (the fallback, also what keeps a
  * waiter going while its subscription is slow or failing): no polling (G7). While a lease of this
- * client holds the lock, the head does not ask at all: that lease's release hands it the lock
- * ({@link HandoffTarget}: the handoff is then the head's attempt in flight), and its loss wakes it. A transient
+ * client holds the lock, the head asks only on a release message or a resubscription (the lock may
+ * have been force-released or lost under that lease): that lease's release hands it the lock
+ * ({@link HandoffTarget}: the handoff is then the head's attempt in flight), and its loss wakes it. A
+ * late reply of the head's current round that granted the lock (a handoff that ran after its
+ * command timed out grants without publishing) makes it ask again at once. A newcomer that queued
+ * behind this client's waiters without an attempt makes one at its deadline, so that it ends on
+ * evidence (contended or Redis down) rather than on a guess. A transient
  * backend failure is retried with back-off while the wait has time left; the wait ends with
  * {@link LockBackendException} only if the backend stayed unusable until the deadline, or failed for
  * good (G9). The deadline timer never decides while an attempt is in flight (its reply does), so it
@@ -133,16 +138,35 @@ final class Acquisition {
     }
 
     /**
-     * Called by the wait queue (release message, resubscription, became head) and the fallback timer.
-     * While a lease of this client holds the lock, the head does not ask Redis (the answer is known):
-     * that lease's release hands the lock over, or publishes if it cannot; its loss wakes the head;
-     * and a fallback at the end of its validity covers anything missed.
+     * Called by the wait queue (became head) and the fallback timer. While a lease of this client
+     * holds the lock, the head does not ask Redis (the answer is known): that lease's release hands
+     * the lock over, or publishes if it cannot; its loss wakes the head; and a fallback at the end of
+     * its validity covers anything missed.
      */
     void wake() {
+        wake(false);
+    }
+
+    /**
+     * Called by the wait queue on a resubscription: a release may have been published while the
+     * connection was down, so the head asks even while a lease of this client holds the lock.
+     */
+    void wakeAfterResubscribe() {
+        wake(true);
+    }
+
+    /**
+     * @param evenUnderLocalLease true when the lock may have been deleted under a lease of this
+     *     client (a release message, or one that may have been missed): then the head asks Redis
+     *     anyway. A lock freed by {@code forceRelease()} (or lost by Redis) is free while the local
+     *     lease does not know it yet; the message of the local lease's own release is published only
+     *     after it left the client's holders, so it never meets the shortcut.
+     */
+    private void wake(boolean evenUnderLocalLease) {
         if (!lock.client().waitQueues().isHead(lock.name(), this) || steppingBack()) {
             return;
         }
-        long localHolderLeft = lock.client().localHolderValidityLeft(lock.name());
+        long localHolderLeft = evenUnderLocalLease ? 0 : lock.client().localHolderValidityLeft(lock.name());
         if (localHolderLeft > 0) {
             synchronized (this) {
                 if (phase == Phase.WAITING && !inFlight) {
@@ -214,7 +238,7 @@ final class Acquisition {
         synchronized (this) {
             releaseSeenNanos = engine.now();
         }
-        wake();
+        wake(true);
     }
 
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
@@ -486,7 +510,7 @@ final class Acquisition {
             }
         }
         if (retryNow) {
-            wake();
+            wake(true); // a release message raced the attempt (or reached a lingering subscription)
         }
     }
 
@@ -517,11 +541,21 @@ final class Acquisition {
 
     private void onDeadline() {
         Throwable failure;
+        boolean neverAsked;
         synchronized (this) {
             if (inFlight || phase != Phase.WAITING) {
                 return; // the reply (or the hand-out) decides
             }
             failure = lastFailure;
+            // Queued behind this client's waiters without ever asking: there is no evidence whether
+            // the lock is held or Redis is down (G9), so ask once and let the reply decide (its
+            // handling sees the deadline passed: contended ends in a timeout, a transient failure
+            // in LockBackendException, and a grant is a lease).
+            neverAsked = !round.sent;
+        }
+        if (neverAsked) {
+            attempt();
+            return;
         }
         if (failure != null) {
             // The last attempt failed (or was too slow), not contended: a backend failure (G9).
@@ -545,17 +579,35 @@ final class Acquisition {
             return;
         }
         DefaultLease produced;
+        boolean roundGoesOn;
         synchronized (this) {
-            if (from == round && phase == Phase.WAITING) {
-                return;
-            }
+            roundGoesOn = from == round && phase == Phase.WAITING;
             produced = from.lease;
+        }
+        if (roundGoesOn) {
+            if (grants(reply)) {
+                // A late handoff grants without publishing (unlike a release, which a late acquire
+                // can only follow): ask again now with the same owner, which gets the same lock, or
+                // this waiter sleeps until its fallback while Redis holds the lock for it. An attempt
+                // in flight meanwhile makes it ask again after its reply.
+                attempt();
+            }
+            return;
         }
         Runnable cleanUp = () -> engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
         if (produced == null) {
             cleanUp.run();
         } else {
             produced.settled().thenRun(cleanUp);
+        }
+    }
+
+    /** Whether an acquire reply says the lock was granted (status 1); false for anything malformed. */
+    private static boolean grants(@Nullable Object reply) {
+        try {
+            return Replies.asLong(Replies.asList(reply, "acquire").get(0), "acquire") == 1;
+        } catch (RuntimeException malformed) {
+            return false;
         }
     }
 
@@ -685,6 +737,18 @@ final class Acquisition {
         @Override
         public void onLateReply(@Nullable Object reply, @Nullable Throwable error) {
             Acquisition.this.onLateReply(target, reply, error);
+        }
+
+        @Override
+        public boolean stillWaiting() {
+            synchronized (Acquisition.this) {
+                return phase == Phase.WAITING && round == target;
+            }
+        }
+
+        @Override
+        public boolean mayYield() {
+            return mayYield;
         }
     }
 

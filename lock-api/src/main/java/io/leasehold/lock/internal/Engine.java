@@ -46,7 +46,7 @@ final class Engine {
      * TIME in microseconds, so a counter that expired (or fell behind) never repeats a token.
      */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
-    private static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_CLEANUP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long idle threads of the client's own callback pool live. */
     private static final long CALLBACK_KEEP_ALIVE_SECONDS = 5;
@@ -156,76 +156,60 @@ final class Engine {
 
     /**
      * {@link #releaseRetrying(String, String, long)}, handing the lock to {@code next} (may be null)
-     * in the same call: acquire.lua's handoff, whose reply carries the release's outcome (the future's
-     * value, as release.lua's) and the waiter's acquire reply (given to {@code next}, after the
-     * future completed, so that the releasing lease ends before the next one begins). If the handoff
-     * fails, {@code next} hears it as a failed attempt, and the release is resent as a plain release
-     * that counts the lock as released if {@code next}'s owner holds it (the handoff ran, its reply
-     * was lost).
+     * in the same call: see {@link HandoffRelease}.
      */
     CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos, @Nullable HandoffTarget next) {
         CompletableFuture<Object> done = new CompletableFuture<>();
         if (next == null) {
             releaseUntil(name, owner, null, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
         } else {
-            handOff(name, owner, next, now() + budgetNanos, done);
+            new HandoffRelease(this, name, owner, next, now() + budgetNanos, done).send(HandoffRelease.FIRST_RESEND_NANOS);
         }
         return done;
     }
 
-    private void handOff(String name, String owner, HandoffTarget next, long giveUpAt, CompletableFuture<Object> done) {
-        long sent = now();
-        timed(EngineScripts.ACQUIRE.name(), () -> publishCommand().thenCompose(publish -> backend.eval(EngineScripts.ACQUIRE,
-                List.of(lockKey(name), fenceKey(name), channel(name)), next.args(owner, publish))), next::onLateReply)
-                .whenComplete((reply, error) -> {
-                    Object released = null;
-                    Throwable failure = error;
-                    if (failure == null) {
-                        try {
-                            List<?> fields = Replies.asList(reply, "acquire");
-                            released = Replies.asLong(fields.size() > 3 ? fields.get(3) : null, "acquire (handoff)");
-                        } catch (RuntimeException malformed) {
-                            failure = malformed;
-                        }
-                    }
-                    if (failure == null) {
-                        done.complete(released);
-                        next.onReply(reply, null, sent);
-                        return;
-                    }
-                    next.onReply(null, failure, sent); // the waiter retries with the same owner, or gives up
-                    afterFailedSend(name, owner, next.owner(), giveUpAt, FIRST_CLEANUP_RETRY_NANOS, failure, done);
-                });
+    /** acquire.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
+    CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next) {
+        return timed(EngineScripts.ACQUIRE.name(), () -> publishCommand().thenCompose(publish -> backend.eval(EngineScripts.ACQUIRE,
+                List.of(lockKey(name), fenceKey(name), channel(name)), next.args(owner, publish))), next::onLateReply);
     }
 
-    private void releaseUntil(String name, String owner, @Nullable String handedTo, long giveUpAt, long backoffNanos,
+    /**
+     * The plain owner-checked release, sent now and again while it fails transiently and the budget
+     * lasts; {@code handedTo} is the owner an earlier handoff of this release may have granted the
+     * lock to (see release.lua), and {@code resent} says whether an earlier send's outcome is unknown.
+     */
+    void releaseUntil(String name, String owner, @Nullable String handedTo, long giveUpAt, long backoffNanos,
             boolean resent, CompletableFuture<Object> done) {
         release(name, owner, handedTo).whenComplete((reply, error) -> {
             if (error == null) {
                 done.complete(resent && Long.valueOf(0).equals(reply) ? Long.valueOf(1) : reply);
-            } else {
-                afterFailedSend(name, owner, handedTo, giveUpAt, backoffNanos, error, done);
+            } else if (!isTransient(error) || !resendLater(done, error, giveUpAt, backoffNanos, () -> releaseUntil(name,
+                    owner, handedTo, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done))) {
+                done.completeExceptionally(DefaultLease.unwrap(error));
             }
         });
     }
 
-    /** Resends a release after a transient failure, with back-off, while the budget lasts; else fails it. */
-    private void afterFailedSend(String name, String owner, @Nullable String handedTo, long giveUpAt, long backoffNanos,
-            Throwable error, CompletableFuture<Object> done) {
-        if (isTransient(error) && now() + backoffNanos - giveUpAt < 0 && !timer.isShutDown()) {
-            Throwable cause = DefaultLease.unwrap(error);
-            resendsPending.put(done, cause);
-            timer.schedule(() -> {
-                if (resendsPending.remove(done) != null) {
-                    releaseUntil(name, owner, handedTo, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done);
-                }
-            }, backoffNanos);
-            if (timer.isShutDown()) {
-                failResend(done); // shut down meanwhile: the resend may have been dropped with the timer
-            }
-        } else {
-            done.completeExceptionally(DefaultLease.unwrap(error));
+    /**
+     * Runs {@code resend} on the timer after {@code backoffNanos}, if that is before {@code giveUpAt}
+     * and the timer runs; returns false (scheduling nothing) otherwise. While it waits, {@code done} is
+     * pending: if the timer stops first, {@code done} fails with {@code error} (see {@link #failResend}).
+     */
+    boolean resendLater(CompletableFuture<Object> done, Throwable error, long giveUpAt, long backoffNanos, Runnable resend) {
+        if (now() + backoffNanos - giveUpAt >= 0 || timer.isShutDown()) {
+            return false;
         }
+        resendsPending.put(done, DefaultLease.unwrap(error));
+        timer.schedule(() -> {
+            if (resendsPending.remove(done) != null) {
+                resend.run();
+            }
+        }, backoffNanos);
+        if (timer.isShutDown()) {
+            failResend(done); // shut down meanwhile: the resend may have been dropped with the timer
+        }
+        return true;
     }
 
     /**

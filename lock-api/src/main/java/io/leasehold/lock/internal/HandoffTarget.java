@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The reply (or failure) of the handoff is the round's attempt reply: the waiter acts on it
  * exactly as on an acquire's, so a lost reply is retried with the same owner (idempotent), and a
- * late reply of a handoff that timed out is undone like a late acquire.
+ * late reply of a handoff that timed out is undone like a late acquire. While the releasing side
+ * sends the handoff again after a failure of unknown outcome ({@link HandoffRelease}), the attempt
+ * stays in flight and the waiter is told only the final outcome.
  */
 interface HandoffTarget {
 
@@ -26,4 +28,10 @@ interface HandoffTarget {
 
     /** A reply that came after the handoff's command timed out (the command ran, and may have granted the lock). */
     void onLateReply(@Nullable Object reply, @Nullable Throwable error);
+
+    /** Whether the waiter still waits on this handoff (not cancelled, timed out or closed meanwhile). */
+    boolean stillWaiting();
+
+    /** Whether the handoff may yield to other clients' waiters instead of granting (see acquire.lua). */
+    boolean mayYield();
 }

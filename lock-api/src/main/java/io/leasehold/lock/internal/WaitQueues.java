@@ -299,7 +299,7 @@ final class WaitQueues {
             // a release may have been published while the connection was down
             Acquisition head = messageArrived();
             if (head != null) {
-                head.wake();
+                head.wakeAfterResubscribe();
             }
         }
 
