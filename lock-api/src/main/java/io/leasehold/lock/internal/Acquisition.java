@@ -88,6 +88,8 @@ final class Acquisition {
     private boolean inFlight;
     private boolean wakePending;
     private boolean queued;
+    /** Whether any attempt (or handoff) of any round was sent; see {@link #onDeadline}. */
+    private boolean askedRedis;
     /** When a release message last woke this waiter ({@link #NOT_SEEN} if none since its last contended reply). */
     private long releaseSeenNanos = NOT_SEEN;
     /** Until when this waiter steps back after its handoff yielded ({@link #NOT_SEEN} if it does not). */
@@ -197,6 +199,7 @@ final class Acquisition {
         cancelTimers(false);
         Round target = round;
         target.sent = true;
+        askedRedis = true;
         target.handoffStreak = streak;
         releaseSeenNanos = engine.now(); // the handoff latency runs from the release on
         return new Handoff(target, mayYield);
@@ -269,6 +272,7 @@ final class Acquisition {
             cancelTimers(false);
             current = round;
             current.sent = true;
+            askedRedis = true;
         }
         long sent = engine.now();
         engine.call(EngineScripts.ACQUIRE, acquireKeys, current.args, (late, lateError) -> onLateReply(current, late, lateError))
@@ -551,7 +555,8 @@ final class Acquisition {
             // the lock is held or Redis is down (G9), so ask once and let the reply decide (its
             // handling sees the deadline passed: contended ends in a timeout, a transient failure
             // in LockBackendException, and a grant is a lease).
-            neverAsked = !round.sent;
+            // (Only if no attempt at all was sent: a round discarded for a slow reply has failed.)
+            neverAsked = !askedRedis;
         }
         if (neverAsked) {
             attempt();
