@@ -27,7 +27,9 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
         /** Runs in the store; its reply is lost to a connection reset. */
         FAIL_AFTER_RUN,
         /** Never reaches the store and never answers (the command timeout ends it). */
-        NEVER_ARRIVES
+        NEVER_ARRIVES,
+        /** Held on its way (a slow network) until {@link #letGo()} sends it on; its reply then comes normally. */
+        HOLD
     }
 
     final List<String> calls = new CopyOnWriteArrayList<>();
@@ -36,6 +38,7 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
     /** Every handoff's reply from the store, or what became of the send. */
     final List<String> handoffOutcomes = new CopyOnWriteArrayList<>();
     private final Queue<Send> script = new ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> held = new java.util.concurrent.atomic.AtomicReference<>();
 
     ScriptedHandoffBackend(InMemoryLockBackend delegate) {
         super(delegate);
@@ -44,6 +47,20 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
     /** Appends outcomes for the next handoff sends; sends beyond the script pass. */
     void nextHandoffs(Send... sends) {
         script.addAll(List.of(sends));
+    }
+
+    /** Whether a {@link Send#HOLD} send is being held. */
+    boolean holding() {
+        return held.get() != null;
+    }
+
+    /** Sends the held handoff on to the store. */
+    void letGo() {
+        Runnable go = held.getAndSet(null);
+        if (go == null) {
+            throw new AssertionError("no handoff is held; calls " + calls);
+        }
+        go.run();
     }
 
     @Override
@@ -72,6 +89,18 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
                     lost.completeExceptionally(new java.net.SocketException("Connection reset (after the handoff ran)"));
                 });
                 return lost;
+            }
+            case HOLD: {
+                CompletableFuture<Object> toEngine = new CompletableFuture<>();
+                held.set(() -> super.eval(script, keys, args).whenComplete((reply, error) -> {
+                    handoffOutcomes.add("ran after being held: " + (error == null ? reply : error));
+                    if (error != null) {
+                        toEngine.completeExceptionally(error);
+                    } else {
+                        toEngine.complete(reply);
+                    }
+                }));
+                return toEngine;
             }
             default:
                 return super.eval(script, keys, args).whenComplete((reply, error) ->
