@@ -124,6 +124,36 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
     }
 
     /**
+     * G13 on the resend path: the handoff's first send is refused, its resend runs on the engine's
+     * timer thread and grants the waiter. The waiter's continuation and the holder's releaseAsync
+     * continuation still run on the callback pool, and the listeners on the event thread, never on
+     * the timer or the thread that completed the reply.
+     */
+    @Test
+    void shouldRunNoUserCodeOnTheTimerWhenAResentHandoffGrants() throws Exception {
+        String name = "handoff-withstands:threads";
+        LockClient a = scriptedClient(Duration.ofSeconds(5));
+        Lease held = a.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
+        CompletableFuture<String> waiterThread = a.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60))
+                .thenApply(lease -> {
+                    lease.release();
+                    return Thread.currentThread().getName();
+                });
+        awaitFirstWaiterQueued(name, 2);
+        node.nextHandoffs(Send.FAIL_BEFORE_RUN);
+
+        CompletableFuture<String> releaseThread = held.releaseAsync().thenApply(done -> Thread.currentThread().getName());
+        advanceUntil("the resend granted the waiter", Duration.ofMillis(5), Duration.ofMillis(100), waiterThread::isDone);
+        for (String thread : List.of(releaseThread.get(5, TimeUnit.SECONDS), waiterThread.get(5, TimeUnit.SECONDS))) {
+            assertTrue(thread.startsWith("leasehold-callback"), "a user continuation ran on " + thread);
+        }
+        assertEquals(2, node.handoffs.get(), "the refused send and its resend: " + node.handoffOutcomes);
+        Eventually.until("the listeners heard both releases", () -> events.events.stream()
+                .filter(e -> e.startsWith("released")).count() == 2);
+        assertTrue(events.threads.stream().allMatch(t -> t.startsWith("leasehold-events")), "listeners ran on " + events.threads);
+    }
+
+    /**
      * A yield whose reply was lost: the eighth handoff in a row yields (another client waits), its
      * reply is lost, the other client's waiter takes the lock, and the resend finds that waiter's
      * lock. The release counts as released (the yield deleted it: no false loss), and the local
