@@ -247,7 +247,7 @@ final class Acquisition {
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
     void abortClosed() {
         if (end()) {
-            finish(true);
+            finish(true, true);
             engine.listeners.acquireCancelled(lock.name(), waited());
             // Through the callback executor: a continuation must not run on (and stretch) close().
             deliver(() -> result.completeExceptionally(new IllegalStateException(
@@ -655,12 +655,23 @@ final class Acquisition {
 
     /** Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current round. */
     private void finish(boolean cleanUp) {
+        finish(cleanUp, false);
+    }
+
+    /**
+     * @param closing the client is closing: the clean-up goes at once, even behind a handoff that
+     *     has not settled (once closed, the client sends nothing more, and a clean-up left for later
+     *     would leave the lock for a lease time; the false loss it may cause is the lesser harm)
+     */
+    private void finish(boolean cleanUp, boolean closing) {
         boolean wasQueued;
         Round last;
+        CompletableFuture<?> handoffSettled;
         synchronized (this) {
             cancelTimers(true);
             wasQueued = queued;
             last = round;
+            handoffSettled = last.handoffSettled;
             if (wasQueued) {
                 engine.listeners.waitEnded(lock.name(), waited());
             }
@@ -670,7 +681,14 @@ final class Acquisition {
             lock.client().waitQueues().leave(lock.name(), this);
         }
         if (cleanUp && last.sent) {
-            engine.releaseEventually(lock.name(), last.owner, lock.options().leaseTime().toMillis());
+            Runnable release = () -> engine.releaseEventually(lock.name(), last.owner, lock.options().leaseTime().toMillis());
+            if (handoffSettled == null || closing) {
+                release.run();
+            } else {
+                // A handoff to this round may still be resent: cleaning up first could let the lock
+                // move on under that resend (a false loss for the releasing lease); see HandoffRelease.
+                handoffSettled.whenComplete((settled, error) -> release.run());
+            }
         }
     }
 
@@ -745,15 +763,15 @@ final class Acquisition {
         }
 
         @Override
-        public boolean stillWaiting() {
-            synchronized (Acquisition.this) {
-                return phase == Phase.WAITING && round == target;
-            }
+        public boolean deadlinePassed() {
+            return engine.now() - deadlineNanos >= 0;
         }
 
         @Override
-        public boolean mayYield() {
-            return mayYield;
+        public void pending(CompletableFuture<?> settled) {
+            synchronized (Acquisition.this) {
+                target.handoffSettled = settled;
+            }
         }
     }
 
@@ -769,6 +787,11 @@ final class Acquisition {
          * the lock; 0 for a lease it took itself (guarded by the acquisition's monitor).
          */
         int handoffStreak;
+        /**
+         * Completes once the release that handed this round the lock has settled (null if none did):
+         * the round's clean-up waits for it (guarded by the acquisition's monitor).
+         */
+        @Nullable CompletableFuture<?> handoffSettled;
         /** The lease this round produced, once it did (guarded by the acquisition's monitor). */
         @Nullable DefaultLease lease;
     }

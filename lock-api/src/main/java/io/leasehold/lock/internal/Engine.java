@@ -171,7 +171,8 @@ final class Engine {
     /** acquire.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
     CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next) {
         return timed(EngineScripts.ACQUIRE.name(), () -> publishCommand().thenCompose(publish -> backend.eval(EngineScripts.ACQUIRE,
-                List.of(lockKey(name), fenceKey(name), channel(name)), next.args(owner, publish))), next::onLateReply);
+                List.of(lockKey(name), fenceKey(name), channel(name), LockKeys.yieldMarkerKey(keyPrefix, name)),
+                next.args(owner, publish))), next::onLateReply);
     }
 
     /**

@@ -16,17 +16,22 @@ import org.jspecify.annotations.Nullable;
  *   <li>a transient failure (the outcome is unknown: the script may have run): the same handoff is
  *       sent again after a back-off, while the release's budget lasts, and the waiter's attempt
  *       stays in flight meanwhile. A handoff is idempotent (if an earlier send granted the lock, the
- *       waiter's owner holds it and the resend answers "acquired, released"), so the answer of the
- *       resend tells both what happened. Had the waiter retried on its own, it could have taken
- *       the lock and passed it on before the release's resend ran, which would then find someone
- *       else's lock and report a loss that never happened. If the waiter stopped waiting meanwhile,
- *       the resend is a plain release that counts the lock as released if the waiter's owner holds
- *       it;</li>
+ *       waiter's owner holds it and the resend answers "acquired, released"; if it yielded, the
+ *       yield marker names the releasing owner and the resend answers "released"), so the answer
+ *       of the resend tells both what happened. Had the waiter retried on its own, it could have
+ *       taken the lock and passed it on before the release's resend ran, which would then find
+ *       someone else's lock and report a loss that never happened. The waiter's clean-up, should
+ *       it end meanwhile (cancel, close), waits for this release to settle
+ *       ({@link HandoffTarget#pending}) for the same reason, and the resend still names it: a
+ *       lock it grants to the departed waiter is deleted by that clean-up right after;</li>
  *   <li>a failure that is not transient (a script error, as when the name's fencing counter holds a
  *       foreign value): the script refused before writing anything, so the waiter hears the error
  *       as its attempt's, and the holder's lock goes by a plain release, which needs no counter;</li>
  *   <li>the budget runs out: the waiter hears the last failure (it retries on its own, with the
- *       same owner) and the release fails with it.</li>
+ *       same owner) and the release fails with it;</li>
+ *   <li>the waiter's deadline passes while a resend is pending: the waiter hears the last failure
+ *       then (so its wait ends within its deadline and one command timeout), and the release goes
+ *       on resending alone.</li>
  * </ul>
  *
  * <p>This class is threadsafe: sends follow one another (a resend is scheduled only after the
@@ -37,6 +42,8 @@ final class HandoffRelease {
     /** First back-off before a handoff is sent again: the waiter's attempt waits on it, as on its own retry. */
     static final long FIRST_RESEND_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final long MAX_RESEND_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** acquire.lua's 4th entry when an earlier send of the handoff yielded the lock (the yield marker). */
+    private static final long RELEASED_BY_EARLIER_YIELD = 2;
 
     private final Engine engine;
     private final String name;
@@ -61,6 +68,7 @@ final class HandoffRelease {
                 tellWaiter(null, error, engine.now());
             }
         });
+        next.pending(done);
     }
 
     /** Sends the handoff; {@code backoffNanos} is the wait before a resend, should this send fail transiently. */
@@ -78,36 +86,42 @@ final class HandoffRelease {
                 }
             }
             if (failure == null) {
+                if (Long.valueOf(RELEASED_BY_EARLIER_YIELD).equals(released)) {
+                    released = Long.valueOf(1);
+                }
                 done.complete(resent ? afterUnknownOutcome((Long) released) : released);
                 tellWaiter(reply, null, sent);
             } else if (!engine.isTransient(failure)) {
                 tellWaiter(null, failure, sent);
                 engine.releaseUntil(name, owner, null, giveUpAt, Engine.FIRST_CLEANUP_RETRY_NANOS, resent, done);
-            } else if (!engine.resendLater(done, failure, giveUpAt, backoffNanos, () -> resend(backoffNanos))) {
-                done.completeExceptionally(DefaultLease.unwrap(failure)); // tells the waiter too
+            } else {
+                Throwable transientFailure = failure;
+                if (!engine.resendLater(done, failure, giveUpAt, backoffNanos, () -> resend(backoffNanos, transientFailure, sent))) {
+                    done.completeExceptionally(DefaultLease.unwrap(failure)); // tells the waiter too
+                }
             }
         });
     }
 
-    private void resend(long backoffNanos) {
+    private void resend(long backoffNanos, Throwable lastFailure, long lastSent) {
         resent = true;
-        if (next.stillWaiting()) {
-            send(Math.min(backoffNanos * 2, MAX_RESEND_NANOS));
-        } else {
-            // The waiter ended (its clean-up releases its owner): only the holder's lock is left to settle.
-            engine.releaseUntil(name, owner, next.owner(), giveUpAt, Engine.FIRST_CLEANUP_RETRY_NANOS, true, done);
+        if (next.deadlinePassed()) {
+            tellWaiter(null, lastFailure, lastSent); // its wait is over: it ends on this failure
         }
+        send(Math.min(backoffNanos * 2, MAX_RESEND_NANOS));
     }
 
     /**
-     * The release's outcome from a resend's reply. An earlier send may have run: it granted the
-     * waiter (then the resend finds the waiter's owner and answers 1), or, when it was allowed to
-     * yield, it released the lock for everybody, after which anything may be found. So with the
-     * yield flag, absent (0) or someone else's (-1) count as released; without it they are what
-     * they say (the waiter's attempt was in flight all along, so nobody of ours moved the lock on).
+     * The release's outcome from a resend's reply. An earlier send may have run and granted the
+     * waiter (the resend then finds the waiter's owner and answers 1) or yielded (the marker makes
+     * the resend answer 1 even if another client holds the lock by now). Absent (0) proves nothing
+     * after a send of unknown outcome (a yield, or the waiter's lock cleaned up), so it counts as
+     * released, as for a plain release's resend (see {@link Engine#releaseRetrying}); someone else's
+     * lock (-1) with no marker of ours is a loss: nothing of ours can have moved the lock on, since
+     * the waiter neither retries nor cleans up while this release is pending.
      */
-    private Object afterUnknownOutcome(Long released) {
-        return next.mayYield() && released != null && released <= 0 ? Long.valueOf(1) : released;
+    private static Object afterUnknownOutcome(Long released) {
+        return released != null && released == 0 ? Long.valueOf(1) : released;
     }
 
     private void tellWaiter(@Nullable Object reply, @Nullable Throwable error, long sentNanos) {

@@ -1,6 +1,7 @@
 package io.leasehold.lock.internal;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,9 +30,13 @@ interface HandoffTarget {
     /** A reply that came after the handoff's command timed out (the command ran, and may have granted the lock). */
     void onLateReply(@Nullable Object reply, @Nullable Throwable error);
 
-    /** Whether the waiter still waits on this handoff (not cancelled, timed out or closed meanwhile). */
-    boolean stillWaiting();
+    /** Whether the waiter's deadline has passed (its wait must then end on the failure at hand). */
+    boolean deadlinePassed();
 
-    /** Whether the handoff may yield to other clients' waiters instead of granting (see acquire.lua). */
-    boolean mayYield();
+    /**
+     * Called once, before the first send, with the future that completes when the release (and so
+     * every send of this handoff) is settled: an ending of the waiter meanwhile must not clean up
+     * its owner before that, or a resend could find the lock moved on and report a false loss.
+     */
+    void pending(CompletableFuture<?> settled);
 }

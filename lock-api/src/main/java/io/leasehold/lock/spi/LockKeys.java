@@ -3,13 +3,14 @@ package io.leasehold.lock.spi;
 import java.util.Objects;
 
 /**
- * The Redis layout of one lock: the lock key, its fencing counter and its release channel share the
- * hash tag {@code {<name>}}, so that all three live in one cluster slot.
+ * The Redis layout of one lock: the lock key, its fencing counter, its release channel and its
+ * yield marker share the hash tag {@code {<name>}}, so that all of them live in one cluster slot.
  *
  * <pre>
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
  * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
+ * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded the lock to other clients (PX lease; see acquire.lua)
  * </pre>
  *
  * <p>Inside the braces, {@code %} is written {@code %25} and {@code }} is written {@code %7D}, and
@@ -45,6 +46,15 @@ public final class LockKeys {
     /** The release channel of {@code name}: the lock key and {@code :released}. */
     public static String releaseChannel(String prefix, String name) {
         return lockKey(prefix, name) + ":released";
+    }
+
+    /**
+     * The yield marker of {@code name}: the lock key and {@code :yielded}. A release that hands the
+     * lock to another client's waiters instead of its own client's (acquire.lua's yield) writes its
+     * owner there, so that a resend of that release can tell it released from it was lost.
+     */
+    public static String yieldMarkerKey(String prefix, String name) {
+        return lockKey(prefix, name) + ":yielded";
     }
 
     /** {@code name} with {@code %} and {@code }} percent-encoded: never empty, never containing {@code }}. */

@@ -13,6 +13,10 @@
 -- ARGV[6]  '1' to yield        when another client waits (a second subscriber on the channel), the
 --                              lock is released for everybody instead: delete, publish, no grant
 --                              (so one client's waiters cannot keep the lock from the others')
+-- KEYS[4]  yield marker        <prefix>{<name>}:yielded: a yield writes the releasing owner there
+--                              (PX lease), so that a resend of the same handoff, whose first reply
+--                              was lost, can tell "yielded, then another client took it" (released)
+--                              from "lost before the release" (-1)
 -- Returns  {1, token, pttl}    acquired; also when this owner already holds it (a retried
 --                              acquire is idempotent: same token, lease reset, no new token)
 --          {0, token, pttl}    held by another owner: its token and remaining ms
@@ -21,6 +25,9 @@
 --              handoff released it and its reply was lost); with a yield: {0, token, 0, 1}
 --           0  absent (expired or deleted): the lock was free, and is taken as by an acquire
 --          -1  held by another owner (the releasing lease was lost): {0, token, pttl, -1}
+--           2  held by another owner, and the yield marker names the releasing owner: an earlier
+--              send of this very handoff yielded (released) the lock, and another client took it
+--              since: {0, token, pttl, 2}
 --          error               "ERR key '<key>' holds a value that is not a Leasehold lock (...)"
 --                              when KEYS[1] holds another type or a string without ':', or
 --                              "... not a Leasehold fencing counter (...)" when KEYS[2] holds
@@ -75,12 +82,18 @@ if current then
     return {1, token, tonumber(ARGV[2]), released}
   end
   if owner ~= handoff then
+    if handoff and KEYS[4] and redis.pcall('GET', KEYS[4]) == handoff then
+      return {0, token, redis.call('PTTL', KEYS[1]), 2}
+    end
     return {0, token, redis.call('PTTL', KEYS[1]), handoff and -1 or nil}
   end
   if ARGV[6] == '1' then
     local count = redis.call('PUBSUB', ARGV[5] == 'SPUBLISH' and 'SHARDNUMSUB' or 'NUMSUB', KEYS[3])[2]
     if count > 1 then
       redis.call('DEL', KEYS[1])
+      if KEYS[4] then
+        redis.call('SET', KEYS[4], handoff, 'PX', ARGV[2])
+      end
       redis.call(ARGV[5], KEYS[3], 'released')
       return {0, token, 0, 1}
     end

@@ -89,10 +89,17 @@ final class ScriptEmulator {
                 return reply(1L, held.token(), c.integerArg(2, "tonumber"), handoff == null ? null : 1L);
             }
             if (!held.owner().equals(handoff)) {
+                if (handoff != null && c.keyCount() >= 4 && handoff.equals(pcallGet(c, 4).value())) {
+                    // an earlier send of this handoff yielded, and another client took the lock since
+                    return reply(0L, held.token(), store.pttl(c.key(1), now), 2L);
+                }
                 return reply(0L, held.token(), store.pttl(c.key(1), now), handoff == null ? null : -1L);
             }
             if ("1".equals(c.arg(6)) && othersWait(c)) {
                 store.del(c.key(1), now);
+                if (c.keyCount() >= 4) {
+                    setPx(c, 4, handoff, 2, "lease"); // the yield marker
+                }
                 publish(c, 5, 3);
                 return List.of(0L, held.token(), 0L, 1L); // yielded to the other clients' waiters
             }

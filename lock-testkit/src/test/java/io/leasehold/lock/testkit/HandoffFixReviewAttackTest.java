@@ -74,8 +74,9 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         Eventually.until("the handoff ran (its reply lost)", () -> node.handoffOutcomes.size() >= 1);
         assertFalse(released.isDone(), "the release waits on the handoff's resend");
         assertTrue(waiting.cancel(false), "the waiter gives up while the handoff is to be resent");
-        Lease othersLease = elsewhere.get(5, TimeUnit.SECONDS); // the waiter's clean-up freed the lock and published
+        // (Since the fix, the waiter's clean-up waits for the release to settle: the resend runs first.)
         advanceUntil("the holder's release settled", Duration.ofMillis(5), Duration.ofMillis(200), released::isDone);
+        Lease othersLease = elsewhere.get(5, TimeUnit.SECONDS); // the waiter's clean-up freed the lock and published
 
         boolean deleted = released.get(5, TimeUnit.SECONDS);
         assertTrue(deleted && !events.lostReported(held.fencingToken()),
@@ -117,7 +118,7 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         Eventually.until("the handoff ran (its reply lost)", () -> node.handoffOutcomes.size() >= 1);
         advanceUntil("the resend is on its way", Duration.ofMillis(5), Duration.ofMillis(100), node::holding);
         assertTrue(waiting.cancel(false), "the waiter gives up while the resend is on its way");
-        Eventually.until("the waiter's clean-up deleted the lock the first send granted", () -> !redis.exists(lockKey(name)));
+        // (Before the fix, the waiter's clean-up deleted the lock the first send granted here, before the resend ran.)
         node.letGo();
 
         Eventually.until("the holder's release settled", released::isDone);
@@ -174,6 +175,11 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         String lastHandoff = node.calls.stream().filter(c -> c.startsWith("acquire") && c.endsWith(", 1]"))
                 .reduce((x, y) -> y).orElse("none");
         boolean deleted = released.get(5, TimeUnit.SECONDS);
+        long heldToken = held.fencingToken();
+        if (!deleted) {
+            // listeners hear on their own thread, after release() has its outcome
+            Eventually.until("the listeners heard of the loss; " + events, () -> events.lostReported(heldToken));
+        }
         assertTrue(!deleted && events.lostReported(held.fencingToken()),
                 "the holder's lock was another client's (token " + thief.fencingToken() + ") when its release ran, and"
                         + " the handoff that might yield (" + lastHandoff + ") never ran before its resend, yet"

@@ -53,6 +53,16 @@ final class ScriptCaller {
                 List.of(owner, Long.toString(leaseMs), Long.toString(COUNTER_TTL_MS)));
     }
 
+    /** acquire.lua as a handoff from {@code releasingOwner} to {@code owner}, with the yield flag, as the engine sends it. */
+    List<?> handoff(String name, String owner, String releasingOwner, boolean mayYield) {
+        return (List<?>) await(backend.eval(ACQUIRE, List.of(lockKey(name), fenceKey(name), channel(name), yieldMarkerKey(name)),
+                List.of(owner, "30000", Long.toString(COUNTER_TTL_MS), releasingOwner, "SPUBLISH", mayYield ? "1" : "0")));
+    }
+
+    static String yieldMarkerKey(String name) {
+        return LockKeys.yieldMarkerKey(PREFIX, name);
+    }
+
     List<?> acquire(String name, String owner, long leaseMs) {
         return (List<?>) await(acquireAsync(name, owner, leaseMs));
     }

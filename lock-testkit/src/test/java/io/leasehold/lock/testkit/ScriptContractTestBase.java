@@ -58,6 +58,29 @@ abstract class ScriptContractTestBase {
         return tokens;
     }
 
+    // ---- handoff: the yield marker ----
+
+    @Test
+    void shouldAnswerReleasedToAResentHandoffWhoseEarlierSendYieldedTheLockToAnotherClient() {
+        scripts.acquireToken("orders", "thief", 30_000); // another client took the lock after the yield
+        fixture.writeKey(ScriptCaller.yieldMarkerKey("orders"), "releasing");
+
+        List<?> reply = scripts.handoff("orders", "waiter", "releasing", true);
+
+        assertEquals(0L, reply.get(0), "the waiter does not get it: " + reply);
+        assertEquals(2L, reply.get(3), "released by the earlier yield (the marker names the releasing owner): " + reply);
+    }
+
+    @Test
+    void shouldAnswerLostToAHandoffThatFindsAnotherOwnersLockWithoutItsYieldMarker() {
+        scripts.acquireToken("orders", "thief", 30_000);
+        fixture.writeKey(ScriptCaller.yieldMarkerKey("orders"), "someone-else");
+
+        List<?> reply = scripts.handoff("orders", "waiter", "releasing", true);
+
+        assertEquals(List.of(0L, -1L), List.of(reply.get(0), reply.get(3)), "held by another owner, no yield of ours: " + reply);
+    }
+
     // ---- G3: fencing tokens, a hybrid logical clock ----
 
     @Test
