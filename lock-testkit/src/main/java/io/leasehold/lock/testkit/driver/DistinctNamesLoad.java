@@ -17,7 +17,8 @@ import java.util.function.IntFunction;
  */
 final class DistinctNamesLoad {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Generous: a loaded machine stalls for seconds (see {@link LoadDriverTests#LOADED_WAIT}). */
+    private static final Duration WAIT = LoadDriverTests.LOADED_WAIT;
     private static final long TIMEOUT_SECONDS = 300;
 
     private DistinctNamesLoad() {
