@@ -263,8 +263,7 @@ public abstract class LoadDriverTests {
         // And 1,000 more, each waited for by another node while held (queues, subscriptions, lingering)
         DistinctNamesLoad.handOverEach(client, other, CONTENDED_NAMES, IN_FLIGHT, i -> name("contended", i));
         // Then, once the last subscription's linger passed, neither engine keeps anything per name
-        Eventually.until("both engines idle: " + EngineFootprint.of(client) + " " + EngineFootprint.of(other),
-                () -> EngineFootprint.of(client).isIdle() && EngineFootprint.of(other).isIdle());
+        DistinctNamesLoad.awaitIdle(client, other);
         // And Redis holds no lock and no subscription of theirs (the drivers dropped every channel)
         assertEquals(0L, redis.server().command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0",
                 LockClient.Builder.DEFAULT_KEY_PREFIX + "{" + run + ":*}"), "lock keys left");

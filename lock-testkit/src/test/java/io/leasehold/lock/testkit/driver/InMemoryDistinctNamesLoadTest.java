@@ -1,7 +1,6 @@
 package io.leasehold.lock.testkit.driver;
 
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.internal.EngineFootprint;
 import io.leasehold.lock.testkit.InMemoryLockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +30,6 @@ class InMemoryDistinctNamesLoadTest {
         DistinctNamesLoad.acquireAndReleaseEach(client, NAMES, LoadDriverTests.IN_FLIGHT, i -> "distinct:" + i);
         DistinctNamesLoad.handOverEach(client, other, LoadDriverTests.CONTENDED_NAMES, LoadDriverTests.IN_FLIGHT, i -> "contended:" + i);
 
-        Eventually.until("both engines idle: " + EngineFootprint.of(client) + " " + EngineFootprint.of(other),
-                () -> EngineFootprint.of(client).isIdle() && EngineFootprint.of(other).isIdle());
+        DistinctNamesLoad.awaitIdle(client, other);
     }
 }
