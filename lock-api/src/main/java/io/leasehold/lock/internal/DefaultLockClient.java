@@ -131,6 +131,13 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         return waitQueues;
     }
 
+    /** What this client's engine keeps right now (see {@link EngineFootprint}). */
+    EngineFootprint footprint() {
+        return new EngineFootprint(waitQueues.waitedNames(), waitQueues.subscribedNames(), acquiring.size(), held.size(),
+                holders.size(), renewer.size(), renewer.scheduled(), engine.releaseResends(), engine.watchedCalls(),
+                engine.timer.taskCount());
+    }
+
     void checkOpen(String name) {
         if (closed.get()) {
             throw new IllegalStateException("client must be open, but was closed (lock '" + name + "')");

@@ -248,6 +248,16 @@ final class Engine {
         });
     }
 
+    /** Releases whose resend waits on the timer (for {@link EngineFootprint}). */
+    int releaseResends() {
+        return resendsPending.size();
+    }
+
+    /** Calls watched for their command timeout, answered ones not yet pruned (for {@link EngineFootprint}). */
+    int watchedCalls() {
+        return commandTimeouts.size();
+    }
+
     /** Whether the backend says {@code failure} may go away if the call is retried. */
     boolean isTransient(Throwable failure) {
         try {

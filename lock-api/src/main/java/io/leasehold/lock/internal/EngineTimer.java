@@ -79,6 +79,16 @@ final class EngineTimer {
         return entry;
     }
 
+    /** Tasks scheduled and not run or cancelled yet (for {@link EngineFootprint}). */
+    int taskCount() {
+        if (systemTicker) {
+            return thread.getQueue().size(); // cancelled tasks leave the queue at once (remove-on-cancel)
+        }
+        synchronized (due) {
+            return due.size();
+        }
+    }
+
     /** Whether {@link #shutdown} was called: scheduled tasks no longer run. */
     boolean isShutDown() {
         return thread.isShutdown();

@@ -107,6 +107,13 @@ final class Renewer {
         }
     }
 
+    /** Leases in the renewal schedule (those with a renewal in flight are not). */
+    int scheduled() {
+        synchronized (lock) {
+            return schedule.size();
+        }
+    }
+
     /** Puts {@code lease} in the schedule, due at {@code due}, eligible to ride along half a renewal period before. */
     private void scheduleLocked(DefaultLease lease, long due) {
         schedule.schedule(lease, due, due - Validity.renewIntervalNanos(lease.leaseMs) / 2);

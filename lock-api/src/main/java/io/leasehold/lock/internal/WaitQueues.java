@@ -156,6 +156,17 @@ final class WaitQueues {
         return queues.size();
     }
 
+    /** Names whose release channel is subscribed right now (for {@link EngineFootprint}). */
+    int subscribedNames() {
+        int subscribed = 0;
+        for (Queue q : queues.values()) {
+            if (q.isSubscribed()) {
+                subscribed++;
+            }
+        }
+        return subscribed;
+    }
+
     /** One name's FIFO and its subscription. */
     private final class Queue implements MessageListener {
 
@@ -203,6 +214,10 @@ final class WaitQueues {
 
         synchronized boolean isEmpty() {
             return waiters.isEmpty();
+        }
+
+        synchronized boolean isSubscribed() {
+            return active != null;
         }
 
         synchronized @Nullable Acquisition head() {

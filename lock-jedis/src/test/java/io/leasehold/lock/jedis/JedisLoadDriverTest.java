@@ -1,0 +1,13 @@
+package io.leasehold.lock.jedis;
+
+import io.leasehold.lock.testkit.driver.DriverUnderTest;
+import io.leasehold.lock.testkit.driver.LoadDriverTests;
+
+/** The shared load tests for Jedis: 10,000 leases renewed, 1,000 waiters on 4 nodes, 100,000 names leaving nothing behind. */
+class JedisLoadDriverTest extends LoadDriverTests {
+
+    @Override
+    protected DriverUnderTest driver() {
+        return new JedisDriver();
+    }
+}
