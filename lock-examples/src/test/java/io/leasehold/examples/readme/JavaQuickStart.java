@@ -14,7 +14,7 @@ public class JavaQuickStart {
 
     public static void main(String[] args) {
         RedisClient redis = RedisClient.create(args.length > 0 ? args[0] : "redis://localhost:6379");
-        try (LockClient locks = LettuceLockBackend.lockClient(redis)) {       // one per application
+        try (LockClient locks = LettuceLockBackend.lockClient(redis)) { // one per application
             DistributedLock lock = locks.lock("orders:42");
 
             // Preferred: releases on every path, interrupts the body if the lease is lost.
@@ -26,8 +26,8 @@ public class JavaQuickStart {
             // Explicit lease: release it yourself (try-with-resources).
             try (Lease lease = lock.acquire(Duration.ofSeconds(5))) {
                 lease.lost().thenAccept(loss -> System.err.println("lost " + loss)); // on the callback executor
-                if (lease.isValid()) {                                              // decide from the state, at once
-                    write("order 42", lease.fencingToken());                        // storage rejects smaller tokens
+                if (lease.isValid()) { // decide from the state, at once
+                    write("order 42", lease.fencingToken()); // storage rejects smaller tokens
                 }
             }
 

@@ -12,9 +12,9 @@ public class JedisQuickStart {
 
     public static void main(String[] args) {
         try (RedisClient redis = RedisClient.create(args.length > 0 ? args[0] : "redis://localhost:6379");
-                LockClient locks = JedisLockBackend.lockClient(redis)) {     // closed first; the client stays yours
-            locks.lock("orders:42").runWithLease(Duration.ofSeconds(5),
-                    lease -> write("order 42", lease.fencingToken()));
+                LockClient locks = JedisLockBackend.lockClient(redis)) { // closed first; the client stays yours
+            locks.lock("orders:42")
+                    .runWithLease(Duration.ofSeconds(5), lease -> write("order 42", lease.fencingToken()));
         }
     }
 

@@ -18,7 +18,9 @@ class ReadmeCoordinatesTest {
 
     @BeforeAll
     static void readGetItSection() throws IOException {
-        Path moduleDir = Path.of(System.getProperty("leasehold.examples.dir", ".")).toAbsolutePath().normalize();
+        Path moduleDir = Path.of(System.getProperty("leasehold.examples.dir", "."))
+                .toAbsolutePath()
+                .normalize();
         String readme = Files.readString(moduleDir.resolveSibling("README.md"));
         int start = readme.indexOf("\n## Get it\n");
         assertThat(start).as("README.md has a '## Get it' section").isNotNegative();
@@ -30,14 +32,16 @@ class ReadmeCoordinatesTest {
     void shouldImportTheBomOfThisVersionWithMavenAndGradle() {
         String version = required("leasehold.version");
         assertThat(getIt)
-                .contains("<artifactId>lock-bom</artifactId>\n      <version>" + version + "</version>\n      <type>pom</type>\n      <scope>import</scope>")
+                .contains("<artifactId>lock-bom</artifactId>\n      <version>" + version
+                        + "</version>\n      <type>pom</type>\n      <scope>import</scope>")
                 .contains("implementation(platform(\"io.leasehold:lock-bom:" + version + "\"))");
     }
 
     @Test
     void shouldNameBothDriversByTheirArtifactIds() {
         assertThat(getIt)
-                .contains("<groupId>io.leasehold</groupId>\n    <artifactId>lock-lettuce</artifactId> <!-- or lock-jedis -->")
+                .contains(
+                        "<groupId>io.leasehold</groupId>\n    <artifactId>lock-lettuce</artifactId> <!-- or lock-jedis -->")
                 .contains("implementation(\"io.leasehold:lock-lettuce\") // or lock-jedis");
     }
 
@@ -60,7 +64,9 @@ class ReadmeCoordinatesTest {
 
     private static String required(String property) {
         String value = System.getProperty(property);
-        assertThat(value).as("system property %s (set by lock-examples' surefire configuration)", property).isNotBlank();
+        assertThat(value)
+                .as("system property %s (set by lock-examples' surefire configuration)", property)
+                .isNotBlank();
         return value;
     }
 }

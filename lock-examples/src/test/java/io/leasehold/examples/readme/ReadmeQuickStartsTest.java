@@ -93,8 +93,7 @@ class ReadmeQuickStartsTest {
     }
 
     /** What a quick start printed. */
-    private record Output(List<String> stdoutLines, String stderr) {
-    }
+    private record Output(List<String> stdoutLines, String stderr) {}
 
     private interface QuickStart {
         void run() throws Exception;
@@ -114,6 +113,7 @@ class ReadmeQuickStartsTest {
             System.setOut(out);
             System.setErr(err);
         }
-        return new Output(stdout.toString(StandardCharsets.UTF_8).lines().toList(), stderr.toString(StandardCharsets.UTF_8));
+        return new Output(
+                stdout.toString(StandardCharsets.UTF_8).lines().toList(), stderr.toString(StandardCharsets.UTF_8));
     }
 }

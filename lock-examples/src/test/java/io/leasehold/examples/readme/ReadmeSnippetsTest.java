@@ -34,14 +34,15 @@ class ReadmeSnippetsTest {
     @BeforeAll
     static void locateFiles() {
         // Set by the module's surefire configuration; falls back to Surefire's default working directory.
-        moduleDir = Path.of(System.getProperty("leasehold.examples.dir", ".")).toAbsolutePath().normalize();
+        moduleDir = Path.of(System.getProperty("leasehold.examples.dir", "."))
+                .toAbsolutePath()
+                .normalize();
         readme = moduleDir.resolveSibling("README.md");
     }
 
     @Test
     void shouldFindTheQuickStartRegions() {
-        assertThat(sourceRegions().keySet())
-                .contains("java-quick-start", "jedis-quick-start", "kotlin-quick-start");
+        assertThat(sourceRegions().keySet()).contains("java-quick-start", "jedis-quick-start", "kotlin-quick-start");
     }
 
     @Test
@@ -60,8 +61,9 @@ class ReadmeSnippetsTest {
         });
         blocks.forEach((name, block) -> {
             if (!regions.containsKey(name)) {
-                problems.add("README.md block '" + name + "' (" + block.where(moduleDir) + ") has no source region: no '// README:"
-                        + name + ":begin' marker under " + moduleDir.relativize(moduleDir.resolve("src/test")));
+                problems.add("README.md block '" + name + "' (" + block.where(moduleDir)
+                        + ") has no source region: no '// README:" + name + ":begin' marker under "
+                        + moduleDir.relativize(moduleDir.resolve("src/test")));
             }
         });
         assertThat(problems).as("README snippets out of date").isEmpty();
@@ -71,7 +73,13 @@ class ReadmeSnippetsTest {
         int common = Math.min(block.lines().size(), region.lines().size());
         for (int i = 0; i < common; i++) {
             if (!block.lines().get(i).equals(region.lines().get(i))) {
-                return Optional.of(mismatch(name, block, region, i, block.lines().get(i), region.lines().get(i)));
+                return Optional.of(mismatch(
+                        name,
+                        block,
+                        region,
+                        i,
+                        block.lines().get(i),
+                        region.lines().get(i)));
             }
         }
         if (block.lines().size() != region.lines().size()) {
@@ -82,7 +90,8 @@ class ReadmeSnippetsTest {
         return Optional.empty();
     }
 
-    private static String mismatch(String name, Region block, Region region, int index, String readmeLine, String sourceLine) {
+    private static String mismatch(
+            String name, Region block, Region region, int index, String readmeLine, String sourceLine) {
         return "README.md block '" + name + "' (" + block.where(moduleDir) + ") is not a verbatim copy of "
                 + region.where(moduleDir) + "; first difference at line " + (index + 1) + " of the snippet:\n"
                 + "    README: " + readmeLine + "\n"
@@ -94,7 +103,9 @@ class ReadmeSnippetsTest {
     private static Map<String, Region> sourceRegions() {
         Map<String, Region> regions = new LinkedHashMap<>();
         try (Stream<Path> files = Files.walk(moduleDir.resolve("src/test"))) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".java") || f.toString().endsWith(".kt")).toList()) {
+            for (Path file : files.filter(
+                            f -> f.toString().endsWith(".java") || f.toString().endsWith(".kt"))
+                    .toList()) {
                 regionsOf(file, regions);
             }
         } catch (IOException e) {
@@ -114,13 +125,19 @@ class ReadmeSnippetsTest {
             }
             String name = marker.group(1);
             if (marker.group(2).equals("begin")) {
-                assertThat(open).as("%s:%d opens '%s' inside '%s'", file, i + 1, name, open).isNull();
+                assertThat(open)
+                        .as("%s:%d opens '%s' inside '%s'", file, i + 1, name, open)
+                        .isNull();
                 open = name;
                 start = i + 1;
             } else {
-                assertThat(name).as("%s:%d closes a region that is not open", file, i + 1).isEqualTo(open);
+                assertThat(name)
+                        .as("%s:%d closes a region that is not open", file, i + 1)
+                        .isEqualTo(open);
                 Region previous = regions.put(name, new Region(file, start + 1, lines.subList(start, i)));
-                assertThat(previous).as("region '%s' marked twice: %s and %s", name, previous, file).isNull();
+                assertThat(previous)
+                        .as("region '%s' marked twice: %s and %s", name, previous, file)
+                        .isNull();
                 open = null;
             }
         }
@@ -144,12 +161,15 @@ class ReadmeSnippetsTest {
             String name = snippet.group(1);
             int fence = i + 1;
             assertThat(fence < lines.size() && lines.get(fence).startsWith("```"))
-                    .as("README.md:%d: snippet '%s' must be followed by a fenced code block", i + 1, name).isTrue();
+                    .as("README.md:%d: snippet '%s' must be followed by a fenced code block", i + 1, name)
+                    .isTrue();
             int end = fence + 1;
             while (end < lines.size() && !lines.get(end).startsWith("```")) {
                 end++;
             }
-            assertThat(end).as("README.md:%d: the block of snippet '%s' is never closed", fence + 1, name).isLessThan(lines.size());
+            assertThat(end)
+                    .as("README.md:%d: the block of snippet '%s' is never closed", fence + 1, name)
+                    .isLessThan(lines.size());
             Region previous = blocks.put(name, new Region(readme, fence + 2, lines.subList(fence + 1, end)));
             assertThat(previous).as("README.md names snippet '%s' twice", name).isNull();
         }
