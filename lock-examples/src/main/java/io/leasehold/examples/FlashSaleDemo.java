@@ -84,6 +84,8 @@ public final class FlashSaleDemo {
 
             outcome = new Outcome(backend.description(), unlocked, locked, fencing);
         }
+        options.redisUri().ifPresent(uri -> out.println(
+                "  deleted the demo's keys from " + uri + " (the stock, its fence, the lock and its fencing counter)"));
         // After the clients closed: closing lets every queued event reach the listener, so the meters are final.
         out.println();
         MetersReport.print(registry, out);

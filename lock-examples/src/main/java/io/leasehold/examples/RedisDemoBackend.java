@@ -3,6 +3,7 @@ package io.leasehold.examples;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
@@ -87,6 +88,19 @@ final class RedisDemoBackend implements DemoBackend {
         return node;
     }
 
+    /**
+     * Deletes every key the demo wrote, so that a Redis named with {@code --redis} is left as it was:
+     * the stock and its fence, and the lock's own keys (the fencing counter outlives a release by a day).
+     */
+    private void deleteDemoKeys() {
+        List<String> keys = new ArrayList<>(RedisStockStore.keys(FlashSale.PRODUCT));
+        keys.add(LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, FlashSale.LOCK_NAME));
+        keys.add(LockKeys.fenceKey(LockClient.Builder.DEFAULT_KEY_PREFIX, FlashSale.LOCK_NAME));
+        try (StatefulRedisConnection<String, String> connection = newClient().connect()) {
+            connection.sync().del(keys.toArray(String[]::new));
+        }
+    }
+
     private synchronized RedisClient newClient() {
         RedisClient client = RedisClient.create(resources, uri);
         clients.add(client);
@@ -102,13 +116,10 @@ final class RedisDemoBackend implements DemoBackend {
 
     @Override
     public synchronized void close() {
-        if (!nodes.isEmpty() && nodes.get(0).stock() instanceof RedisStockStore stock) {
-            stock.deleteKeys();
-        }
-        for (Node node : nodes) {
-            node.locks().close();
-            node.stock().close();
-        }
+        // Locks first, so that nothing holds or renews the lock while its keys go.
+        nodes.forEach(node -> node.locks().close());
+        deleteDemoKeys();
+        nodes.forEach(node -> node.stock().close());
         for (RedisClient client : clients) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }

@@ -4,6 +4,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -47,8 +48,13 @@ final class RedisStockStore implements StockStore {
     RedisStockStore(RedisClient client, String product) {
         this.connection = client.connect();
         this.redis = connection.sync();
-        this.stockKey = "leasehold-demo:{" + product + "}:stock";
-        this.fenceKey = "leasehold-demo:{" + product + "}:fence";
+        this.stockKey = keys(product).get(0);
+        this.fenceKey = keys(product).get(1);
+    }
+
+    /** The keys of {@code product}'s stock: the stock and the highest token seen. */
+    static List<String> keys(String product) {
+        return List.of("leasehold-demo:{" + product + "}:stock", "leasehold-demo:{" + product + "}:fence");
     }
 
     @Override
@@ -86,11 +92,6 @@ final class RedisStockStore implements StockStore {
     public long highestTokenSeen() {
         String value = redis.get(fenceKey);
         return value == null ? 0 : Long.parseLong(value);
-    }
-
-    /** Removes the demo's keys (on a server the user owns, nothing else is touched). */
-    void deleteKeys() {
-        redis.del(stockKey, fenceKey);
     }
 
     @Override

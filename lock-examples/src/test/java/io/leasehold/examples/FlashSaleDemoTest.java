@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.testkit.redis.RedisFixtures;
+import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The demo's core on the in-memory backend: the locked sale is exact and the report says so. */
+/** The demo's core: the locked sale is exact and the report says so; a user's Redis is left as it was. */
 class FlashSaleDemoTest {
 
     private static final DemoOptions SMALL_SALE = new DemoOptions(Optional.empty(), true, 40, 150, 3, 3);
@@ -64,6 +68,25 @@ class FlashSaleDemoTest {
                 .containsPattern("leasehold\\.lock\\.held +0 now")
                 .containsPattern("leasehold\\.lock\\.waiters +0 now")
                 .contains("Done in ");
+    }
+
+    @Test
+    void shouldLeaveNoKeyBehindInARedisTheUserNamed() throws Exception {
+        try (StandaloneRedis redis = RedisFixtures.startStandalone()) {
+            DemoOptions options = new DemoOptions(Optional.of(redis.uri()), false, 20, 60, 2, 2);
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+            FlashSaleDemo.Outcome outcome = FlashSaleDemo.run(options, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+            assertThat(outcome.lockedSaleExact()).isTrue();
+            assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("deleted the demo's keys from " + redis.uri());
+            RedisClient client = RedisClient.create(redis.uri());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThat(connection.sync().keys("*")).as("keys left in the user's Redis").isEmpty();
+            } finally {
+                client.shutdown();
+            }
+        }
     }
 
     @Test
