@@ -90,12 +90,14 @@ final class RedisDemoBackend implements DemoBackend {
 
     /**
      * Deletes every key the demo wrote, so that a Redis named with {@code --redis} is left as it was:
-     * the stock and its fence, and the lock's own keys (the fencing counter outlives a release by a day).
+     * the stock and its fence, and the lock's own keys (the fencing counter outlives a release by a day; the yield marker, if a
+     * release yielded, by a lease time).
      */
     private void deleteDemoKeys() {
         List<String> keys = new ArrayList<>(RedisStockStore.keys(FlashSale.PRODUCT));
         keys.add(LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, FlashSale.LOCK_NAME));
         keys.add(LockKeys.fenceKey(LockClient.Builder.DEFAULT_KEY_PREFIX, FlashSale.LOCK_NAME));
+        keys.add(LockKeys.yieldMarkerKey(LockClient.Builder.DEFAULT_KEY_PREFIX, FlashSale.LOCK_NAME));
         try (StatefulRedisConnection<String, String> connection = newClient().connect()) {
             connection.sync().del(keys.toArray(String[]::new));
         }
