@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The conformance suite as a JUnit 5 test class: what every {@link io.leasehold.lock.spi.LockBackend}
- * must do, one test per {@linkplain ConformanceScenarios scenario}. A backend's test extends it and
+ * must do, one test per scenario of {@code ConformanceScenarios}. A backend's test extends it and
  * supplies a fixture:
  *
  * <pre>{@code
@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
  * {@link LockBackendFixture#unsupportedFaults()} is reported as skipped, with the fixture's reason,
  * never as passed.
  *
- * <p>The scenarios themselves live in {@link ConformanceScenarios}, shared with the kotest form
+ * <p>The scenarios themselves live in {@code ConformanceScenarios} (a Kotlin object: the Javadoc
+ * tool cannot link it, the module's Dokka pages document it), shared with the kotest form
  * ({@code lockConformanceTests}); each test method here only names its scenario.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

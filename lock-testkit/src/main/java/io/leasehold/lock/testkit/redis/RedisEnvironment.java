@@ -61,12 +61,18 @@ public final class RedisEnvironment {
         return skipRequested;
     }
 
-    /** Asks Docker (only when called: the probe takes a moment). */
+    /**
+     * Asks Docker (only when called: the probe takes a moment); {@code false} also when Testcontainers
+     * is not on the classpath.
+     */
     public boolean dockerAvailable() {
         return dockerAvailable.getAsBoolean();
     }
 
     private static boolean probeDocker() {
+        // Testcontainers is an optional dependency of lock-testkit: without it on the classpath the
+        // first use of DockerClientFactory throws NoClassDefFoundError (a LinkageError), which means
+        // "no Docker for us" just as an engine that is not running does.
         try {
             return DockerClientFactory.instance().isDockerAvailable();
         } catch (RuntimeException | LinkageError e) {

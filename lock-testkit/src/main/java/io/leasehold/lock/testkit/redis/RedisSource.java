@@ -5,7 +5,8 @@ import org.opentest4j.TestAbortedException;
 /**
  * Decides where a topology's Redis comes from, in this order: {@code REDIS_URL} (an external
  * standalone server); a local {@code redis-server} ({@value RedisServerBinary#ENV_VARIABLE}, else
- * {@code PATH}); Docker through Testcontainers (standalone only). Sentinel and cluster need the
+ * {@code PATH}); Docker through Testcontainers (standalone only; an optional dependency of lock-testkit,
+ * so only when the user's tests have it). Sentinel and cluster need the
  * local binary. With none available it fails with a message saying how to get Redis, or, when the
  * user opted out with {@code -D}{@value RedisEnvironment#SKIP_PROPERTY}{@code =true}, aborts the
  * test (JUnit reports it as skipped, with the reason).
@@ -19,7 +20,9 @@ final class RedisSource {
             "  - or set " + RedisServerBinary.ENV_VARIABLE + "=/path/to/redis-server;",
             "  - or set " + RedisEnvironment.REDIS_URL + "=redis://host:port to use a running throwaway server"
                     + " (standalone only; the tests flush it);",
-            "  - or start a Docker engine (Testcontainers then runs " + ContainerRedisNode.IMAGE + "; standalone only).",
+            "  - or start a Docker engine and add org.testcontainers:testcontainers to your test dependencies"
+                    + " (lock-testkit declares it optional; Testcontainers then runs " + ContainerRedisNode.IMAGE
+                    + "; standalone only).",
             "Sentinel and cluster topologies need a local redis-server binary.",
             "To skip the tests that need Redis instead, run with -D" + RedisEnvironment.SKIP_PROPERTY + "=true.");
 

@@ -1,7 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.DistributedLock
 import io.leasehold.lock.Lease
 import io.leasehold.lock.LockClient

@@ -1,10 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.throwables.shouldThrow
-import io.kotest.assertions.withClue
-import io.kotest.matchers.nulls.shouldNotBeNull
-import io.kotest.matchers.shouldBe
-import io.kotest.matchers.types.shouldBeInstanceOf
 import io.leasehold.lock.LockBackendException
 import io.leasehold.lock.LockInterruptedException
 import io.leasehold.lock.spi.ScriptNames

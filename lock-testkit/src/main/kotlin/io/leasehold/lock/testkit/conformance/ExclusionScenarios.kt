@@ -1,8 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.longs.shouldBeGreaterThan
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.LeaseLoss
 import java.time.Duration
 import java.util.Collections

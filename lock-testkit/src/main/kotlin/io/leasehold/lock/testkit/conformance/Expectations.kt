@@ -1,8 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.string.shouldContain
-import io.kotest.matchers.types.shouldBeInstanceOf
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LockEventListener
 import io.leasehold.lock.LockException

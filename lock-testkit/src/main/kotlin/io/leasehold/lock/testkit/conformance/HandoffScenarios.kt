@@ -1,10 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.throwables.shouldThrow
-import io.kotest.assertions.withClue
-import io.kotest.matchers.comparables.shouldBeGreaterThan
-import io.kotest.matchers.ints.shouldBeLessThanOrEqual
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.Lease
 import io.leasehold.lock.LockBackendException
 import io.leasehold.lock.spi.ScriptNames

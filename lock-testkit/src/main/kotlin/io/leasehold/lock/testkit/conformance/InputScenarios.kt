@@ -1,8 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.throwables.shouldThrow
-import io.kotest.assertions.withClue
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.LockClient
 import io.leasehold.lock.LockOptions
 import io.leasehold.lock.internal.Checks

@@ -1,10 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.throwables.shouldThrow
-import io.kotest.assertions.withClue
-import io.kotest.matchers.shouldBe
-import io.kotest.matchers.types.shouldBeInstanceOf
-import io.kotest.matchers.types.shouldBeSameInstanceAs
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LeaseLostException
 import io.leasehold.lock.LockTimeoutException

@@ -1,8 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.comparables.shouldBeLessThan
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.spi.LockKeys
 import io.leasehold.lock.spi.LuaScript
 import io.leasehold.lock.spi.ScriptNames

@@ -1,8 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.comparables.shouldBeLessThanOrEqualTo
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LeaseState
 import io.leasehold.lock.spi.ScriptNames

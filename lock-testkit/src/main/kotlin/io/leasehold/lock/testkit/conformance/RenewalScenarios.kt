@@ -1,10 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.comparables.shouldBeGreaterThanOrEqualTo
-import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
-import io.kotest.matchers.longs.shouldBeLessThanOrEqual
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.spi.LockBackend
 import io.leasehold.lock.spi.ScriptNames

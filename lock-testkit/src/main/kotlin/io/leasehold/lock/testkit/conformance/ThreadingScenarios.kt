@@ -1,8 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.shouldBe
-import io.kotest.matchers.types.shouldBeInstanceOf
 import io.leasehold.lock.Lease
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LeaseLostException

@@ -1,9 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.kotest.assertions.withClue
-import io.kotest.matchers.comparables.shouldBeGreaterThan
-import io.kotest.matchers.comparables.shouldBeLessThanOrEqualTo
-import io.kotest.matchers.shouldBe
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
 import java.time.Duration
 

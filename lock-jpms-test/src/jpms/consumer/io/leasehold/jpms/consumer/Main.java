@@ -1,0 +1,64 @@
+package io.leasehold.jpms.consumer;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.jedis.JedisLockBackend;
+import io.leasehold.lock.lettuce.LettuceLockBackend;
+import io.leasehold.lock.micrometer.LeaseholdMetrics;
+import io.leasehold.lock.testkit.InMemoryLockBackend;
+import java.lang.reflect.InaccessibleObjectException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+
+/**
+ * Uses the API on the module path, then tries to reach the engine. Prints one "key: value" line per
+ * finding; ModulePathTest reads them.
+ */
+public final class Main {
+
+    public static void main(String[] args) throws Exception {
+        Module api = LockClient.class.getModule();
+        System.out.println("api module: " + api.getName());
+
+        LockClient client = LockClient.create(new InMemoryLockBackend());
+        System.out.println("client class: " + client.getClass().getName());
+        try (Lease lease = client.lock("orders").acquire(Duration.ofSeconds(5))) {
+            System.out.println("acquired: " + lease.lockName() + " token " + lease.fencingToken());
+        }
+
+        // The engine's package exists in the module, but is neither exported nor open.
+        System.out.println("exports io.leasehold.lock: " + api.isExported("io.leasehold.lock"));
+        System.out.println("exports io.leasehold.lock.spi: " + api.isExported("io.leasehold.lock.spi"));
+        System.out.println("exports io.leasehold.lock.spi.support: " + api.isExported("io.leasehold.lock.spi.support"));
+        System.out.println("exports io.leasehold.lock.internal: " + api.isExported("io.leasehold.lock.internal"));
+        System.out.println("opens io.leasehold.lock.internal: " + api.isOpen("io.leasehold.lock.internal"));
+
+        // A public static method of a public engine class: on the class path anyone may call it;
+        // here the class loads, but neither a call nor setAccessible gets through.
+        Class<?> checks = Class.forName("io.leasehold.lock.internal.Checks");
+        System.out.println("engine class loads: " + checks.getName() + ", public "
+                + Modifier.isPublic(checks.getModifiers()));
+        Method lockName = checks.getMethod("lockName", String.class);
+        try {
+            lockName.invoke(null, "orders");
+            System.out.println("reflective call into the engine: allowed");
+        } catch (IllegalAccessException e) {
+            System.out.println("reflective call into the engine: IllegalAccessException");
+        }
+        try {
+            lockName.setAccessible(true);
+            System.out.println("setAccessible on the engine: allowed");
+        } catch (InaccessibleObjectException e) {
+            System.out.println("setAccessible on the engine: InaccessibleObjectException");
+        }
+        client.close();
+
+        // The other published modules resolve and link by the names they declare.
+        System.out.println("lettuce module: " + LettuceLockBackend.class.getModule().getName());
+        System.out.println("jedis module: " + JedisLockBackend.class.getModule().getName());
+        System.out.println("micrometer module: " + LeaseholdMetrics.class.getModule().getName());
+        System.out.println("testkit module: " + InMemoryLockBackend.class.getModule().getName());
+        System.out.println("done");
+    }
+}
