@@ -41,12 +41,18 @@ final class FailoverToLaggingReplica implements Scenario {
         return true;
     }
 
+    /** The targeted holder's sections outlast the lease: it holds a lock while Redis fails over under it. */
+    @Override
+    public java.util.Optional<Duration> targetHold() {
+        return java.util.Optional.of(LEASE.multipliedBy(3).dividedBy(2));
+    }
+
     @Override
     public void inject(RunContext run) throws Exception {
         SentinelRedis sentinel = run.sentinel();
         RedisNode master = sentinel.master();
         RedisNode replica = sentinel.replicas().get(0);
-        run.awaitHolder(Duration.ofSeconds(30));
+        run.awaitHolder(java.util.List.of(run.target()), Duration.ofSeconds(30));
         long start = RunContext.now();
         replica.pause();
         try {

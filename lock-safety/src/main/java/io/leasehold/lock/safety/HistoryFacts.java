@@ -73,6 +73,15 @@ final class HistoryFacts {
         return losses;
     }
 
+    /**
+     * The loss signals told at or after {@code since}: those a fault that began then can have caused
+     * (a worker's first lease may be lost before any fault, when its cold JVM sent the acquire seconds
+     * before the reply came back on a loaded machine).
+     */
+    List<LossSignal> lossesFrom(long since) {
+        return losses.stream().filter(l -> l.time() >= since).toList();
+    }
+
     /** The section's write, if it made one. */
     Optional<ResourceAccess> write(String process, String lock, long token) {
         return accesses.stream().filter(a -> a.process().equals(process) && a.lock().equals(lock) && a.token() == token

@@ -28,9 +28,11 @@ final class LatencySpike implements Scenario {
         return true;
     }
 
+    private long start;
+
     @Override
     public void inject(RunContext run) throws Exception {
-        long start = RunContext.now();
+        start = RunContext.now();
         run.proxies().forEach(proxy -> proxy.latency(Duration.ofMillis(LATENCY_MILLIS)));
         try {
             RunContext.sleep(LEASE.multipliedBy(3).dividedBy(2));
@@ -42,8 +44,9 @@ final class LatencySpike implements Scenario {
 
     @Override
     public void judge(RunContext run, CheckReport report) {
-        run.expect(run.facts().losses().isEmpty(), "no lease may be lost to a latency spike shorter than the lease, but "
-                + run.facts().losses().size() + " were: " + run.facts().losses());
-        run.figure(run.facts().losses().size() + " leases lost");
+        var losses = run.facts().lossesFrom(start);
+        run.expect(losses.isEmpty(), "no lease may be lost to a latency spike shorter than the lease, but "
+                + losses.size() + " were from its start on: " + losses);
+        run.figure(losses.size() + " leases lost from the spike on");
     }
 }

@@ -36,8 +36,11 @@ final class ResultsTable {
             Long delay = runs.stream().map(RunResult::maxDetectionDelayMicros).filter(Objects::nonNull)
                     .max(Long::compare).orElse(null);
             long passed = runs.stream().filter(RunResult::passed).count();
-            String kinds = untold == 0 ? "0" : untold + " (" + String.join("; ", runs.stream().map(RunResult::untoldOverlapKinds)
-                    .filter(s -> !s.isEmpty()).distinct().toList()) + ")";
+            String kinds = untold == 0 ? "0" : untold + " (" + runs.stream().flatMap(r -> r.untoldOverlapsByKind().entrySet().stream())
+                    .collect(java.util.stream.Collectors.groupingBy(Map.Entry::getKey, java.util.TreeMap::new,
+                            java.util.stream.Collectors.summingLong(Map.Entry::getValue)))
+                    .entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                    .collect(java.util.stream.Collectors.joining(", ")) + ")";
             md.append("| ").append(key).append(" | ").append(runs.size()).append(" | ").append(sections).append(" | ")
                     .append(violations).append(" | ").append(kinds).append(" | ").append(rejected).append(" | ")
                     .append(delay == null ? "—" : String.format("%.0f ms", delay / 1000.0)).append(" | ")

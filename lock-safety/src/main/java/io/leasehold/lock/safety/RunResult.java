@@ -50,14 +50,19 @@ record RunResult(String scenario, boolean losesData, Driver driver, int run, Pat
         return report == null ? 0 : report.overlaps().stream().filter(o -> o.kind() != OverlapKind.TOLD_BEFORE).count();
     }
 
-    /** The untold overlaps by kind, e.g. {@code DATA_LOSS 2}. */
-    String untoldOverlapKinds() {
+    /** The untold overlaps by kind. */
+    java.util.Map<String, Long> untoldOverlapsByKind() {
         if (report == null) {
-            return "";
+            return java.util.Map.of();
         }
         return report.overlaps().stream().filter(o -> o.kind() != OverlapKind.TOLD_BEFORE)
-                .collect(Collectors.groupingBy(o -> o.kind().name(), java.util.TreeMap::new, Collectors.counting()))
-                .entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+                .collect(Collectors.groupingBy(o -> o.kind().name(), java.util.TreeMap::new, Collectors.counting()));
+    }
+
+    /** The untold overlaps by kind, e.g. {@code DATA_LOSS 2}. */
+    String untoldOverlapKinds() {
+        return untoldOverlapsByKind().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", "));
     }
 
     long staleRejected() {

@@ -35,9 +35,9 @@ final class WorkerProcess implements AutoCloseable {
     static WorkerProcess start(WorkerArgs args, Path stderr) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // Small, quick-starting JVMs: eight of them may start at once on two cores.
+        // Small, quick-starting JVMs: six of them may start at once on two cores.
         command.addAll(List.of("-Xmx96m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-XX:-UsePerfData", "-Xshare:auto"));
+                "-XX:-UsePerfData"));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SafetyWorker.class.getName()));
         command.addAll(args.toArgs());
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.to(stderr.toFile())).start();
