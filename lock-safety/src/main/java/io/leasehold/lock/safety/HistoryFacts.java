@@ -74,12 +74,13 @@ final class HistoryFacts {
     }
 
     /**
-     * The loss signals told at or after {@code since}: those a fault that began then can have caused
-     * (a worker's first lease may be lost before any fault, when its cold JVM sent the acquire seconds
-     * before the reply came back on a loaded machine).
+     * The loss signals told from {@code from} to {@code to}: those a fault in that window can have
+     * caused. (On a loaded machine a worker loses leases to its own stalls too: a cold JVM that sent its
+     * first acquire seconds before the reply came back, or a process starved of CPU for longer than a
+     * renewal can wait, seen as callbacks running a second late.)
      */
-    List<LossSignal> lossesFrom(long since) {
-        return losses.stream().filter(l -> l.time() >= since).toList();
+    List<LossSignal> lossesBetween(long from, long to) {
+        return losses.stream().filter(l -> l.time() >= from && l.time() <= to).toList();
     }
 
     /** The section's write, if it made one. */

@@ -29,6 +29,7 @@ final class LatencySpike implements Scenario {
     }
 
     private long start;
+    private long end;
 
     @Override
     public void inject(RunContext run) throws Exception {
@@ -39,14 +40,15 @@ final class LatencySpike implements Scenario {
         } finally {
             run.proxies().forEach(FaultProxy::resume);
         }
-        run.declare("latency-spike", FaultEffect.OTHER, null, start, RunContext.now());
+        end = RunContext.now();
+        run.declare("latency-spike", FaultEffect.OTHER, null, start, end);
     }
 
     @Override
     public void judge(RunContext run, CheckReport report) {
-        var losses = run.facts().lossesFrom(start);
+        var losses = run.facts().lossesBetween(start, end + LEASE.toNanos() / 1000);
         run.expect(losses.isEmpty(), "no lease may be lost to a latency spike shorter than the lease, but "
-                + losses.size() + " were from its start on: " + losses);
-        run.figure(losses.size() + " leases lost from the spike on");
+                + losses.size() + " were from its start to a lease after its end: " + losses);
+        run.figure(losses.size() + " leases lost during the spike and a lease after");
     }
 }
