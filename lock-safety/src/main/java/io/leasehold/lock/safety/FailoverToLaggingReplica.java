@@ -18,7 +18,7 @@ final class FailoverToLaggingReplica implements Scenario {
 
     private static final Duration LAG = Duration.ofMillis(1500);
 
-    private long promoted;
+    private long killed;
 
     @Override
     public String name() {
@@ -58,11 +58,12 @@ final class FailoverToLaggingReplica implements Scenario {
         try {
             RunContext.sleep(LAG);
             master.kill();
+            killed = RunContext.now();
         } finally {
             replica.resume();
         }
         RedisEndpoint promotedAt = sentinel.awaitFailover(master.endpoint(), Duration.ofSeconds(60));
-        promoted = RunContext.now();
+        long promoted = RunContext.now();
         run.declare("failover-to-lagging-replica", FaultEffect.DATA_LOSS, null, start, promoted);
         run.figure("failover to " + promotedAt.port() + " took " + RunContext.millis(promoted - start));
     }
@@ -71,8 +72,8 @@ final class FailoverToLaggingReplica implements Scenario {
     public void judge(RunContext run, CheckReport report) {
         for (WorkerProcess worker : run.workers()) {
             boolean again = run.facts().spans().stream()
-                    .anyMatch(s -> s.process().equals(worker.name()) && s.start() >= promoted);
-            run.expect(again, worker.name() + " got no lock after the failover");
+                    .anyMatch(s -> s.process().equals(worker.name()) && s.start() >= killed);
+            run.expect(again, worker.name() + " got no lock after the master was killed");
         }
     }
 }

@@ -50,7 +50,8 @@ final class ResultsTable {
                 .append(SuiteSettings.LOCKS.size()).append(" locks, lease ").append(Scenario.LEASE.toMillis())
                 .append(" ms (renewed every ").append(Scenario.LEASE.dividedBy(3).toMillis()).append(" ms), sections of ")
                 .append(SuiteSettings.MIN_HOLD.toMillis()).append("-").append(SuiteSettings.MAX_HOLD.toMillis())
-                .append(" ms; untold overlaps are allowed only in the data-loss scenarios (restart without persistence,"
+                .append(" ms (the targeted worker's ").append(Scenario.LEASE.multipliedBy(3).dividedBy(2).toMillis())
+                .append(" ms in partition, outage, restart and failover); untold overlaps are allowed only in the data-loss scenarios (restart without persistence,"
                         + " failover to a lagging replica) and with a frozen holder (HOLDER_PAUSED), under the checker's"
                         + " separate rules; max detection delay is from the fault's start to the loss signal.\n\n");
         md.append("Per run:\n\n");
