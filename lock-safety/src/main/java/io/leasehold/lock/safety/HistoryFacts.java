@@ -1,0 +1,112 @@
+package io.leasehold.lock.safety;
+
+import io.leasehold.lock.testkit.history.AccessOp;
+import io.leasehold.lock.testkit.history.AcquireAttempt;
+import io.leasehold.lock.testkit.history.AcquireOutcome;
+import io.leasehold.lock.testkit.history.History;
+import io.leasehold.lock.testkit.history.HistoryEvent;
+import io.leasehold.lock.testkit.history.LossSignal;
+import io.leasehold.lock.testkit.history.ResourceAccess;
+import io.leasehold.lock.testkit.history.SectionEnded;
+import io.leasehold.lock.testkit.history.SectionStarted;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The facts of one run's history a scenario's own demands need (the checker judges the rest): each
+ * section with its end and earliest loss signal, the accesses, the acquire attempts.
+ */
+final class HistoryFacts {
+
+    /** One section: {@code end} is {@code null} when its process never wrote the end (killed). */
+    record Span(String process, String lock, long token, long start, Long end, Long toldAt) {
+        boolean openAt(long time) {
+            return start <= time && (end == null || end > time);
+        }
+    }
+
+    private final List<Span> spans = new ArrayList<>();
+    private final List<ResourceAccess> accesses = new ArrayList<>();
+    private final List<AcquireAttempt> attempts = new ArrayList<>();
+    private final List<LossSignal> losses = new ArrayList<>();
+
+    HistoryFacts(History history) {
+        Map<String, SectionStarted> starts = new HashMap<>();
+        Map<String, Long> ends = new HashMap<>();
+        Map<String, Long> told = new HashMap<>();
+        for (HistoryEvent event : history.events()) {
+            if (event instanceof SectionStarted s) {
+                starts.put(key(s.process(), s.lock(), s.token()), s);
+            } else if (event instanceof SectionEnded e) {
+                ends.put(key(e.process(), e.lock(), e.token()), e.time());
+            } else if (event instanceof LossSignal l) {
+                losses.add(l);
+                told.merge(key(l.process(), l.lock(), l.token()), l.time(), Math::min);
+            } else if (event instanceof ResourceAccess a) {
+                accesses.add(a);
+            } else if (event instanceof AcquireAttempt a) {
+                attempts.add(a);
+            }
+        }
+        starts.forEach((key, s) -> spans.add(new Span(s.process(), s.lock(), s.token(), s.time(), ends.get(key),
+                told.get(key))));
+        spans.sort(java.util.Comparator.comparingLong(Span::start));
+    }
+
+    List<Span> spans() {
+        return spans;
+    }
+
+    Optional<Span> span(String process, String lock, long token) {
+        return spans.stream().filter(s -> s.process().equals(process) && s.lock().equals(lock) && s.token() == token)
+                .findFirst();
+    }
+
+    List<Span> openAt(long time) {
+        return spans.stream().filter(s -> s.openAt(time)).toList();
+    }
+
+    List<LossSignal> losses() {
+        return losses;
+    }
+
+    /**
+     * The loss signals told from {@code from} to {@code to}: those a fault in that window can have
+     * caused. (On a loaded machine a worker loses leases to its own stalls too: a cold JVM that sent its
+     * first acquire seconds before the reply came back, or a process starved of CPU for longer than a
+     * renewal can wait, seen as callbacks running a second late.)
+     */
+    List<LossSignal> lossesBetween(long from, long to) {
+        return losses.stream().filter(l -> l.time() >= from && l.time() <= to).toList();
+    }
+
+    /** The section's write, if it made one. */
+    Optional<ResourceAccess> write(String process, String lock, long token) {
+        return accesses.stream().filter(a -> a.process().equals(process) && a.lock().equals(lock) && a.token() == token
+                && a.op() == AccessOp.WRITE).findFirst();
+    }
+
+    long attempts(AcquireOutcome outcome) {
+        return attempts.stream().filter(a -> a.outcome() == outcome).count();
+    }
+
+    /**
+     * The longest an acquire begun at or after {@code since} took (waiting included), in microseconds
+     * (the first acquire of a worker includes its client's start-up: pass the fault's start).
+     */
+    long longestAcquireMicros(long since) {
+        return attempts.stream().filter(a -> a.start() >= since).mapToLong(a -> a.end() - a.start()).max().orElse(0);
+    }
+
+    /** The first section of {@code lock} that started at or after {@code time}. */
+    Optional<Span> firstSectionFrom(String lock, long time) {
+        return spans.stream().filter(s -> s.lock().equals(lock) && s.start() >= time).findFirst();
+    }
+
+    private static String key(String process, String lock, long token) {
+        return process + "\u0000" + lock + "\u0000" + token;
+    }
+}

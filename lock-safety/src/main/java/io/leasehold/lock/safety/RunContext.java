@@ -1,0 +1,167 @@
+package io.leasehold.lock.safety;
+
+import io.leasehold.lock.testkit.faults.FaultProxy;
+import io.leasehold.lock.testkit.history.FaultEffect;
+import io.leasehold.lock.testkit.history.FaultWindow;
+import io.leasehold.lock.testkit.history.HistoryClock;
+import io.leasehold.lock.testkit.history.HistoryWriter;
+import io.leasehold.lock.testkit.redis.RedisNode;
+import io.leasehold.lock.testkit.redis.RedisTopology;
+import io.leasehold.lock.testkit.redis.SentinelRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a {@link Scenario} sees of a running run: the workers, their proxies, the lock server, the
+ * nemesis history where faults are declared; and where it records what it found.
+ *
+ * <p>Used by the run's one orchestrating thread.
+ */
+final class RunContext {
+
+    /** Slack for real-time bounds on a shared, loaded two-core machine: added to every deadline a scenario checks. */
+    static final Duration MARGIN = Duration.ofSeconds(1);
+
+    private static final String KEY_PREFIX = "leasehold:";
+
+    private final List<WorkerProcess> workers;
+    private final Map<WorkerProcess, FaultProxy> proxies;
+    private final RedisTopology topology;
+    private final HistoryWriter nemesis;
+    private final List<String> failures = new ArrayList<>();
+    private final List<String> figures = new ArrayList<>();
+    private HistoryFacts facts;
+
+    RunContext(List<WorkerProcess> workers, Map<WorkerProcess, FaultProxy> proxies, RedisTopology topology,
+            HistoryWriter nemesis) {
+        this.workers = workers;
+        this.proxies = proxies;
+        this.topology = topology;
+        this.nemesis = nemesis;
+    }
+
+    List<WorkerProcess> workers() {
+        return workers;
+    }
+
+    FaultProxy proxyOf(WorkerProcess worker) {
+        FaultProxy proxy = proxies.get(worker);
+        if (proxy == null) {
+            throw new IllegalStateException(worker.name() + " has no fault proxy: the scenario must be proxied()");
+        }
+        return proxy;
+    }
+
+    List<FaultProxy> proxies() {
+        return List.copyOf(proxies.values());
+    }
+
+    /** The one lock server of a standalone scenario. */
+    RedisNode lockServer() {
+        return topology.servers().get(0);
+    }
+
+    SentinelRedis sentinel() {
+        return (SentinelRedis) topology;
+    }
+
+    static long now() {
+        return HistoryClock.nowMicros();
+    }
+
+    static void sleep(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
+    }
+
+    /** Declares a fault in the nemesis history (the checker reads it). */
+    void declare(String kind, FaultEffect effect, String target, long start, long end) {
+        nemesis.write(new FaultWindow("nemesis", kind, effect, target, start, end));
+    }
+
+    /**
+     * Waits for a worker to report that it is inside a section (after its read, before its write) and
+     * returns it, skipping lines printed before this call.
+     */
+    Holder awaitHolder(Duration timeout) throws InterruptedException {
+        return awaitHolder(workers, timeout);
+    }
+
+    /** The worker a {@link Scenario#targetHold()} scenario aims at: the first. */
+    WorkerProcess target() {
+        return workers.get(0);
+    }
+
+    /** {@link #awaitHolder(Duration)} among {@code workers} only. */
+    Holder awaitHolder(List<WorkerProcess> workers, Duration timeout) throws InterruptedException {
+        int[] seen = new int[workers.size()];
+        for (int i = 0; i < workers.size(); i++) {
+            seen[i] = workers.get(i).lineCount();
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < workers.size(); i++) {
+                WorkerProcess worker = workers.get(i);
+                int index = worker.awaitLine(seen[i], line -> line.startsWith("IN "), Duration.ZERO);
+                if (index >= 0) {
+                    String[] fields = worker.line(index).split(" ");
+                    return new Holder(worker, fields[1], Long.parseLong(fields[2]), now());
+                }
+                seen[i] = Math.max(seen[i], worker.lineCount());
+            }
+            Thread.sleep(2);
+        }
+        throw new IllegalStateException("no worker entered a section within " + timeout);
+    }
+
+    /**
+     * Waits until {@code lock} is no longer held with {@code token} on the lock server (the key gone or
+     * holding another token) and returns when, in history-clock microseconds; {@code null} on timeout.
+     */
+    Long awaitLockFree(String lock, long token, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String key = KEY_PREFIX + "{" + lock + "}";
+        while (System.nanoTime() < deadline) {
+            Object value = lockServer().command(Duration.ofSeconds(2), "GET", key);
+            if (value == null || !Long.toString(token).equals(String.valueOf(value).split(":")[1])) {
+                return now();
+            }
+            Thread.sleep(5);
+        }
+        return null;
+    }
+
+    /** Records a failed demand of the scenario unless {@code ok}. */
+    void expect(boolean ok, String demand) {
+        if (!ok) {
+            failures.add(demand);
+        }
+    }
+
+    /** Records a figure for the results table's "scenario check" column. */
+    void figure(String figure) {
+        figures.add(figure);
+    }
+
+    List<String> failures() {
+        return failures;
+    }
+
+    List<String> figures() {
+        return figures;
+    }
+
+    void facts(HistoryFacts facts) {
+        this.facts = facts;
+    }
+
+    /** The run's history, read after the workers stopped (for {@link Scenario#judge}). */
+    HistoryFacts facts() {
+        return facts;
+    }
+
+    static String millis(long micros) {
+        return (micros / 1000) + " ms";
+    }
+}

@@ -1,0 +1,35 @@
+package io.leasehold.lock.safety;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/** The named fault scenarios, in the order the suite runs them; each run gets a fresh instance. */
+final class Scenarios {
+
+    private Scenarios() {
+    }
+
+    static List<Supplier<Scenario>> all() {
+        return List.of(KillHolder::new, PauseHolder::new, RestartWithoutPersistence::new, OutageLongerThanLease::new,
+                PartitionHolder::new, LatencySpike::new, ClientKillStorm::new, ScriptFlushStorm::new,
+                FailoverToLaggingReplica::new);
+    }
+
+    /**
+     * The scenarios named in {@code only} (comma-separated, as in the results table), or all of them
+     * when it is blank; an unknown name is refused, naming the known ones.
+     */
+    static List<Supplier<Scenario>> selected(String only) {
+        if (only == null || only.isBlank()) {
+            return all();
+        }
+        java.util.Set<String> names = new java.util.HashSet<>(List.of(only.trim().split("\\s*,\\s*")));
+        List<String> known = all().stream().map(s -> s.get().name()).toList();
+        names.forEach(name -> {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("safety.only names an unknown scenario '" + name + "'; known: " + known);
+            }
+        });
+        return all().stream().filter(s -> names.contains(s.get().name())).toList();
+    }
+}
