@@ -21,4 +21,8 @@ module io.leasehold.lock {
     exports io.leasehold.lock;
     exports io.leasehold.lock.spi;
     exports io.leasehold.lock.spi.support;
+    // The engine, to the testkit alone: its load tests read the engine's per-name state
+    // (EngineFootprint) to prove nothing is left behind. No other module can read it.
+    exports io.leasehold.lock.internal to
+            io.leasehold.lock.testkit;
 }
