@@ -70,7 +70,7 @@ public final class LeaseLoss {
 
     @Override
     public String toString() {
-        return "LeaseLoss{lock='" + lockName + "', token=" + fencingToken + ", reason=" + reason
-                + ", detectedAt=" + detectedAt + (cause == null ? "" : ", cause=" + cause) + "}";
+        return "LeaseLoss{lock='" + lockName + "', token=" + fencingToken + ", reason=" + reason + ", detectedAt="
+                + detectedAt + (cause == null ? "" : ", cause=" + cause) + "}";
     }
 }

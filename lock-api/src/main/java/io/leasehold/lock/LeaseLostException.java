@@ -12,8 +12,11 @@ public class LeaseLostException extends LockException {
     private final LeaseLoss loss;
 
     public LeaseLostException(LeaseLoss loss) {
-        super(loss.lockName(), "lease on lock '" + loss.lockName() + "' (fencing token " + loss.fencingToken()
-                + ") was lost: " + loss.reason(), loss.cause().orElse(null));
+        super(
+                loss.lockName(),
+                "lease on lock '" + loss.lockName() + "' (fencing token " + loss.fencingToken() + ") was lost: "
+                        + loss.reason(),
+                loss.cause().orElse(null));
         this.loss = loss;
     }
 

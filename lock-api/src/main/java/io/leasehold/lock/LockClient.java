@@ -89,7 +89,8 @@ public interface LockClient extends AutoCloseable {
         public Builder keyPrefix(String keyPrefix) {
             Checks.notNull("keyPrefix", keyPrefix, null);
             if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-                throw new IllegalArgumentException("keyPrefix must not contain '{' or '}', but was '" + keyPrefix + "'");
+                throw new IllegalArgumentException(
+                        "keyPrefix must not contain '{' or '}', but was '" + keyPrefix + "'");
             }
             this.keyPrefix = keyPrefix;
             return this;
@@ -147,8 +148,15 @@ public interface LockClient extends AutoCloseable {
         }
 
         public LockClient build() {
-            return new DefaultLockClient(new ClientSettings(backend, defaultOptions, keyPrefix, commandTimeout, closeTimeout,
-                    List.copyOf(listeners), callbackExecutor, ticker));
+            return new DefaultLockClient(new ClientSettings(
+                    backend,
+                    defaultOptions,
+                    keyPrefix,
+                    commandTimeout,
+                    closeTimeout,
+                    List.copyOf(listeners),
+                    callbackExecutor,
+                    ticker));
         }
     }
 }

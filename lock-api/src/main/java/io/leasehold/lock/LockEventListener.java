@@ -26,70 +26,58 @@ import java.time.Duration;
 public interface LockEventListener {
 
     /** A lease was acquired after waiting {@code waited} (zero-ish for an uncontended lock). */
-    default void onAcquired(String lockName, long fencingToken, Duration waited) {
-    }
+    default void onAcquired(String lockName, long fencingToken, Duration waited) {}
 
     /**
      * An acquisition ended without a lease: {@link LockTimeoutException} (contended) or
      * {@link LockBackendException} (Redis failure). Cancellations are reported by {@link #onAcquireCancelled}.
      */
-    default void onAcquireFailed(String lockName, LockException failure, Duration waited) {
-    }
+    default void onAcquireFailed(String lockName, LockException failure, Duration waited) {}
 
     /**
      * An acquisition ended without a lease because its caller gave up (cancelled the future,
      * interrupted the waiting thread, cancelled the coroutine) or the client closed.
      */
-    default void onAcquireCancelled(String lockName, Duration waited) {
-    }
+    default void onAcquireCancelled(String lockName, Duration waited) {}
 
     /** An acquisition found the lock held and started to wait for it. */
-    default void onWaitStarted(String lockName) {
-    }
+    default void onWaitStarted(String lockName) {}
 
     /** An acquisition that had waited stopped waiting (acquired, timed out, failed or cancelled). */
-    default void onWaitEnded(String lockName, Duration waited) {
-    }
+    default void onWaitEnded(String lockName, Duration waited) {}
 
     /**
      * A waiter took the lock {@code sinceReleaseSeen} after this client saw the release message
      * that woke it: the handoff latency. Reported right before that lease's {@link #onAcquired}.
      */
-    default void onHandoff(String lockName, long fencingToken, Duration sinceReleaseSeen) {
-    }
+    default void onHandoff(String lockName, long fencingToken, Duration sinceReleaseSeen) {}
 
     /**
      * A lease was released by its owner after being held for {@code held}. Also reported when the
      * release could not reach Redis (the caller gets a {@link LockBackendException}): the lease has
      * ended all the same, nothing renews it any more, and its lock expires after its lease time.
      */
-    default void onReleased(String lockName, long fencingToken, Duration held) {
-    }
+    default void onReleased(String lockName, long fencingToken, Duration held) {}
 
     /** The watchdog or {@link Lease#extend(Duration)} renewed a lease. */
-    default void onRenewed(String lockName, long fencingToken) {
-    }
+    default void onRenewed(String lockName, long fencingToken) {}
 
     /**
      * A renewal (or extend) attempt failed on a backend error or got no reply in time; the engine
      * keeps trying until the validity deadline. Called once per failed attempt.
      */
-    default void onRenewalFailed(String lockName, long fencingToken, Throwable cause) {
-    }
+    default void onRenewalFailed(String lockName, long fencingToken, Throwable cause) {}
 
     /**
      * A held lease went {@link LeaseState#UNCERTAIN}: a renewal or extend failed, and whether Redis
      * still has the lease is unknown. It stays locally valid for {@code validFor} at most; the next
      * event for it is {@link #onLeaseReconfirmed} or its end. Called once per failure streak.
      */
-    default void onLeaseUncertain(String lockName, long fencingToken, Duration validFor, Throwable cause) {
-    }
+    default void onLeaseUncertain(String lockName, long fencingToken, Duration validFor, Throwable cause) {}
 
     /** An {@link LeaseState#UNCERTAIN} lease is {@link LeaseState#HELD} again: Redis confirmed a renewal. */
-    default void onLeaseReconfirmed(String lockName, long fencingToken) {
-    }
+    default void onLeaseReconfirmed(String lockName, long fencingToken) {}
 
     /** A lease was lost; see {@link LeaseLoss.Reason}. */
-    default void onLeaseLost(LeaseLoss loss) {
-    }
+    default void onLeaseLost(LeaseLoss loss) {}
 }

@@ -87,8 +87,10 @@ public final class LockOptions {
             return false;
         }
         LockOptions that = (LockOptions) o;
-        return autoRenew == that.autoRenew && leaseTime.equals(that.leaseTime)
-                && Objects.equals(maxHoldTime, that.maxHoldTime) && defaultWait.equals(that.defaultWait);
+        return autoRenew == that.autoRenew
+                && leaseTime.equals(that.leaseTime)
+                && Objects.equals(maxHoldTime, that.maxHoldTime)
+                && defaultWait.equals(that.defaultWait);
     }
 
     @Override
@@ -111,8 +113,7 @@ public final class LockOptions {
         private Duration defaultWait = DEFAULT_WAIT;
         private @Nullable String lockName;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Names the lock these options are built for, so that every message of this builder names it

@@ -27,8 +27,7 @@ final class SystemTicker implements Ticker {
 
     static final SystemTicker INSTANCE = new SystemTicker();
 
-    private SystemTicker() {
-    }
+    private SystemTicker() {}
 
     @Override
     public long read() {

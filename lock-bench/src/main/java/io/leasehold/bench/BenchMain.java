@@ -1,9 +1,9 @@
 package io.leasehold.bench;
 
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,21 +18,26 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BenchMain {
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
         BenchOptions options = BenchOptions.parse(args);
-        RedisServerBinary binary = RedisServerBinary.locate().orElseThrow(() -> new IllegalStateException(
-                "the bench needs redis-server on the PATH (or " + RedisServerBinary.ENV_VARIABLE + "); install Redis 7"));
+        RedisServerBinary binary = RedisServerBinary.locate()
+                .orElseThrow(() -> new IllegalStateException("the bench needs redis-server on the PATH (or "
+                        + RedisServerBinary.ENV_VARIABLE + "); install Redis 7"));
         long started = System.nanoTime();
         List<Measurement> results = new ArrayList<>();
         try (StandaloneRedis redis = StandaloneRedis.start(binary);
                 RedisProbe probe = new RedisProbe(redis.endpoint())) {
             ClientResources resources = DefaultClientResources.create();
             try {
-                say("redis-server on %s; scenarios %s; %d rounds of %s per throughput run; results to %s",
-                        redis.endpoint(), options.scenarios(), options.rounds(), options.window(), options.out().toAbsolutePath());
+                say(
+                        "redis-server on %s; scenarios %s; %d rounds of %s per throughput run; results to %s",
+                        redis.endpoint(),
+                        options.scenarios(),
+                        options.rounds(),
+                        options.window(),
+                        options.out().toAbsolutePath());
                 runAll(options, redis, probe, resources, results);
             } finally {
                 resources.shutdown(0, 2, TimeUnit.SECONDS);
@@ -41,12 +46,20 @@ public final class BenchMain {
             new Report(results, environment).write(options.out());
             Charts.write(results, options.out());
         }
-        say("done in %.0f s: %s", (System.nanoTime() - started) / 1e9, options.out().resolve(Report.FILE).toAbsolutePath());
+        say(
+                "done in %.0f s: %s",
+                (System.nanoTime() - started) / 1e9,
+                options.out().resolve(Report.FILE).toAbsolutePath());
         System.exit(0); // clients' non-daemon threads (Redisson's) must not keep the JVM up
     }
 
-    private static void runAll(BenchOptions options, StandaloneRedis redis, RedisProbe probe, ClientResources resources,
-            List<Measurement> results) throws Exception {
+    private static void runAll(
+            BenchOptions options,
+            StandaloneRedis redis,
+            RedisProbe probe,
+            ClientResources resources,
+            List<Measurement> results)
+            throws Exception {
         List<Scenario> throughput = new ArrayList<>();
         if (options.runs(BenchOptions.UNCONTENDED)) {
             throughput.add(ThroughputScenario.uncontended(1));
@@ -64,12 +77,19 @@ public final class BenchMain {
             // Not recorded: lets the JIT compile every contender's path before the first measured run.
             for (ContenderKind kind : kinds) {
                 try (Contender contender = kind.create(redis.uri(), 1, resources, null)) {
-                    ThroughputScenario.uncontended(8).run(contender, probe, options.warmUp(), options.warmUp().multipliedBy(2));
+                    ThroughputScenario.uncontended(8)
+                            .run(
+                                    contender,
+                                    probe,
+                                    options.warmUp(),
+                                    options.warmUp().multipliedBy(2));
                 }
             }
             say("warmed up every contender (not recorded)");
         }
-        for (int round = 0; round < options.rounds() && (!throughput.isEmpty() || options.runs(BenchOptions.LIMIT)); round++) {
+        for (int round = 0;
+                round < options.rounds() && (!throughput.isEmpty() || options.runs(BenchOptions.LIMIT));
+                round++) {
             for (Scenario scenario : throughput) {
                 for (int k = 0; k < kinds.length; k++) {
                     ContenderKind kind = kinds[(k + round) % kinds.length];
@@ -81,7 +101,11 @@ public final class BenchMain {
                 probe.loadScript(RawScriptContender.ACQUIRE);
                 Measurement limit = ScriptLimit.run(redis.endpoint(), sha, options.limitRequests());
                 results.add(limit);
-                say("[round %d/%d] %s: %,.0f script calls/s", round + 1, options.rounds(), limit.scenario(),
+                say(
+                        "[round %d/%d] %s: %,.0f script calls/s",
+                        round + 1,
+                        options.rounds(),
+                        limit.scenario(),
                         limit.figures().get(Figures.LIMIT_CALLS_PER_SECOND));
             }
             probe.flush();
@@ -101,8 +125,17 @@ public final class BenchMain {
         }
     }
 
-    private static void run(Scenario scenario, ContenderKind kind, int round, BenchOptions options, StandaloneRedis redis,
-            RedisProbe probe, ClientResources resources, Duration window, List<Measurement> results) throws Exception {
+    private static void run(
+            Scenario scenario,
+            ContenderKind kind,
+            int round,
+            BenchOptions options,
+            StandaloneRedis redis,
+            RedisProbe probe,
+            ClientResources resources,
+            Duration window,
+            List<Measurement> results)
+            throws Exception {
         probe.flush();
         try (Contender contender = kind.create(redis.uri(), scenario.clients(), resources, scenario.renewPeriod())) {
             if (!scenario.appliesTo(contender)) {
@@ -110,8 +143,9 @@ public final class BenchMain {
             }
             Measurement measured = scenario.run(contender, probe, options.warmUp(), window);
             results.add(measured);
-            say("[round %d/%d] %s — %s: %s", round + 1, options.rounds(), scenario.name(), contender.name(),
-                    headline(measured));
+            say(
+                    "[round %d/%d] %s — %s: %s",
+                    round + 1, options.rounds(), scenario.name(), contender.name(), headline(measured));
         }
     }
 

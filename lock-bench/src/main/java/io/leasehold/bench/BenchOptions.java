@@ -12,8 +12,15 @@ import java.util.Set;
  * short round and fewer leases: to check that everything runs, not to quote), and
  * {@code --only SCENARIO[,SCENARIO...]} (run just those of {@link #SCENARIOS}, e.g. {@code --only renewal}).
  */
-record BenchOptions(int rounds, Duration warmUp, Duration window, Duration waitingWindow, int renewedLeases,
-        int limitRequests, Path out, Set<String> scenarios) {
+record BenchOptions(
+        int rounds,
+        Duration warmUp,
+        Duration window,
+        Duration waitingWindow,
+        int renewedLeases,
+        int limitRequests,
+        Path out,
+        Set<String> scenarios) {
 
     static final String UNCONTENDED = "uncontended";
     static final String CONTENDED = "contended";
@@ -36,15 +43,24 @@ record BenchOptions(int rounds, Duration warmUp, Duration window, Duration waiti
                 case "--out" -> out = Path.of(value(args, ++i));
                 case "--quick" -> quick = true;
                 case "--only" -> scenarios = scenarios(value(args, ++i));
-                default -> throw new IllegalArgumentException("unknown option '" + args[i]
-                        + "'; options are --rounds N, --window SECONDS, --out DIR, --quick, --only SCENARIO");
+                default ->
+                    throw new IllegalArgumentException("unknown option '" + args[i]
+                            + "'; options are --rounds N, --window SECONDS, --out DIR, --quick, --only SCENARIO");
             }
         }
         if (quick) {
-            return new BenchOptions(1, Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofSeconds(2), 1_000, 20_000, out,
+            return new BenchOptions(
+                    1,
+                    Duration.ofMillis(300),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(2),
+                    1_000,
+                    20_000,
+                    out,
                     scenarios);
         }
-        return new BenchOptions(rounds, Duration.ofSeconds(1), window, Duration.ofSeconds(10), 10_000, 300_000, out, scenarios);
+        return new BenchOptions(
+                rounds, Duration.ofSeconds(1), window, Duration.ofSeconds(10), 10_000, 300_000, out, scenarios);
     }
 
     /** Whether the scenario group {@code scenario} (one of {@link #SCENARIOS}) is to run. */

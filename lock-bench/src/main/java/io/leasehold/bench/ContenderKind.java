@@ -13,10 +13,12 @@ enum ContenderKind {
     /** A contender with {@code clients} clients; {@code renewPeriod}, when not null, sets Redisson's watchdog to match it. */
     Contender create(String uri, int clients, ClientResources resources, Duration renewPeriod) {
         return switch (this) {
-            case LEASEHOLD_LETTUCE -> new LeaseholdContender(LeaseholdContender.Driver.LETTUCE, uri, clients, resources);
+            case LEASEHOLD_LETTUCE ->
+                new LeaseholdContender(LeaseholdContender.Driver.LETTUCE, uri, clients, resources);
             case LEASEHOLD_JEDIS -> new LeaseholdContender(LeaseholdContender.Driver.JEDIS, uri, clients, resources);
             // Redisson renews every third of its watchdog timeout, as Leasehold renews every third of its lease
-            case REDISSON -> new RedissonContender(uri, clients, renewPeriod == null ? null : renewPeriod.multipliedBy(3));
+            case REDISSON ->
+                new RedissonContender(uri, clients, renewPeriod == null ? null : renewPeriod.multipliedBy(3));
             case RAW_SCRIPT -> new RawScriptContender(uri, resources);
         };
     }

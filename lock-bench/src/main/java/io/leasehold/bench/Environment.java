@@ -11,10 +11,16 @@ record Environment(String date, int cores, String java, String redis, String par
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
                 probe.version(),
-                options.rounds() + " round(s); throughput runs: " + options.warmUp().toMillis() + " ms warm-up, "
-                        + options.window().toMillis() + " ms measured; waiting window " + options.waitingWindow().toSeconds()
+                options.rounds() + " round(s); throughput runs: "
+                        + options.warmUp().toMillis() + " ms warm-up, "
+                        + options.window().toMillis() + " ms measured; waiting window "
+                        + options.waitingWindow().toSeconds()
                         + " s; " + options.renewedLeases() + " renewed leases"
                         + (options.scenarios().size() < BenchOptions.SCENARIOS.size()
-                                ? "; only " + BenchOptions.SCENARIOS.stream().filter(options::runs).toList() : ""));
+                                ? "; only "
+                                        + BenchOptions.SCENARIOS.stream()
+                                                .filter(options::runs)
+                                                .toList()
+                                : ""));
     }
 }

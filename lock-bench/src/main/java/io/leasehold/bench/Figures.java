@@ -18,6 +18,5 @@ final class Figures {
     static final String MEDIAN_SCRIPT_MICROS = "median script µs";
     static final String LIMIT_CALLS_PER_SECOND = "script calls/s";
 
-    private Figures() {
-    }
+    private Figures() {}
 }

@@ -1,12 +1,12 @@
 package io.leasehold.bench;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.resource.ClientResources;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +20,10 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder {
 
-    enum Driver { LETTUCE, JEDIS }
+    enum Driver {
+        LETTUCE,
+        JEDIS
+    }
 
     static final Duration WAIT = Duration.ofSeconds(60);
     private static final int BATCH = 500;
@@ -35,9 +38,11 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
             if (driver == Driver.LETTUCE) {
                 RedisClient client = RedisClient.create(resources, uri);
                 drivers.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
-                clients.add(LockClient.builder(LettuceLockBackend.create(client)).build());
+                clients.add(
+                        LockClient.builder(LettuceLockBackend.create(client)).build());
             } else {
-                redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.builder().fromURI(uri).build();
+                redis.clients.jedis.RedisClient client =
+                        redis.clients.jedis.RedisClient.builder().fromURI(uri).build();
                 drivers.add(client);
                 clients.add(LockClient.builder(JedisLockBackend.create(client)).build());
             }
@@ -82,7 +87,10 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
 
     /** Options for a lease that renews every {@code period} (a third of its lease time). */
     static LockOptions renewingEvery(Duration period) {
-        return LockOptions.builder().leaseTime(period.multipliedBy(3)).autoRenew(true).build();
+        return LockOptions.builder()
+                .leaseTime(period.multipliedBy(3))
+                .autoRenew(true)
+                .build();
     }
 
     @Override

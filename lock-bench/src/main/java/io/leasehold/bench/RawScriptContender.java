@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RawScriptContender implements Contender {
 
     static final String ACQUIRE = "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0";
-    static final String RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+    static final String RELEASE =
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
     private static final String LEASE_MS = "30000";
 
     private final RedisClient client;
@@ -61,7 +62,8 @@ final class RawScriptContender implements Contender {
             @Override
             public boolean tryAcquire(String key) {
                 String candidate = prefix + owners.incrementAndGet();
-                Long taken = redis.evalsha(acquireSha, ScriptOutputType.INTEGER, new String[] {key}, candidate, LEASE_MS);
+                Long taken =
+                        redis.evalsha(acquireSha, ScriptOutputType.INTEGER, new String[] {key}, candidate, LEASE_MS);
                 if (taken == 1) {
                     this.key = key;
                     this.owner = candidate;

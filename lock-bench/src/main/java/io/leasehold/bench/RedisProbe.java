@@ -19,14 +19,17 @@ import java.util.Set;
 final class RedisProbe implements AutoCloseable {
 
     /** The probe's own commands (and the server's housekeeping a client may send), not counted. */
-    private static final Set<String> NOT_COUNTED = Set.of("info", "slowlog", "config", "ping", "hello", "client",
-            "select", "cluster", "command", "script");
+    private static final Set<String> NOT_COUNTED =
+            Set.of("info", "slowlog", "config", "ping", "hello", "client", "select", "cluster", "command", "script");
 
     /** What the server had done at one moment. */
     record Snapshot(long commands, long scriptCalls, long pubSubCalls, double cpuSeconds) {
         Snapshot minus(Snapshot earlier) {
-            return new Snapshot(commands - earlier.commands, scriptCalls - earlier.scriptCalls,
-                    pubSubCalls - earlier.pubSubCalls, cpuSeconds - earlier.cpuSeconds);
+            return new Snapshot(
+                    commands - earlier.commands,
+                    scriptCalls - earlier.scriptCalls,
+                    pubSubCalls - earlier.pubSubCalls,
+                    cpuSeconds - earlier.cpuSeconds);
         }
 
         /**
@@ -38,12 +41,11 @@ final class RedisProbe implements AutoCloseable {
         }
     }
 
-    private static final Set<String> PUB_SUB = Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe",
-            "psubscribe", "punsubscribe");
+    private static final Set<String> PUB_SUB =
+            Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "psubscribe", "punsubscribe");
 
     /** Script runs since {@link #startScriptLog}: counted, and the longest from the slow log. */
-    record ScriptRuns(long count, long longestMicros, double medianMicros) {
-    }
+    record ScriptRuns(long count, long longestMicros, double medianMicros) {}
 
     /** The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may take. */
     static final long SCRIPT_LOG_THRESHOLD_MICROS = 100;
@@ -68,14 +70,21 @@ final class RedisProbe implements AutoCloseable {
                 continue;
             }
             String command = line.substring("cmdstat_".length(), line.indexOf(':'));
-            String calls = line.substring(line.indexOf("calls=") + "calls=".length(), line.indexOf(',', line.indexOf("calls=")));
+            String calls = line.substring(
+                    line.indexOf("calls=") + "calls=".length(), line.indexOf(',', line.indexOf("calls=")));
             long count = Long.parseLong(calls);
-            if (NOT_COUNTED.contains(command) || command.startsWith("script|") || command.startsWith("client|")
-                    || command.startsWith("config|") || command.startsWith("slowlog|")) {
+            if (NOT_COUNTED.contains(command)
+                    || command.startsWith("script|")
+                    || command.startsWith("client|")
+                    || command.startsWith("config|")
+                    || command.startsWith("slowlog|")) {
                 continue;
             }
             commands += count;
-            if (command.equals("evalsha") || command.equals("eval") || command.equals("evalsha_ro") || command.equals("fcall")) {
+            if (command.equals("evalsha")
+                    || command.equals("eval")
+                    || command.equals("evalsha_ro")
+                    || command.equals("fcall")) {
                 scripts += count;
             }
             if (PUB_SUB.contains(command)) {

@@ -38,11 +38,19 @@ final class Report {
     String render() {
         StringBuilder md = new StringBuilder();
         md.append("# Leasehold bench results\n\n");
-        md.append(String.format(Locale.ROOT, "%s · %d cores · %s · redis-server %s · %s%n%n", environment.date(),
-                environment.cores(), environment.java(), environment.redis(), environment.parameters()));
+        md.append(String.format(
+                Locale.ROOT,
+                "%s · %d cores · %s · redis-server %s · %s%n%n",
+                environment.date(),
+                environment.cores(),
+                environment.java(),
+                environment.redis(),
+                environment.parameters()));
         md.append("Medians over the rounds; the spread is min–max over the rounds. Ratios compare medians.\n");
-        md.append("Round trips count script calls and (un)subscribes; Redis commands also count the commands scripts run.\n\n");
-        for (Map.Entry<String, Map<String, List<Measurement>>> scenario : byScenario().entrySet()) {
+        md.append(
+                "Round trips count script calls and (un)subscribes; Redis commands also count the commands scripts run.\n\n");
+        for (Map.Entry<String, Map<String, List<Measurement>>> scenario :
+                byScenario().entrySet()) {
             md.append("## ").append(scenario.getKey()).append("\n\n");
             renderScenario(md, scenario.getValue());
             md.append('\n');
@@ -53,7 +61,10 @@ final class Report {
 
     private void renderScenario(StringBuilder md, Map<String, List<Measurement>> byContender) {
         Set<String> figures = new LinkedHashSet<>();
-        byContender.values().forEach(runs -> runs.forEach(run -> figures.addAll(run.figures().keySet())));
+        byContender
+                .values()
+                .forEach(
+                        runs -> runs.forEach(run -> figures.addAll(run.figures().keySet())));
         List<String> columns = new ArrayList<>(figures);
         String headline = columns.get(0);
         boolean spread = byContender.values().stream().anyMatch(runs -> runs.size() > 1);
@@ -110,8 +121,10 @@ final class Report {
     }
 
     static double[] values(List<Measurement> runs, String figure) {
-        return runs.stream().filter(run -> run.figures().containsKey(figure))
-                .mapToDouble(run -> run.figures().get(figure)).toArray();
+        return runs.stream()
+                .filter(run -> run.figures().containsKey(figure))
+                .mapToDouble(run -> run.figures().get(figure))
+                .toArray();
     }
 
     private static String ratio(double value, double base) {

@@ -17,13 +17,28 @@ final class ScriptLimit {
 
     private static final Pattern RATE = Pattern.compile("([0-9.]+) requests per second");
 
-    private ScriptLimit() {
-    }
+    private ScriptLimit() {}
 
     static Measurement run(RedisEndpoint endpoint, String sha, int requests) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(List.of("redis-benchmark", "-h", endpoint.host(), "-p", Integer.toString(endpoint.port()),
-                "-c", "32", "-n", Integer.toString(requests), "-r", "1000000", "-q",
-                "EVALSHA", sha, "1", "bench:limit:__rand_int__", "owner", "30000"))
+        Process process = new ProcessBuilder(List.of(
+                        "redis-benchmark",
+                        "-h",
+                        endpoint.host(),
+                        "-p",
+                        Integer.toString(endpoint.port()),
+                        "-c",
+                        "32",
+                        "-n",
+                        Integer.toString(requests),
+                        "-r",
+                        "1000000",
+                        "-q",
+                        "EVALSHA",
+                        sha,
+                        "1",
+                        "bench:limit:__rand_int__",
+                        "owner",
+                        "30000"))
                 .redirectErrorStream(true)
                 .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

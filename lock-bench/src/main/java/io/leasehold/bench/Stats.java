@@ -5,8 +5,7 @@ import java.util.Arrays;
 /** Small statistics over measured values. */
 final class Stats {
 
-    private Stats() {
-    }
+    private Stats() {}
 
     /** The {@code p}-th percentile (nearest rank) of {@code sorted}; NaN if empty. */
     static double percentile(long[] sorted, double p) {
@@ -23,7 +22,8 @@ final class Stats {
         if (mean == 0) {
             return Double.NaN;
         }
-        double variance = Arrays.stream(counts).mapToDouble(c -> (c - mean) * (c - mean)).sum() / counts.length;
+        double variance =
+                Arrays.stream(counts).mapToDouble(c -> (c - mean) * (c - mean)).sum() / counts.length;
         return 100.0 * Math.sqrt(variance) / mean;
     }
 

@@ -40,12 +40,16 @@ final class ThroughputScenario implements Scenario {
     }
 
     static ThroughputScenario uncontended(int workers) {
-        return new ThroughputScenario("uncontended, " + workers + " worker" + (workers == 1 ? "" : "s"), workers, 1, false);
+        return new ThroughputScenario(
+                "uncontended, " + workers + " worker" + (workers == 1 ? "" : "s"), workers, 1, false);
     }
 
     static ThroughputScenario contended(int workers, int clients) {
-        return new ThroughputScenario("contended, " + workers + " workers, " + clients + " client" + (clients == 1 ? "" : "s"),
-                workers, clients, true);
+        return new ThroughputScenario(
+                "contended, " + workers + " workers, " + clients + " client" + (clients == 1 ? "" : "s"),
+                workers,
+                clients,
+                true);
     }
 
     @Override
@@ -104,6 +108,7 @@ final class ThroughputScenario implements Scenario {
         private final long[] perWorker = new long[workers];
         /** When the last holder started its release, and who it was (contended only). */
         private volatile long releaseStartedNanos;
+
         private volatile int lastHolder = -1;
         volatile boolean measuring;
         private volatile boolean stopping;
@@ -170,7 +175,8 @@ final class ThroughputScenario implements Scenario {
         void stop() throws Exception {
             stopping = true;
             if (!stopped.await(2, java.util.concurrent.TimeUnit.MINUTES)) {
-                throw new IllegalStateException(contender.name() + ": workers did not stop within 2 minutes in '" + name + "'");
+                throw new IllegalStateException(
+                        contender.name() + ": workers did not stop within 2 minutes in '" + name + "'");
             }
             if (failure.get() != null) {
                 throw new IllegalStateException(contender.name() + " failed in '" + name + "'", failure.get());

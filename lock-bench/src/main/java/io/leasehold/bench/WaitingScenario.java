@@ -45,14 +45,16 @@ final class WaitingScenario implements Scenario {
         RedisProbe.Snapshot before = redis.snapshot();
         for (int i = 0; i < waiters; i++) {
             Contender.Worker waiter = contender.worker((i + 1) % clients);
-            Thread thread = new Thread(() -> {
-                try {
-                    waiter.acquire(KEY);
-                    waiter.release();
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-waiter-" + i);
+            Thread thread = new Thread(
+                    () -> {
+                        try {
+                            waiter.acquire(KEY);
+                            waiter.release();
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    },
+                    "bench-waiter-" + i);
             thread.setDaemon(true);
             threads.add(thread);
             thread.start();
@@ -63,7 +65,8 @@ final class WaitingScenario implements Scenario {
         for (Thread thread : threads) {
             thread.join(Duration.ofMinutes(1).toMillis());
             if (thread.isAlive()) {
-                throw new IllegalStateException(contender.name() + ": a waiter was not served within a minute of the release");
+                throw new IllegalStateException(
+                        contender.name() + ": a waiter was not served within a minute of the release");
             }
         }
         if (failure.get() != null) {

@@ -31,10 +31,13 @@ class ReportTest {
 
     @Test
     void shouldMeasureFairnessAndLatencyWithPlainDefinitions() {
-        assertThat(Stats.coefficientOfVariationPercent(new long[] {10, 10, 10, 10})).isZero();
+        assertThat(Stats.coefficientOfVariationPercent(new long[] {10, 10, 10, 10}))
+                .isZero();
         assertThat(Stats.coefficientOfVariationPercent(new long[] {0, 20})).isEqualTo(100.0);
-        assertThat(Stats.percentile(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50)).isEqualTo(5);
-        assertThat(Stats.percentile(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 99)).isEqualTo(10);
+        assertThat(Stats.percentile(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50))
+                .isEqualTo(5);
+        assertThat(Stats.percentile(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 99))
+                .isEqualTo(10);
         assertThat(Stats.median(new double[] {3, 1, 2, 10})).isEqualTo(2.5);
         assertThat(Stats.percentile(new long[0], 99)).isNaN();
     }
@@ -45,8 +48,7 @@ class ReportTest {
                 .hasMessage("--rounds must be at least 1, but was 0");
         assertThatThrownBy(() -> BenchOptions.parse("--window", "soon"))
                 .hasMessage("--window must be a whole number, but was 'soon'");
-        assertThatThrownBy(() -> BenchOptions.parse("--fast"))
-                .hasMessageContaining("unknown option '--fast'");
+        assertThatThrownBy(() -> BenchOptions.parse("--fast")).hasMessageContaining("unknown option '--fast'");
         assertThat(BenchOptions.parse("--rounds", "5").rounds()).isEqualTo(5);
         assertThat(BenchOptions.parse("--quick").window()).isEqualTo(Duration.ofSeconds(1));
     }
@@ -59,9 +61,13 @@ class ReportTest {
         assertThat(renewal.runs(BenchOptions.UNCONTENDED)).isFalse();
         assertThat(renewal.runs(BenchOptions.LIMIT)).isFalse();
         assertThat(renewal.rounds()).isEqualTo(1);
-        assertThat(BenchOptions.parse("--quick", "--only", "waiting,renewal").runs(BenchOptions.WAITING)).isTrue();
-        assertThat(BenchOptions.parse("--quick", "--only", "renewal").renewedLeases()).isEqualTo(1_000);
-        assertThat(BenchOptions.parse().runs(BenchOptions.CONTENDED)).as("every scenario by default").isTrue();
+        assertThat(BenchOptions.parse("--quick", "--only", "waiting,renewal").runs(BenchOptions.WAITING))
+                .isTrue();
+        assertThat(BenchOptions.parse("--quick", "--only", "renewal").renewedLeases())
+                .isEqualTo(1_000);
+        assertThat(BenchOptions.parse().runs(BenchOptions.CONTENDED))
+                .as("every scenario by default")
+                .isTrue();
     }
 
     @Test
@@ -69,14 +75,14 @@ class ReportTest {
         assertThatThrownBy(() -> BenchOptions.parse("--only", "renew"))
                 .hasMessage("--only must name scenarios among uncontended, contended, limit, waiting, renewal"
                         + " (comma-separated), but was 'renew'");
-        assertThatThrownBy(() -> BenchOptions.parse("--only"))
-                .hasMessage("option '--only' needs a value");
+        assertThatThrownBy(() -> BenchOptions.parse("--only")).hasMessage("option '--only' needs a value");
     }
 
     @Test
     void shouldLeaveOutTheChartsOfScenariosThatDidNotRun() {
         List<Measurement> renewalOnly = List.of(Measurement.of("10,000 leases held and renewed", "Leasehold-Lettuce")
-                .put(Figures.SCRIPT_CALLS_PER_PERIOD, 20.0).build());
+                .put(Figures.SCRIPT_CALLS_PER_PERIOD, 20.0)
+                .build());
 
         String table = new Report(renewalOnly, HERE).render();
 

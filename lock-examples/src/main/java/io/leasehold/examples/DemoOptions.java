@@ -14,8 +14,8 @@ import java.util.Optional;
  * @param workers     request-handling threads per node
  * @param driver      the Redis driver the nodes lock with (Lettuce by default)
  */
-record DemoOptions(Optional<String> redisUri, boolean inMemory, int stock, int shoppers, int nodes, int workers,
-        Driver driver) {
+record DemoOptions(
+        Optional<String> redisUri, boolean inMemory, int stock, int shoppers, int nodes, int workers, Driver driver) {
 
     /** The Redis drivers the demo can lock with. */
     enum Driver {
@@ -23,8 +23,9 @@ record DemoOptions(Optional<String> redisUri, boolean inMemory, int stock, int s
         JEDIS
     }
 
-    static final String USAGE = "usage: FlashSaleDemo [--redis redis://host:port] [--in-memory] [--driver lettuce|jedis] "
-            + "[--stock N] [--shoppers N] [--nodes N] [--workers N-per-node]";
+    static final String USAGE =
+            "usage: FlashSaleDemo [--redis redis://host:port] [--in-memory] [--driver lettuce|jedis] "
+                    + "[--stock N] [--shoppers N] [--nodes N] [--workers N-per-node]";
 
     /** Options as given, with Lettuce as the driver. */
     DemoOptions(Optional<String> redisUri, boolean inMemory, int stock, int shoppers, int nodes, int workers) {
@@ -40,19 +41,50 @@ record DemoOptions(Optional<String> redisUri, boolean inMemory, int stock, int s
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
-                case "--in-memory" -> o = new DemoOptions(o.redisUri, true, o.stock, o.shoppers, o.nodes, o.workers, o.driver);
-                case "--driver" -> o = new DemoOptions(o.redisUri, o.inMemory, o.stock, o.shoppers, o.nodes, o.workers,
-                        driver(value(args, ++i, arg)));
-                case "--redis" -> o = new DemoOptions(Optional.of(value(args, ++i, arg)), o.inMemory, o.stock,
-                        o.shoppers, o.nodes, o.workers, o.driver);
-                case "--stock" -> o = new DemoOptions(o.redisUri, o.inMemory, number(args, ++i, arg, 1), o.shoppers,
-                        o.nodes, o.workers, o.driver);
-                case "--shoppers" -> o = new DemoOptions(o.redisUri, o.inMemory, o.stock, number(args, ++i, arg, 1),
-                        o.nodes, o.workers, o.driver);
-                case "--nodes" -> o = new DemoOptions(o.redisUri, o.inMemory, o.stock, o.shoppers,
-                        number(args, ++i, arg, 2), o.workers, o.driver);
-                case "--workers" -> o = new DemoOptions(o.redisUri, o.inMemory, o.stock, o.shoppers, o.nodes,
-                        number(args, ++i, arg, 1), o.driver);
+                case "--in-memory" ->
+                    o = new DemoOptions(o.redisUri, true, o.stock, o.shoppers, o.nodes, o.workers, o.driver);
+                case "--driver" ->
+                    o = new DemoOptions(
+                            o.redisUri,
+                            o.inMemory,
+                            o.stock,
+                            o.shoppers,
+                            o.nodes,
+                            o.workers,
+                            driver(value(args, ++i, arg)));
+                case "--redis" ->
+                    o = new DemoOptions(
+                            Optional.of(value(args, ++i, arg)),
+                            o.inMemory,
+                            o.stock,
+                            o.shoppers,
+                            o.nodes,
+                            o.workers,
+                            o.driver);
+                case "--stock" ->
+                    o = new DemoOptions(
+                            o.redisUri,
+                            o.inMemory,
+                            number(args, ++i, arg, 1),
+                            o.shoppers,
+                            o.nodes,
+                            o.workers,
+                            o.driver);
+                case "--shoppers" ->
+                    o = new DemoOptions(
+                            o.redisUri, o.inMemory, o.stock, number(args, ++i, arg, 1), o.nodes, o.workers, o.driver);
+                case "--nodes" ->
+                    o = new DemoOptions(
+                            o.redisUri,
+                            o.inMemory,
+                            o.stock,
+                            o.shoppers,
+                            number(args, ++i, arg, 2),
+                            o.workers,
+                            o.driver);
+                case "--workers" ->
+                    o = new DemoOptions(
+                            o.redisUri, o.inMemory, o.stock, o.shoppers, o.nodes, number(args, ++i, arg, 1), o.driver);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'; " + USAGE);
             }
         }
@@ -87,6 +119,7 @@ record DemoOptions(Optional<String> redisUri, boolean inMemory, int stock, int s
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw new IllegalArgumentException(flag + " must be a whole number of at least " + min + ", but was '" + text + "'");
+        throw new IllegalArgumentException(
+                flag + " must be a whole number of at least " + min + ", but was '" + text + "'");
     }
 }

@@ -33,20 +33,20 @@ final class FencingScene {
      * @param loss         the stalled holder's loss signal
      * @param lateWriteAccepted whether the store took the stalled holder's write (it must not)
      */
-    record Outcome(long staleToken, long newToken, LeaseLoss loss, boolean lateWriteAccepted) {
-    }
+    record Outcome(long staleToken, long newToken, LeaseLoss loss, boolean lateWriteAccepted) {}
 
-    private FencingScene() {
-    }
+    private FencingScene() {}
 
     static Outcome play(Node first, Node second, PrintStream out) throws Exception {
-        LockOptions shortLease = LockOptions.builder().leaseTime(LEASE).autoRenew(false).build();
+        LockOptions shortLease =
+                LockOptions.builder().leaseTime(LEASE).autoRenew(false).build();
         first.stock().reset(1);
         long start = System.nanoTime();
 
         Lease stalled = first.locks().lock(FlashSale.LOCK_NAME, shortLease).acquire(BOUND);
         long stockSeen = first.stock().readFenced(stalled.fencingToken()).orElseThrow();
-        out.printf("  %s takes the lock (token %d, %d ms lease, no auto-renew), reads stock %d, then stalls%n",
+        out.printf(
+                "  %s takes the lock (token %d, %d ms lease, no auto-renew), reads stock %d, then stalls%n",
                 first.name(), stalled.fencingToken(), LEASE.toMillis(), stockSeen);
 
         CountDownLatch staleWriteTried = new CountDownLatch(1);
@@ -60,20 +60,31 @@ final class FencingScene {
             }
         });
         long newToken = newHolder.get(BOUND.toSeconds(), TimeUnit.SECONDS).fencingToken();
-        out.printf("  %s gets the lock once that lease runs out (token %d, after %d ms), reads stock 1, creates the order%n",
+        out.printf(
+                "  %s gets the lock once that lease runs out (token %d, after %d ms), reads stock 1, creates the order%n",
                 second.name(), newToken, millisSince(start));
 
         // The stall ends. A careful holder checks its lease first; this one only has the token.
         LeaseLoss loss = awaitLoss(stalled);
         out.printf("  %s wakes up; its lease.lost() had completed: %s%n", first.name(), loss.reason());
         boolean accepted = first.stock().writeFenced(stockSeen - 1, stalled.fencingToken());
-        out.printf("  %s writes stock %d with token %d: %s%n", first.name(), stockSeen - 1, stalled.fencingToken(),
-                accepted ? "ACCEPTED (the item was sold twice!)"
-                        : "REJECTED by the store, which has seen token " + first.stock().highestTokenSeen()
-                                + " on " + second.name() + "'s read (a store fencing only writes would have taken it)");
+        out.printf(
+                "  %s writes stock %d with token %d: %s%n",
+                first.name(),
+                stockSeen - 1,
+                stalled.fencingToken(),
+                accepted
+                        ? "ACCEPTED (the item was sold twice!)"
+                        : "REJECTED by the store, which has seen token "
+                                + first.stock().highestTokenSeen() + " on " + second.name()
+                                + "'s read (a store fencing only writes would have taken it)");
         staleWriteTried.countDown();
         boolean sold = takeover.get(BOUND.toSeconds(), TimeUnit.SECONDS);
-        out.printf("  %s writes stock %d with token %d: %s%n", second.name(), stockSeen - 1, newToken,
+        out.printf(
+                "  %s writes stock %d with token %d: %s%n",
+                second.name(),
+                stockSeen - 1,
+                newToken,
                 sold ? "accepted: the last item is sold once" : "REJECTED (unexpected)");
         stalled.close(); // a no-op on a lost lease: it never deletes the new holder's lock
         return new Outcome(stalled.fencingToken(), newToken, loss, accepted);
@@ -94,7 +105,8 @@ final class FencingScene {
         try {
             return lease.lost().get(BOUND.toSeconds(), TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("lease " + lease.fencingToken() + " was not signalled lost within " + BOUND, e);
+            throw new IllegalStateException(
+                    "lease " + lease.fencingToken() + " was not signalled lost within " + BOUND, e);
         }
     }
 

@@ -23,6 +23,7 @@ final class FlashSale {
     static final String LOCK_NAME = "flash-sale:" + PRODUCT;
     /** Creating the order (payment, database row) between reading and writing the stock. */
     static final Duration ORDER_WORK = Duration.ofMillis(1);
+
     static final Duration WAIT = Duration.ofSeconds(30);
 
     private final List<Node> nodes;
@@ -55,13 +56,15 @@ final class FlashSale {
                 Runnable work = locked
                         ? () -> serveLocked(node, nodeIndex, lock, shoppers, counters)
                         : () -> serveUnlocked(node, shoppers, counters);
-                Thread worker = new Thread(() -> {
-                    try {
-                        work.run();
-                    } catch (RuntimeException | Error e) {
-                        counters.failures.add(e);
-                    }
-                }, node.name() + "-worker-" + w);
+                Thread worker = new Thread(
+                        () -> {
+                            try {
+                                work.run();
+                            } catch (RuntimeException | Error e) {
+                                counters.failures.add(e);
+                            }
+                        },
+                        node.name() + "-worker-" + w);
                 worker.setDaemon(true);
                 workers.add(worker);
                 worker.start();
@@ -77,10 +80,17 @@ final class FlashSale {
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
         long stockLeft = nodes.get(0).stock().read();
-        return new SaleResult(options.stock(), counters.requests.get(), counters.confirmed.get(), counters.soldOut.get(),
-                counters.staleRejected.get(), stockLeft, elapsed,
+        return new SaleResult(
+                options.stock(),
+                counters.requests.get(),
+                counters.confirmed.get(),
+                counters.soldOut.get(),
+                counters.staleRejected.get(),
+                stockLeft,
+                elapsed,
                 counters.waits.stream().mapToLong(Long::longValue).toArray(),
-                List.copyOf(counters.acquisitions), List.copyOf(counters.failures));
+                List.copyOf(counters.acquisitions),
+                List.copyOf(counters.failures));
     }
 
     /** This node's share of the shoppers. */
@@ -108,8 +118,8 @@ final class FlashSale {
     }
 
     /** The fix: the same steps under the lock, every access to the stock carrying the lease's fencing token. */
-    private static void serveLocked(Node node, int nodeIndex, DistributedLock lock, Queue<Integer> shoppers,
-            Counters counters) {
+    private static void serveLocked(
+            Node node, int nodeIndex, DistributedLock lock, Queue<Integer> shoppers, Counters counters) {
         while (shoppers.poll() != null) {
             counters.requests.incrementAndGet();
             long asked = System.nanoTime();

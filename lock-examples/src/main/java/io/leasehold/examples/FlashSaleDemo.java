@@ -2,8 +2,8 @@ package io.leasehold.examples;
 
 import io.leasehold.lock.micrometer.LeaseholdMetrics;
 import io.leasehold.lock.testkit.redis.RedisFixtureException;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,16 +21,18 @@ import java.util.Optional;
  */
 public final class FlashSaleDemo {
 
-    private FlashSaleDemo() {
-    }
+    private FlashSaleDemo() {}
 
     /** Everything the demo measured. */
     record Outcome(String backend, SaleResult withoutLock, SaleResult withLock, FencingScene.Outcome fencing) {
 
         /** The claims the demo makes about Leasehold, all true. */
         boolean lockedSaleExact() {
-            return withLock.stockLeft() == 0 && withLock.confirmed() == withLock.stock()
-                    && withLock.failures().isEmpty() && withLock.tokensDistinct() && !fencing.lateWriteAccepted();
+            return withLock.stockLeft() == 0
+                    && withLock.confirmed() == withLock.stock()
+                    && withLock.failures().isEmpty()
+                    && withLock.tokensDistinct()
+                    && !fencing.lateWriteAccepted();
         }
     }
 
@@ -62,18 +64,21 @@ public final class FlashSaleDemo {
             for (int n = 1; n <= options.nodes(); n++) {
                 nodes.add(backend.newNode("node-" + n, metrics));
             }
-            out.printf("  sale: %d items, %d shoppers, %d nodes x %d workers (each node its own LockClient and connections)%n",
+            out.printf(
+                    "  sale: %d items, %d shoppers, %d nodes x %d workers (each node its own LockClient and connections)%n",
                     options.stock(), options.shoppers(), options.nodes(), options.workers());
             FlashSale sale = new FlashSale(nodes, options);
 
             out.println();
-            out.printf("[1/3] without a lock: read stock, create the order (%d ms), write stock - 1%n",
+            out.printf(
+                    "[1/3] without a lock: read stock, create the order (%d ms), write stock - 1%n",
                     FlashSale.ORDER_WORK.toMillis());
             SaleResult unlocked = sale.runWithoutLock();
             Report.unlocked(unlocked, out);
 
             out.println();
-            out.printf("[2/3] with Leasehold: the same steps inside lock(\"%s\"), every stock access fenced by the lease's token%n",
+            out.printf(
+                    "[2/3] with Leasehold: the same steps inside lock(\"%s\"), every stock access fenced by the lease's token%n",
                     FlashSale.LOCK_NAME);
             SaleResult locked = sale.runWithLock();
             Report.locked(locked, out);
@@ -84,13 +89,16 @@ public final class FlashSaleDemo {
 
             outcome = new Outcome(backend.description(), unlocked, locked, fencing);
         }
-        options.redisUri().ifPresent(uri -> out.println(
-                "  deleted the demo's keys from " + uri + " (the stock, its fence, the lock and its fencing counter)"));
+        options.redisUri()
+                .ifPresent(uri -> out.println("  deleted the demo's keys from " + uri
+                        + " (the stock, its fence, the lock and its fencing counter)"));
         // After the clients closed: closing lets every queued event reach the listener, so the meters are final.
         out.println();
         MetersReport.print(registry, out);
         out.println();
-        out.printf("%s in %.1f s%n", outcome.lockedSaleExact() ? "Done" : "FAILED: the locked sale was not exact",
+        out.printf(
+                "%s in %.1f s%n",
+                outcome.lockedSaleExact() ? "Done" : "FAILED: the locked sale was not exact",
                 (System.nanoTime() - start) / 1e9);
         return outcome;
     }
@@ -110,14 +118,14 @@ public final class FlashSaleDemo {
             return new InMemoryDemoBackend(e.getMessage());
         }
         if (binary.isEmpty()) {
-            return new InMemoryDemoBackend("no redis-server on PATH (nor $" + RedisServerBinary.ENV_VARIABLE
-                    + ") - falling back");
+            return new InMemoryDemoBackend(
+                    "no redis-server on PATH (nor $" + RedisServerBinary.ENV_VARIABLE + ") - falling back");
         }
         try {
             return RedisDemoBackend.startLocal(binary.get(), options.driver());
         } catch (RuntimeException e) {
-            return new InMemoryDemoBackend("could not start " + binary.get().path() + " (" + e.getMessage()
-                    + ") - falling back");
+            return new InMemoryDemoBackend(
+                    "could not start " + binary.get().path() + " (" + e.getMessage() + ") - falling back");
         }
     }
 }

@@ -34,7 +34,8 @@ final class InMemoryDemoBackend implements DemoBackend {
 
     @Override
     public synchronized Node newNode(String name, LockEventListener listener) {
-        Node node = new Node(name, LockClient.builder(store.newNode()).listener(listener).build(), stock.connect());
+        Node node = new Node(
+                name, LockClient.builder(store.newNode()).listener(listener).build(), stock.connect());
         nodes.add(node);
         return node;
     }

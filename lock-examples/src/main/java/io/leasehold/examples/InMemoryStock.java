@@ -72,8 +72,7 @@ final class InMemoryStock {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 

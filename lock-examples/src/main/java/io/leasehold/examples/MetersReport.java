@@ -15,8 +15,7 @@ import java.util.stream.Collectors;
 /** Prints the lock meters lock-micrometer recorded during the demo: what an operator's dashboard would show. */
 final class MetersReport {
 
-    private MetersReport() {
-    }
+    private MetersReport() {}
 
     static void print(MeterRegistry registry, PrintStream out) {
         out.println("Meters recorded by lock-micrometer (LeaseholdMetrics):");
@@ -33,7 +32,8 @@ final class MetersReport {
 
     private static String tags(Meter meter) {
         return meter.getId().getTags().stream()
-                .filter(tag -> !tag.getKey().equals(LeaseholdMeters.TAG_LOCK_GROUP) || !tag.getValue().equals("flash-sale"))
+                .filter(tag -> !tag.getKey().equals(LeaseholdMeters.TAG_LOCK_GROUP)
+                        || !tag.getValue().equals("flash-sale"))
                 .map(Tag::getValue)
                 .collect(Collectors.joining(",", "{", "}"))
                 .replace("{}", "");
@@ -41,8 +41,9 @@ final class MetersReport {
 
     private static String value(Meter meter) {
         if (meter instanceof Timer timer) {
-            return String.format("%d, mean %.1f ms, max %.1f ms", timer.count(), timer.mean(TimeUnit.MILLISECONDS),
-                    timer.max(TimeUnit.MILLISECONDS));
+            return String.format(
+                    "%d, mean %.1f ms, max %.1f ms",
+                    timer.count(), timer.mean(TimeUnit.MILLISECONDS), timer.max(TimeUnit.MILLISECONDS));
         }
         if (meter instanceof Counter counter) {
             return String.format("%.0f", counter.count());

@@ -6,5 +6,4 @@ import io.leasehold.lock.LockClient;
  * One simulated application node: its own {@link LockClient} (over its own backend and
  * connections) and its own connection to the stock.
  */
-record Node(String name, LockClient locks, StockStore stock) {
-}
+record Node(String name, LockClient locks, StockStore stock) {}

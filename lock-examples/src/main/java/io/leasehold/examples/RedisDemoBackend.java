@@ -2,10 +2,10 @@ package io.leasehold.examples;
 
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
-import io.leasehold.lock.spi.LockBackend;
-import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.redis.RedisServerBinary;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import io.lettuce.core.RedisClient;
@@ -52,7 +52,8 @@ final class RedisDemoBackend implements DemoBackend {
     /** Starts {@code redis-server} from {@code binary} on a free port (never 6379). */
     static RedisDemoBackend startLocal(RedisServerBinary binary, DemoOptions.Driver driver) {
         StandaloneRedis server = StandaloneRedis.start(binary);
-        return new RedisDemoBackend(server.uri(), "started " + binary.path() + " on " + server.endpoint(), server, driver);
+        return new RedisDemoBackend(
+                server.uri(), "started " + binary.path() + " on " + server.endpoint(), server, driver);
     }
 
     /** Uses the server at {@code uri}; only the demo's own keys are written and deleted. */
@@ -69,7 +70,10 @@ final class RedisDemoBackend implements DemoBackend {
     private String serverVersion() {
         RedisClient client = newClient();
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            return connection.sync().info("server").lines()
+            return connection
+                    .sync()
+                    .info("server")
+                    .lines()
                     .filter(line -> line.startsWith("redis_version:"))
                     .map(line -> line.substring("redis_version:".length()).trim())
                     .findFirst()
@@ -80,7 +84,8 @@ final class RedisDemoBackend implements DemoBackend {
     @Override
     public synchronized Node newNode(String name, LockEventListener listener) {
         RedisClient client = newClient();
-        LockBackend backend = driver == DemoOptions.Driver.JEDIS ? JedisLockBackend.create(newJedisClient())
+        LockBackend backend = driver == DemoOptions.Driver.JEDIS
+                ? JedisLockBackend.create(newJedisClient())
                 : LettuceLockBackend.create(client);
         LockClient locks = LockClient.builder(backend).listener(listener).build();
         Node node = new Node(name, locks, new RedisStockStore(client, FlashSale.PRODUCT));
@@ -111,7 +116,8 @@ final class RedisDemoBackend implements DemoBackend {
 
     private synchronized redis.clients.jedis.RedisClient newJedisClient() {
         // The same redis:// URI (host, port, credentials, database), read by Jedis itself.
-        redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.builder().fromURI(uriText).build();
+        redis.clients.jedis.RedisClient client =
+                redis.clients.jedis.RedisClient.builder().fromURI(uriText).build();
         jedisClients.add(client);
         return client;
     }

@@ -76,15 +76,19 @@ final class RedisStockStore implements StockStore {
 
     @Override
     public OptionalLong readFenced(long fencingToken) {
-        Long stock = redis.eval(FENCED_GET, ScriptOutputType.INTEGER, new String[] {stockKey, fenceKey},
-                Long.toString(fencingToken));
+        Long stock = redis.eval(
+                FENCED_GET, ScriptOutputType.INTEGER, new String[] {stockKey, fenceKey}, Long.toString(fencingToken));
         return stock == null || stock < 0 ? OptionalLong.empty() : OptionalLong.of(stock);
     }
 
     @Override
     public boolean writeFenced(long items, long fencingToken) {
-        Long accepted = redis.eval(FENCED_SET, ScriptOutputType.INTEGER, new String[] {stockKey, fenceKey},
-                Long.toString(items), Long.toString(fencingToken));
+        Long accepted = redis.eval(
+                FENCED_SET,
+                ScriptOutputType.INTEGER,
+                new String[] {stockKey, fenceKey},
+                Long.toString(items),
+                Long.toString(fencingToken));
         return accepted != null && accepted == 1L;
     }
 

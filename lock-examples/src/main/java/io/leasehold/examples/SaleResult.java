@@ -18,12 +18,20 @@ import java.util.List;
  * @param acquisitions    every acquisition as (fencing token, node index) (empty without a lock)
  * @param failures        worker exceptions, if any
  */
-record SaleResult(long stock, long requests, long confirmed, long soldOut, long staleRejected, long stockLeft,
-        Duration elapsed, long[] acquireWaitsNanos, List<Acquisition> acquisitions, List<Throwable> failures) {
+record SaleResult(
+        long stock,
+        long requests,
+        long confirmed,
+        long soldOut,
+        long staleRejected,
+        long stockLeft,
+        Duration elapsed,
+        long[] acquireWaitsNanos,
+        List<Acquisition> acquisitions,
+        List<Throwable> failures) {
 
     /** One acquisition of the sale's lock. */
-    record Acquisition(long fencingToken, int node) {
-    }
+    record Acquisition(long fencingToken, int node) {}
 
     /** Orders confirmed beyond the stock. */
     long oversold() {
@@ -55,7 +63,11 @@ record SaleResult(long stock, long requests, long confirmed, long soldOut, long 
     }
 
     boolean tokensDistinct() {
-        return acquisitions.stream().mapToLong(Acquisition::fencingToken).distinct().count() == acquisitions.size();
+        return acquisitions.stream()
+                        .mapToLong(Acquisition::fencingToken)
+                        .distinct()
+                        .count()
+                == acquisitions.size();
     }
 
     /** Times the lock went from a holder on one node to a holder on another, in token order. */

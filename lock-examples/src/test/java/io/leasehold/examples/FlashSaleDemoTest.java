@@ -23,7 +23,8 @@ class FlashSaleDemoTest {
     void shouldSellExactlyTheStockUnderTheLockAndRefuseTheStaleWrite() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-        FlashSaleDemo.Outcome outcome = FlashSaleDemo.run(SMALL_SALE, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        FlashSaleDemo.Outcome outcome =
+                FlashSaleDemo.run(SMALL_SALE, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
         SaleResult locked = outcome.withLock();
         assertThat(locked.failures()).isEmpty();
@@ -59,7 +60,8 @@ class FlashSaleDemoTest {
                 .contains("requests/s")
                 .contains("[3/3] fencing")
                 .contains("its lease.lost() had completed: EXPIRED")
-                .contains("REJECTED by the store, which has seen token " + outcome.fencing().newToken() + " on node-2's read")
+                .contains("REJECTED by the store, which has seen token "
+                        + outcome.fencing().newToken() + " on node-2's read")
                 .contains("accepted: the last item is sold once")
                 .contains("Meters recorded by lock-micrometer")
                 .containsPattern("leasehold\\.lock\\.acquire\\{acquired\\} +152, mean")
@@ -76,13 +78,16 @@ class FlashSaleDemoTest {
             DemoOptions options = new DemoOptions(Optional.of(redis.uri()), false, 20, 60, 2, 2);
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-            FlashSaleDemo.Outcome outcome = FlashSaleDemo.run(options, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            FlashSaleDemo.Outcome outcome =
+                    FlashSaleDemo.run(options, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
             assertThat(outcome.lockedSaleExact()).isTrue();
             assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("deleted the demo's keys from " + redis.uri());
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
-                assertThat(connection.sync().keys("*")).as("keys left in the user's Redis").isEmpty();
+                assertThat(connection.sync().keys("*"))
+                        .as("keys left in the user's Redis")
+                        .isEmpty();
             } finally {
                 client.shutdown();
             }

@@ -72,7 +72,11 @@ final class Acquisition {
      */
     static final long YIELD_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
-    private enum Phase { WAITING, HANDING_OUT, DONE }
+    private enum Phase {
+        WAITING,
+        HANDING_OUT,
+        DONE
+    }
 
     private final DefaultDistributedLock lock;
     private final Engine engine;
@@ -94,6 +98,7 @@ final class Acquisition {
     private long releaseSeenNanos = NOT_SEEN;
     /** Until when this waiter steps back after its handoff yielded ({@link #NOT_SEEN} if it does not). */
     private long backOffUntilNanos = NOT_SEEN;
+
     private int transientFailures;
     private @Nullable Throwable lastFailure;
     private EngineTimer.@Nullable Timeout fallbackTimer;
@@ -173,7 +178,8 @@ final class Acquisition {
             synchronized (this) {
                 if (phase == Phase.WAITING && !inFlight) {
                     cancel(fallbackTimer);
-                    fallbackTimer = engine.timer.schedule(this::wake,
+                    fallbackTimer = engine.timer.schedule(
+                            this::wake,
                             Math.max(Math.min(localHolderLeft, deadlineNanos - engine.now()), MIN_FALLBACK_NANOS));
                 }
             }
@@ -275,7 +281,11 @@ final class Acquisition {
             askedRedis = true;
         }
         long sent = engine.now();
-        engine.call(EngineScripts.ACQUIRE, acquireKeys, current.args, (late, lateError) -> onLateReply(current, late, lateError))
+        engine.call(
+                        EngineScripts.ACQUIRE,
+                        acquireKeys,
+                        current.args,
+                        (late, lateError) -> onLateReply(current, late, lateError))
                 .whenComplete((reply, error) -> onReply(current, reply, error, sent));
     }
 
@@ -330,7 +340,8 @@ final class Acquisition {
                     inFlight = false;
                 }
             }
-            engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
+            engine.releaseEventually(
+                    lock.name(), from.owner, lock.options().leaseTime().toMillis());
             if (discarded != null) {
                 goOnAfterDiscard();
             }
@@ -340,8 +351,8 @@ final class Acquisition {
         synchronized (this) {
             streak = from.handoffStreak;
         }
-        DefaultLease lease = new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent,
-                streak);
+        DefaultLease lease =
+                new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent, streak);
         synchronized (this) {
             if (phase != Phase.WAITING || from != round) {
                 lease = null; // cancelled, closed or timed out meanwhile: the ending released the owner
@@ -352,7 +363,8 @@ final class Acquisition {
             }
         }
         if (lease == null) {
-            engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
+            engine.releaseEventually(
+                    lock.name(), from.owner, lock.options().leaseTime().toMillis());
             return;
         }
         lock.client().leaseStarted(lease);
@@ -422,7 +434,11 @@ final class Acquisition {
     }
 
     /** What a hand-out decided; see {@link #handOut}. */
-    private enum HandOut { GIVEN, DISCARDED, ENDED }
+    private enum HandOut {
+        GIVEN,
+        DISCARDED,
+        ENDED
+    }
 
     /** Ends a hand-out (leaving the queue, stopping timers); false if something else ended the acquisition first. */
     private boolean endHandOut() {
@@ -452,8 +468,9 @@ final class Acquisition {
 
     /** Why a round was discarded: its reply came later than the lease it granted (a backend too slow, not a holder). */
     private TimeoutException slowReply() {
-        return new TimeoutException("the acquire's reply came after the " + lock.options().leaseTime()
-                + " lease it granted had run out (Redis or the network is slower than the lease time)");
+        return new TimeoutException(
+                "the acquire's reply came after the " + lock.options().leaseTime()
+                        + " lease it granted had run out (Redis or the network is slower than the lease time)");
     }
 
     private void contended(long holderTtlMs, long sent, boolean yielded) {
@@ -483,7 +500,8 @@ final class Acquisition {
                     // release message that raced this reply is theirs), then ask again.
                     backOffUntilNanos = now + YIELD_BACKOFF_NANOS;
                     wakePending = false;
-                    fallbackTimer = engine.timer.schedule(this::wake, Math.min(YIELD_BACKOFF_NANOS, deadlineNanos - now));
+                    fallbackTimer =
+                            engine.timer.schedule(this::wake, Math.min(YIELD_BACKOFF_NANOS, deadlineNanos - now));
                 }
                 retryNow = wakePending;
                 if (!retryNow && !yielded) {
@@ -564,8 +582,10 @@ final class Acquisition {
         }
         if (failure != null) {
             // The last attempt failed (or was too slow), not contended: a backend failure (G9).
-            fail(new LockBackendException(lock.name(), "could not acquire within the wait of " + wait
-                    + "; the last attempt failed", failure));
+            fail(new LockBackendException(
+                    lock.name(),
+                    "could not acquire within the wait of " + wait + "; the last attempt failed",
+                    failure));
         } else {
             timedOut();
         }
@@ -599,7 +619,8 @@ final class Acquisition {
             }
             return;
         }
-        Runnable cleanUp = () -> engine.releaseEventually(lock.name(), from.owner, lock.options().leaseTime().toMillis());
+        Runnable cleanUp = () -> engine.releaseEventually(
+                lock.name(), from.owner, lock.options().leaseTime().toMillis());
         if (produced == null) {
             cleanUp.run();
         } else {
@@ -681,7 +702,8 @@ final class Acquisition {
             lock.client().waitQueues().leave(lock.name(), this);
         }
         if (cleanUp && last.sent) {
-            Runnable release = () -> engine.releaseEventually(lock.name(), last.owner, lock.options().leaseTime().toMillis());
+            Runnable release = () -> engine.releaseEventually(
+                    lock.name(), last.owner, lock.options().leaseTime().toMillis());
             if (handoffSettled == null || closing) {
                 release.run();
             } else {
@@ -778,7 +800,9 @@ final class Acquisition {
     /** The attempts made with one owner value; see the class doc. */
     private final class Round {
         final String owner = OwnerIds.next();
-        final List<String> args = List.of(owner, Long.toString(lock.options().leaseTime().toMillis()),
+        final List<String> args = List.of(
+                owner,
+                Long.toString(lock.options().leaseTime().toMillis()),
                 Long.toString(Engine.FENCE_COUNTER_TTL_MS));
         /** Whether any attempt of this round was sent (guarded by the acquisition's monitor). */
         boolean sent;
@@ -791,8 +815,10 @@ final class Acquisition {
          * Completes once the release that handed this round the lock has settled (null if none did):
          * the round's clean-up waits for it (guarded by the acquisition's monitor).
          */
-        @Nullable CompletableFuture<?> handoffSettled;
+        @Nullable
+        CompletableFuture<?> handoffSettled;
         /** The lease this round produced, once it did (guarded by the acquisition's monitor). */
-        @Nullable DefaultLease lease;
+        @Nullable
+        DefaultLease lease;
     }
 }

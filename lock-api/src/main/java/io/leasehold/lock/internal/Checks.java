@@ -16,8 +16,7 @@ public final class Checks {
     /** Longest accepted lock name, in characters. */
     public static final int MAX_NAME_LENGTH = 512;
 
-    private Checks() {
-    }
+    private Checks() {}
 
     public static String lockName(@Nullable String name) {
         if (name == null) {
@@ -72,7 +71,8 @@ public final class Checks {
     public static Duration positive(String parameter, @Nullable Duration value, @Nullable String lockName) {
         notNull(parameter, value, lockName);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(parameter + " must be greater than 0, but was " + value + where(lockName));
+            throw new IllegalArgumentException(
+                    parameter + " must be greater than 0, but was " + value + where(lockName));
         }
         return atMostMax(parameter, value, lockName);
     }
@@ -89,7 +89,8 @@ public final class Checks {
     /** A duration that must be at least {@code min}. */
     public static Duration atLeast(String parameter, Duration value, Duration min, @Nullable String lockName) {
         if (value.compareTo(min) < 0) {
-            throw new IllegalArgumentException(parameter + " must be at least " + min + ", but was " + value + where(lockName));
+            throw new IllegalArgumentException(
+                    parameter + " must be at least " + min + ", but was " + value + where(lockName));
         }
         return value;
     }
@@ -103,7 +104,8 @@ public final class Checks {
 
     private static Duration atMostMax(String parameter, Duration value, @Nullable String lockName) {
         if (value.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(parameter + " must be at most " + MAX_DURATION + ", but was " + value + where(lockName));
+            throw new IllegalArgumentException(
+                    parameter + " must be at most " + MAX_DURATION + ", but was " + value + where(lockName));
         }
         return value;
     }

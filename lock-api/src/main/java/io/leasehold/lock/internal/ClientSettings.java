@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param callbackExecutor the user's executor for user-visible completions, or null for the client's own pool
  */
-public record ClientSettings(LockBackend backend, LockOptions defaultOptions, String keyPrefix, Duration commandTimeout,
-        Duration closeTimeout, List<LockEventListener> listeners, @Nullable Executor callbackExecutor, Ticker ticker) {
-}
+public record ClientSettings(
+        LockBackend backend,
+        LockOptions defaultOptions,
+        String keyPrefix,
+        Duration commandTimeout,
+        Duration closeTimeout,
+        List<LockEventListener> listeners,
+        @Nullable Executor callbackExecutor,
+        Ticker ticker) {}

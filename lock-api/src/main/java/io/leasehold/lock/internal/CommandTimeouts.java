@@ -76,6 +76,5 @@ final class CommandTimeouts {
     }
 
     /** A call waiting for its reply or its deadline. */
-    private record Pending(long deadlineNanos, CompletableFuture<Object> call, Supplier<? extends Throwable> timeout) {
-    }
+    private record Pending(long deadlineNanos, CompletableFuture<Object> call, Supplier<? extends Throwable> timeout) {}
 }

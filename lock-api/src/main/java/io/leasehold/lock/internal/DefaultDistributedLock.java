@@ -91,7 +91,8 @@ final class DefaultDistributedLock implements DistributedLock {
         acquiring.whenComplete((lease, error) -> {
             if (error == null) {
                 if (!result.complete(Optional.of(lease))) {
-                    ((DefaultLease) lease).releaseInternal(); // cancelled after the lease came: the caller never gets it
+                    ((DefaultLease) lease)
+                            .releaseInternal(); // cancelled after the lease came: the caller never gets it
                 }
             } else if (DefaultLease.unwrap(error) instanceof LockTimeoutException) {
                 result.complete(Optional.empty());
@@ -237,17 +238,23 @@ final class DefaultDistributedLock implements DistributedLock {
         if (fields.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new LockInfo(name, Replies.asLong(fields.get(0), "inspect"),
+        return Optional.of(new LockInfo(
+                name,
+                Replies.asLong(fields.get(0), "inspect"),
                 Duration.ofMillis(Math.max(0, Replies.asLong(fields.get(1), "inspect")))));
     }
 
     @Override
     public boolean forceRelease() {
         String publish = DefaultLease.join(engine().publishCommand().exceptionally(error -> {
-            throw new CompletionException(new LockBackendException(name, "could not force-release", DefaultLease.unwrap(error)));
+            throw new CompletionException(
+                    new LockBackendException(name, "could not force-release", DefaultLease.unwrap(error)));
         }));
-        Object reply = callBlocking("force-release", EngineScripts.FORCE_RELEASE,
-                List.of(engine().lockKey(name), engine().channel(name)), List.of(publish));
+        Object reply = callBlocking(
+                "force-release",
+                EngineScripts.FORCE_RELEASE,
+                List.of(engine().lockKey(name), engine().channel(name)),
+                List.of(publish));
         return Replies.asLong(reply, "force-release") == 1;
     }
 
@@ -255,7 +262,8 @@ final class DefaultDistributedLock implements DistributedLock {
     private @Nullable Object callBlocking(String what, LuaScript script, List<String> keys, List<String> args) {
         client.checkOpen(name);
         return DefaultLease.join(engine().call(script, keys, args).exceptionally(error -> {
-            throw new CompletionException(new LockBackendException(name, "could not " + what, DefaultLease.unwrap(error)));
+            throw new CompletionException(
+                    new LockBackendException(name, "could not " + what, DefaultLease.unwrap(error)));
         }));
     }
 

@@ -41,6 +41,7 @@ final class DefaultLease implements Lease {
 
     /** {@link #status} while held and after a release; once lost it holds the {@link LeaseLoss}. */
     private static final Object HELD_NOW = LeaseState.HELD;
+
     private static final Object RELEASED_NOW = LeaseState.RELEASED;
     /** extend.lua's and renew.lua's reply for a command that a later-numbered one superseded. */
     static final long TTL_SUPERSEDED = 2;
@@ -50,6 +51,7 @@ final class DefaultLease implements Lease {
     final String name;
     /** The lock's key and cluster slot, computed once: the watchdog needs both on every round. */
     final String lockKey;
+
     final int slot;
     final String owner;
     final LockOptions options;
@@ -64,6 +66,7 @@ final class DefaultLease implements Lease {
      * between two handoffs.
      */
     final int handoffStreak;
+
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
     /**
@@ -71,13 +74,16 @@ final class DefaultLease implements Lease {
      * loss change in one step, so whoever sees the state LOST also sees why.
      */
     private final AtomicReference<Object> status = new AtomicReference<>(HELD_NOW);
+
     private final LeaseValidity validity;
     private final LossSignal signal = new LossSignal();
     /** Guards {@link #deadlineTimer}; private, so that a user synchronizing on the lease blocks nothing of ours. */
     private final Object timerLock = new Object();
+
     private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by timerLock
     /** Orders this lease's listener events after its announcement; private for the same reason. */
     private final Object eventLock = new Object();
+
     private boolean announced; // guarded by eventLock
     /** See {@link #settled()}. */
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
@@ -85,13 +91,23 @@ final class DefaultLease implements Lease {
     // Watchdog bookkeeping, guarded by the Renewer's lock (its schedule keeps the times).
     boolean renewInFlight;
     boolean holdBounded;
-    @Nullable Throwable lastRenewalFailure;
+
+    @Nullable
+    Throwable lastRenewalFailure;
     /** A renewal or extend failed and none was confirmed since; written under eventLock. */
     private volatile boolean uncertain;
+
     private @Nullable Throwable uncertainCause; // guarded by eventLock
 
-    DefaultLease(Engine engine, LeaseOwnerSide side, String name, String owner, LockOptions options, long token,
-            long sentNanos, int handoffStreak) {
+    DefaultLease(
+            Engine engine,
+            LeaseOwnerSide side,
+            String name,
+            String owner,
+            LockOptions options,
+            long token,
+            long sentNanos,
+            int handoffStreak) {
         this.engine = engine;
         this.side = side;
         this.name = name;
@@ -103,9 +119,8 @@ final class DefaultLease implements Lease {
         this.token = token;
         this.handoffStreak = handoffStreak;
         this.acquiredNanos = sentNanos;
-        this.maxHoldDeadlineNanos = options.maxHoldTime()
-                .map(hold -> sentNanos + hold.toNanos())
-                .orElse(Long.MAX_VALUE);
+        this.maxHoldDeadlineNanos =
+                options.maxHoldTime().map(hold -> sentNanos + hold.toNanos()).orElse(Long.MAX_VALUE);
         this.validity = new LeaseValidity(sentNanos, leaseMs);
     }
 
@@ -160,7 +175,8 @@ final class DefaultLease implements Lease {
     }
 
     /** The loss, once declared; null while held or after a release. */
-    @Nullable LeaseLoss loss() {
+    @Nullable
+    LeaseLoss loss() {
         Object now = status.get();
         return now instanceof LeaseLoss ? (LeaseLoss) now : null;
     }
@@ -213,7 +229,8 @@ final class DefaultLease implements Lease {
      * timer has not fired yet (a busy timer must not let a caller work under an expired lease);
      * null while the lease is valid or after a release.
      */
-    @Nullable LeaseLoss lossIfInvalid() {
+    @Nullable
+    LeaseLoss lossIfInvalid() {
         if (status.get() == HELD_NOW && engine.now() - validUntil() >= 0) {
             declareLost(deadlineReason(), lastFailure());
         }
@@ -274,27 +291,29 @@ final class DefaultLease implements Lease {
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
         HandoffTarget next = side.claimHandoff(name, handoffStreak);
-        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos, next).whenComplete((reply, error) -> {
-            settled.complete(null); // after the release's outcome, whatever it was: see settled()
-        }).handle((reply, error) -> {
-            Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
-            if (error != null) {
-                // The lease has ended here all the same (nothing renews it, and its lock expires after
-                // its lease time): listeners hear of its ending, so that nothing counts it as held.
-                tell(listeners -> listeners.released(name, token, held));
-                throw new CompletionException(new LockBackendException(name,
-                        "could not release; the lock expires after its lease time", unwrap(error)));
-            }
-            boolean released = Replies.asLong(reply, "release") == 1;
-            if (released) {
-                tell(listeners -> listeners.released(name, token, held));
-            } else {
-                // Lost unnoticed until now: listeners (and the metrics built on them) count it as a loss.
-                LeaseLoss gone = lossFoundAtRelease();
-                tell(listeners -> listeners.leaseLost(gone));
-            }
-            return released ? Released.DELETED : Released.GONE;
-        });
+        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos, next)
+                .whenComplete((reply, error) -> {
+                    settled.complete(null); // after the release's outcome, whatever it was: see settled()
+                })
+                .handle((reply, error) -> {
+                    Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
+                    if (error != null) {
+                        // The lease has ended here all the same (nothing renews it, and its lock expires after
+                        // its lease time): listeners hear of its ending, so that nothing counts it as held.
+                        tell(listeners -> listeners.released(name, token, held));
+                        throw new CompletionException(new LockBackendException(
+                                name, "could not release; the lock expires after its lease time", unwrap(error)));
+                    }
+                    boolean released = Replies.asLong(reply, "release") == 1;
+                    if (released) {
+                        tell(listeners -> listeners.released(name, token, held));
+                    } else {
+                        // Lost unnoticed until now: listeners (and the metrics built on them) count it as a loss.
+                        LeaseLoss gone = lossFoundAtRelease();
+                        tell(listeners -> listeners.leaseLost(gone));
+                    }
+                    return released ? Released.DELETED : Released.GONE;
+                });
     }
 
     // ---- extend -------------------------------------------------------------------------------
@@ -319,7 +338,8 @@ final class DefaultLease implements Lease {
         long seq = validity.begin(sent, ms);
         armDeadline();
         side.validityLowered(this);
-        return engine.call(EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms), Long.toString(seq)))
+        return engine.call(
+                        EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms), Long.toString(seq)))
                 .handle((reply, error) -> {
                     if (error != null) {
                         Throwable cause = unwrap(error);
@@ -369,8 +389,7 @@ final class DefaultLease implements Lease {
 
     private LeaseLoss lossOrStolen() {
         LeaseLoss current = loss();
-        return current != null ? current
-                : new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
+        return current != null ? current : new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
     }
 
     // ---- renewal (called by the Renewer) ---------------------------------------------------
@@ -642,6 +661,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public String toString() {
-        return "Lease{lock='" + name + "', token=" + token + ", state=" + currentState() + ", remaining=" + remaining() + "}";
+        return "Lease{lock='" + name + "', token=" + token + ", state=" + currentState() + ", remaining=" + remaining()
+                + "}";
     }
 }

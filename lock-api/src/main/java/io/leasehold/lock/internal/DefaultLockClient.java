@@ -32,6 +32,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
     /** The latest lease of this client per lock name, while it lasts (for waiters of the name; see {@link #localHolderValidityLeft}). */
     private final ConcurrentMap<String, DefaultLease> holders = new ConcurrentHashMap<>();
+
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Builds the engine; never calls Redis, so it never blocks. */
@@ -133,8 +134,16 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
 
     /** What this client's engine keeps right now (see {@link EngineFootprint}). */
     EngineFootprint footprint() {
-        return new EngineFootprint(waitQueues.waitedNames(), waitQueues.subscribedNames(), acquiring.size(), held.size(),
-                holders.size(), renewer.size(), renewer.scheduled(), engine.releaseResends(), engine.watchedCalls(),
+        return new EngineFootprint(
+                waitQueues.waitedNames(),
+                waitQueues.subscribedNames(),
+                acquiring.size(),
+                held.size(),
+                holders.size(),
+                renewer.size(),
+                renewer.scheduled(),
+                engine.releaseResends(),
+                engine.watchedCalls(),
                 engine.timer.taskCount());
     }
 

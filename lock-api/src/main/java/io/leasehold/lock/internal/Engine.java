@@ -46,6 +46,7 @@ final class Engine {
      * TIME in microseconds, so a counter that expired (or fell behind) never repeats a token.
      */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
+
     static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_CLEANUP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long idle threads of the client's own callback pool live. */
@@ -61,6 +62,7 @@ final class Engine {
     private final Executor callbacks;
     /** The client's own callback pool, or null when the user gave an executor (which the client never shuts down). */
     private final @Nullable ExecutorService ownCallbacks;
+
     private final ExecutorService events;
     /** "SPUBLISH" or "PUBLISH", once the backend has said which; see {@link #publishCommand()}. */
     private volatile @Nullable String publishCommand;
@@ -73,15 +75,25 @@ final class Engine {
         this.commandTimeoutNanos = settings.commandTimeout().toNanos();
         this.timer = new EngineTimer(settings.ticker(), clientId);
         this.commandTimeouts = new CommandTimeouts(timer, commandTimeoutNanos);
-        this.events = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
+        this.events = new ThreadPoolExecutor(
+                1,
+                1,
+                0,
+                TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(),
                 LeaseholdThreads.forRole("events", clientId));
         this.listeners = new Listeners(settings.listeners(), events);
         if (settings.callbackExecutor() != null) {
             this.callbacks = settings.callbackExecutor();
             this.ownCallbacks = null;
         } else {
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, CALLBACK_KEEP_ALIVE_SECONDS,
-                    TimeUnit.SECONDS, new SynchronousQueue<>(), LeaseholdThreads.forPool("callback", clientId));
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                    0,
+                    Integer.MAX_VALUE,
+                    CALLBACK_KEEP_ALIVE_SECONDS,
+                    TimeUnit.SECONDS,
+                    new SynchronousQueue<>(),
+                    LeaseholdThreads.forPool("callback", clientId));
             this.callbacks = pool;
             this.ownCallbacks = pool;
         }
@@ -109,8 +121,8 @@ final class Engine {
      * arrives after the timeout already failed the call: the caller has moved on, but the command
      * ran, and an acquire may then have to be undone.
      */
-    CompletableFuture<Object> call(LuaScript script, List<String> keys, List<String> args,
-            @Nullable BiConsumer<Object, Throwable> lateReply) {
+    CompletableFuture<Object> call(
+            LuaScript script, List<String> keys, List<String> args, @Nullable BiConsumer<Object, Throwable> lateReply) {
         return timed(script.name(), () -> backend.eval(script, keys, args), lateReply);
     }
 
@@ -124,9 +136,14 @@ final class Engine {
      * null) holds it.
      */
     CompletableFuture<Object> release(String name, String owner, @Nullable String handedTo) {
-        return timed(EngineScripts.RELEASE.name(), () -> publishCommand().thenCompose(publish ->
-                backend.eval(EngineScripts.RELEASE, List.of(lockKey(name), channel(name)),
-                        handedTo == null ? List.of(owner, publish) : List.of(owner, publish, handedTo))), null);
+        return timed(
+                EngineScripts.RELEASE.name(),
+                () -> publishCommand()
+                        .thenCompose(publish -> backend.eval(
+                                EngineScripts.RELEASE,
+                                List.of(lockKey(name), channel(name)),
+                                handedTo == null ? List.of(owner, publish) : List.of(owner, publish, handedTo))),
+                null);
     }
 
     /**
@@ -158,21 +175,32 @@ final class Engine {
      * {@link #releaseRetrying(String, String, long)}, handing the lock to {@code next} (may be null)
      * in the same call: see {@link HandoffRelease}.
      */
-    CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos, @Nullable HandoffTarget next) {
+    CompletableFuture<Object> releaseRetrying(
+            String name, String owner, long budgetNanos, @Nullable HandoffTarget next) {
         CompletableFuture<Object> done = new CompletableFuture<>();
         if (next == null) {
             releaseUntil(name, owner, null, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
         } else {
-            new HandoffRelease(this, name, owner, next, now() + budgetNanos, done).send(HandoffRelease.FIRST_RESEND_NANOS);
+            new HandoffRelease(this, name, owner, next, now() + budgetNanos, done)
+                    .send(HandoffRelease.FIRST_RESEND_NANOS);
         }
         return done;
     }
 
     /** acquire.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
     CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next) {
-        return timed(EngineScripts.ACQUIRE.name(), () -> publishCommand().thenCompose(publish -> backend.eval(EngineScripts.ACQUIRE,
-                List.of(lockKey(name), fenceKey(name), channel(name), LockKeys.yieldMarkerKey(keyPrefix, name)),
-                next.args(owner, publish))), next::onLateReply);
+        return timed(
+                EngineScripts.ACQUIRE.name(),
+                () -> publishCommand()
+                        .thenCompose(publish -> backend.eval(
+                                EngineScripts.ACQUIRE,
+                                List.of(
+                                        lockKey(name),
+                                        fenceKey(name),
+                                        channel(name),
+                                        LockKeys.yieldMarkerKey(keyPrefix, name)),
+                                next.args(owner, publish))),
+                next::onLateReply);
     }
 
     /**
@@ -180,13 +208,31 @@ final class Engine {
      * lasts; {@code handedTo} is the owner an earlier handoff of this release may have granted the
      * lock to (see release.lua), and {@code resent} says whether an earlier send's outcome is unknown.
      */
-    void releaseUntil(String name, String owner, @Nullable String handedTo, long giveUpAt, long backoffNanos,
-            boolean resent, CompletableFuture<Object> done) {
+    void releaseUntil(
+            String name,
+            String owner,
+            @Nullable String handedTo,
+            long giveUpAt,
+            long backoffNanos,
+            boolean resent,
+            CompletableFuture<Object> done) {
         release(name, owner, handedTo).whenComplete((reply, error) -> {
             if (error == null) {
                 done.complete(resent && Long.valueOf(0).equals(reply) ? Long.valueOf(1) : reply);
-            } else if (!isTransient(error) || !resendLater(done, error, giveUpAt, backoffNanos, () -> releaseUntil(name,
-                    owner, handedTo, giveUpAt, Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS), true, done))) {
+            } else if (!isTransient(error)
+                    || !resendLater(
+                            done,
+                            error,
+                            giveUpAt,
+                            backoffNanos,
+                            () -> releaseUntil(
+                                    name,
+                                    owner,
+                                    handedTo,
+                                    giveUpAt,
+                                    Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
+                                    true,
+                                    done))) {
                 done.completeExceptionally(DefaultLease.unwrap(error));
             }
         });
@@ -197,16 +243,19 @@ final class Engine {
      * and the timer runs; returns false (scheduling nothing) otherwise. While it waits, {@code done} is
      * pending: if the timer stops first, {@code done} fails with {@code error} (see {@link #failResend}).
      */
-    boolean resendLater(CompletableFuture<Object> done, Throwable error, long giveUpAt, long backoffNanos, Runnable resend) {
+    boolean resendLater(
+            CompletableFuture<Object> done, Throwable error, long giveUpAt, long backoffNanos, Runnable resend) {
         if (now() + backoffNanos - giveUpAt >= 0 || timer.isShutDown()) {
             return false;
         }
         resendsPending.put(done, DefaultLease.unwrap(error));
-        timer.schedule(() -> {
-            if (resendsPending.remove(done) != null) {
-                resend.run();
-            }
-        }, backoffNanos);
+        timer.schedule(
+                () -> {
+                    if (resendsPending.remove(done) != null) {
+                        resend.run();
+                    }
+                },
+                backoffNanos);
         if (timer.isShutDown()) {
             failResend(done); // shut down meanwhile: the resend may have been dropped with the timer
         }
@@ -328,8 +377,8 @@ final class Engine {
     }
 
     /** Sends with the command timeout; the late reply of a timed-out call goes to {@code lateReply}. */
-    private CompletableFuture<Object> timed(String what, Supplier<CompletableFuture<Object>> send,
-            @Nullable BiConsumer<Object, Throwable> lateReply) {
+    private CompletableFuture<Object> timed(
+            String what, Supplier<CompletableFuture<Object>> send, @Nullable BiConsumer<Object, Throwable> lateReply) {
         long sent = now();
         CompletableFuture<Object> raw;
         try {
@@ -339,14 +388,18 @@ final class Engine {
         }
         CompletableFuture<Object> result = new CompletableFuture<>();
         raw.whenComplete((reply, error) -> {
-            boolean first = error == null ? result.complete(reply) : result.completeExceptionally(DefaultLease.unwrap(error));
+            boolean first =
+                    error == null ? result.complete(reply) : result.completeExceptionally(DefaultLease.unwrap(error));
             if (!first && lateReply != null) {
                 lateReply.accept(reply, error);
             }
         });
         if (!result.isDone()) { // (an in-process backend may have answered already)
-            commandTimeouts.watch(result, sent, () -> new TimeoutException(
-                    "no reply to '" + what + "' within the command timeout of " + Duration.ofNanos(commandTimeoutNanos)));
+            commandTimeouts.watch(
+                    result,
+                    sent,
+                    () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
+                            + Duration.ofNanos(commandTimeoutNanos)));
         }
         return result;
     }

@@ -24,8 +24,17 @@ import io.leasehold.lock.LockClient;
  *                               ({@link CommandTimeouts}; pruned every {@link CommandTimeouts#PRUNE_NANOS})
  * @param timerTasks             tasks scheduled on the engine's timer ({@link EngineTimer})
  */
-public record EngineFootprint(int waitQueues, int subscribedNames, int acquisitions, int heldLeases, int localHolders,
-        int renewedLeases, int renewalScheduleEntries, int releaseResends, int watchedCalls, int timerTasks) {
+public record EngineFootprint(
+        int waitQueues,
+        int subscribedNames,
+        int acquisitions,
+        int heldLeases,
+        int localHolders,
+        int renewedLeases,
+        int renewalScheduleEntries,
+        int releaseResends,
+        int watchedCalls,
+        int timerTasks) {
 
     /** Timer tasks a client may keep with nothing held and nobody waiting: one renewal round, one timeout sweep. */
     public static final int CLIENT_WIDE_TIMER_TASKS = 2;
@@ -37,8 +46,9 @@ public record EngineFootprint(int waitQueues, int subscribedNames, int acquisiti
      */
     public static EngineFootprint of(LockClient client) {
         if (!(client instanceof DefaultLockClient)) {
-            throw new IllegalArgumentException("client must be built by LockClient.create or LockClient.builder, but was "
-                    + (client == null ? "null" : client.getClass().getName()));
+            throw new IllegalArgumentException(
+                    "client must be built by LockClient.create or LockClient.builder, but was "
+                            + (client == null ? "null" : client.getClass().getName()));
         }
         return ((DefaultLockClient) client).footprint();
     }
@@ -49,8 +59,15 @@ public record EngineFootprint(int waitQueues, int subscribedNames, int acquisiti
      * any number of names must come back to.
      */
     public boolean isIdle() {
-        return waitQueues == 0 && subscribedNames == 0 && acquisitions == 0 && heldLeases == 0 && localHolders == 0
-                && renewedLeases == 0 && renewalScheduleEntries == 0 && releaseResends == 0 && watchedCalls == 0
+        return waitQueues == 0
+                && subscribedNames == 0
+                && acquisitions == 0
+                && heldLeases == 0
+                && localHolders == 0
+                && renewedLeases == 0
+                && renewalScheduleEntries == 0
+                && releaseResends == 0
+                && watchedCalls == 0
                 && timerTasks <= CLIENT_WIDE_TIMER_TASKS;
     }
 }

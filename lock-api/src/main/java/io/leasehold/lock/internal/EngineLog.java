@@ -19,29 +19,36 @@ final class EngineLog {
 
     private static final System.Logger LOG = System.getLogger("io.leasehold.lock");
 
-    private EngineLog() {
-    }
+    private EngineLog() {}
 
     static void leaseLost(LeaseLoss loss) {
         if (LOG.isLoggable(Level.WARNING)) {
-            LOG.log(Level.WARNING, "Lease of lock '" + loss.lockName() + "' (fencing token " + loss.fencingToken()
-                    + ") lost: " + loss.reason() + loss.cause().map(c -> " (" + c + ")").orElse("")
-                    + "; another holder may have the lock, so work under this lease must stop");
+            LOG.log(
+                    Level.WARNING,
+                    "Lease of lock '" + loss.lockName() + "' (fencing token " + loss.fencingToken()
+                            + ") lost: " + loss.reason()
+                            + loss.cause().map(c -> " (" + c + ")").orElse("")
+                            + "; another holder may have the lock, so work under this lease must stop");
         }
     }
 
     static void leaseUncertain(String name, long token, Duration validFor, Throwable cause) {
         if (LOG.isLoggable(Level.WARNING)) {
-            LOG.log(Level.WARNING, "Lease of lock '" + name + "' (fencing token " + token + ") is uncertain: "
-                    + "the latest renewal or extend failed (" + cause + "); it stays valid for at most " + validFor
-                    + " while renewal is retried");
+            LOG.log(
+                    Level.WARNING,
+                    "Lease of lock '" + name + "' (fencing token " + token + ") is uncertain: "
+                            + "the latest renewal or extend failed (" + cause + "); it stays valid for at most "
+                            + validFor
+                            + " while renewal is retried");
         }
     }
 
     static void leaseReconfirmed(String name, long token) {
         if (LOG.isLoggable(Level.INFO)) {
-            LOG.log(Level.INFO, "Lease of lock '" + name + "' (fencing token " + token + ") is held again: "
-                    + "Redis confirmed a renewal");
+            LOG.log(
+                    Level.INFO,
+                    "Lease of lock '" + name + "' (fencing token " + token + ") is held again: "
+                            + "Redis confirmed a renewal");
         }
     }
 
@@ -53,9 +60,12 @@ final class EngineLog {
         if (!isPowerOfTen(failureCount) || !LOG.isLoggable(Level.WARNING)) {
             return;
         }
-        LOG.log(Level.WARNING, "Lock event listener " + listener.getClass().getName() + " threw in " + event
-                + " (failure " + failureCount + " of this listener; logged at 1, 10, 100, ... failures); "
-                + "the event was skipped for this listener only", error);
+        LOG.log(
+                Level.WARNING,
+                "Lock event listener " + listener.getClass().getName() + " threw in " + event
+                        + " (failure " + failureCount + " of this listener; logged at 1, 10, 100, ... failures); "
+                        + "the event was skipped for this listener only",
+                error);
     }
 
     static boolean isPowerOfTen(long n) {

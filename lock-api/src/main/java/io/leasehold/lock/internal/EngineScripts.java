@@ -13,6 +13,5 @@ final class EngineScripts {
     static final LuaScript INSPECT = LuaScript.bundled(ScriptNames.INSPECT);
     static final LuaScript FORCE_RELEASE = LuaScript.bundled(ScriptNames.FORCE_RELEASE);
 
-    private EngineScripts() {
-    }
+    private EngineScripts() {}
 }

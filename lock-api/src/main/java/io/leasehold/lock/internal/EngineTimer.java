@@ -31,7 +31,7 @@ final class EngineTimer {
         void cancel();
     }
 
-    private static final Timeout NONE = () -> { };
+    private static final Timeout NONE = () -> {};
 
     private final Ticker ticker;
     private final boolean systemTicker;

@@ -8,8 +8,7 @@ import java.util.concurrent.ExecutionException;
 /** Blocking on the engine's futures with the exceptions the blocking API promises. */
 final class Futures {
 
-    private Futures() {
-    }
+    private Futures() {}
 
     /**
      * Waits for an acquisition. On interrupt the acquisition is cancelled (which releases anything it

@@ -41,6 +41,7 @@ final class HandoffRelease {
 
     /** First back-off before a handoff is sent again: the waiter's attempt waits on it, as on its own retry. */
     static final long FIRST_RESEND_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private static final long MAX_RESEND_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** acquire.lua's 4th entry when an earlier send of the handoff yielded the lock (the yield marker). */
     private static final long RELEASED_BY_EARLIER_YIELD = 2;
@@ -55,7 +56,13 @@ final class HandoffRelease {
     /** Whether an earlier send's outcome is unknown (written before each resend is scheduled). */
     private volatile boolean resent;
 
-    HandoffRelease(Engine engine, String name, String owner, HandoffTarget next, long giveUpAt, CompletableFuture<Object> done) {
+    HandoffRelease(
+            Engine engine,
+            String name,
+            String owner,
+            HandoffTarget next,
+            long giveUpAt,
+            CompletableFuture<Object> done) {
         this.engine = engine;
         this.name = name;
         this.owner = owner;
@@ -96,7 +103,8 @@ final class HandoffRelease {
                 engine.releaseUntil(name, owner, null, giveUpAt, Engine.FIRST_CLEANUP_RETRY_NANOS, resent, done);
             } else {
                 Throwable transientFailure = failure;
-                if (!engine.resendLater(done, failure, giveUpAt, backoffNanos, () -> resend(backoffNanos, transientFailure, sent))) {
+                if (!engine.resendLater(
+                        done, failure, giveUpAt, backoffNanos, () -> resend(backoffNanos, transientFailure, sent))) {
                     done.completeExceptionally(DefaultLease.unwrap(failure)); // tells the waiter too
                 }
             }

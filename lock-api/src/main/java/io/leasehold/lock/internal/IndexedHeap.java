@@ -58,12 +58,14 @@ final class IndexedHeap<E> {
     }
 
     /** The least element, or null when empty. */
-    @Nullable E peek() {
+    @Nullable
+    E peek() {
         return size == 0 ? null : at(0);
     }
 
     /** Removes and returns the least element, or null when empty. */
-    @Nullable E poll() {
+    @Nullable
+    E poll() {
         if (size == 0) {
             return null;
         }

@@ -20,5 +20,6 @@ interface LeaseOwnerSide {
      * A local waiter of lock {@code name} that the lease's release may hand the lock to, claimed; or
      * null. {@code releasingStreak} is the releasing lease's {@link DefaultLease#handoffStreak}.
      */
-    @Nullable HandoffTarget claimHandoff(String name, int releasingStreak);
+    @Nullable
+    HandoffTarget claimHandoff(String name, int releasingStreak);
 }

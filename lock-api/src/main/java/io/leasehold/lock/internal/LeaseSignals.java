@@ -15,8 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LeaseSignals {
 
-    private LeaseSignals() {
-    }
+    private LeaseSignals() {}
 
     /**
      * The loss of {@code lease} if it is lost (declaring it first if its validity has run out), or

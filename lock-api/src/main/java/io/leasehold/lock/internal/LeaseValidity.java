@@ -30,8 +30,7 @@ import java.util.TreeMap;
 final class LeaseValidity {
 
     /** What one TTL-setting command may leave in force: its deadline, and the lease it set. */
-    private record Cap(long until, long leaseMs) {
-    }
+    private record Cap(long until, long leaseMs) {}
 
     private long confirmedSeq;
     private Cap confirmedCap;
@@ -60,7 +59,8 @@ final class LeaseValidity {
         confirmedSeq = seq;
         confirmedCap = cap;
         // Lower-numbered commands can no longer be applied: Redis refuses them from now on.
-        Iterator<Map.Entry<Long, Cap>> earlier = unresolved.headMap(seq).entrySet().iterator();
+        Iterator<Map.Entry<Long, Cap>> earlier =
+                unresolved.headMap(seq).entrySet().iterator();
         while (earlier.hasNext()) {
             earlier.next();
             earlier.remove();

@@ -70,12 +70,17 @@ final class Listeners {
     }
 
     void leaseUncertain(String name, long token, Duration validFor, Throwable cause) {
-        logged(() -> EngineLog.leaseUncertain(name, token, validFor, cause),
-                "onLeaseUncertain", l -> l.onLeaseUncertain(name, token, validFor, cause));
+        logged(
+                () -> EngineLog.leaseUncertain(name, token, validFor, cause),
+                "onLeaseUncertain",
+                l -> l.onLeaseUncertain(name, token, validFor, cause));
     }
 
     void leaseReconfirmed(String name, long token) {
-        logged(() -> EngineLog.leaseReconfirmed(name, token), "onLeaseReconfirmed", l -> l.onLeaseReconfirmed(name, token));
+        logged(
+                () -> EngineLog.leaseReconfirmed(name, token),
+                "onLeaseReconfirmed",
+                l -> l.onLeaseReconfirmed(name, token));
     }
 
     void leaseLost(LeaseLoss loss) {

@@ -37,8 +37,8 @@ final class LockedCall<T> {
         this.outcome = outcome;
     }
 
-    static <T> CompletableFuture<T> start(DefaultDistributedLock lock, Duration wait,
-            Function<Lease, ? extends CompletionStage<T>> body) {
+    static <T> CompletableFuture<T> start(
+            DefaultDistributedLock lock, Duration wait, Function<Lease, ? extends CompletionStage<T>> body) {
         CompletableFuture<T> outcome = new CompletableFuture<>();
         CompletableFuture<Lease> acquiring = lock.acquireAsync(wait);
         outcome.whenComplete((value, error) -> {
@@ -66,7 +66,8 @@ final class LockedCall<T> {
         }
         LeaseLoss lostAlready = lease.lossIfInvalid();
         if (lostAlready != null) {
-            outcome.completeExceptionally(new LeaseLostException(lostAlready)); // never start the body under a dead lease
+            outcome.completeExceptionally(
+                    new LeaseLostException(lostAlready)); // never start the body under a dead lease
             return;
         }
         CompletableFuture<T> running;
@@ -97,7 +98,8 @@ final class LockedCall<T> {
         CompletableFuture<DefaultLease.Released> release = lease.releaseTelling();
         LeaseLoss lostFirst = lease.loss(); // the state is final once the release was asked for
         release.whenComplete((released, releaseError) -> engine.runCallback(() -> {
-            LeaseLoss loss = lostFirst != null ? lostFirst
+            LeaseLoss loss = lostFirst != null
+                    ? lostFirst
                     : released == DefaultLease.Released.GONE ? lease.lossFoundAtRelease() : null;
             if (loss != null) {
                 LeaseLostException lost = new LeaseLostException(loss);

@@ -139,8 +139,9 @@ final class LossSignal {
         }
 
         private static UnsupportedOperationException readOnly() {
-            return new UnsupportedOperationException("a lease's lost() future is shared and completed by the engine only; "
-                    + "use lost().copy() for a future of your own (e.g. lost().copy().orTimeout(...))");
+            return new UnsupportedOperationException(
+                    "a lease's lost() future is shared and completed by the engine only; "
+                            + "use lost().copy() for a future of your own (e.g. lost().copy().orTimeout(...))");
         }
 
         @Override

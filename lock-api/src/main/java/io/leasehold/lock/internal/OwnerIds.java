@@ -18,10 +18,10 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class OwnerIds {
 
-    private static final SecureRandom[] GENERATORS = generators(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+    private static final SecureRandom[] GENERATORS =
+            generators(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
 
-    private OwnerIds() {
-    }
+    private OwnerIds() {}
 
     /** 32 lower-case hex characters. */
     static String next() {

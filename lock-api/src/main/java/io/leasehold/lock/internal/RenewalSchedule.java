@@ -94,10 +94,13 @@ final class RenewalSchedule<L> {
      */
     void schedule(L lease, long dueAt, long eligibleFrom) {
         unschedule(lease);
-        Entry<L> entry = new Entry<>(lease, slotOf.applyAsInt(lease), dueAt, eligibleFrom - dueAt > 0 ? dueAt : eligibleFrom);
+        Entry<L> entry =
+                new Entry<>(lease, slotOf.applyAsInt(lease), dueAt, eligibleFrom - dueAt > 0 ? dueAt : eligibleFrom);
         entries.put(lease, entry);
         byDue.add(entry);
-        eligibleBySlot.computeIfAbsent(entry.slot, slot -> new IndexedHeap<>(byEligibleTime, eligibleIndex)).add(entry);
+        eligibleBySlot
+                .computeIfAbsent(entry.slot, slot -> new IndexedHeap<>(byEligibleTime, eligibleIndex))
+                .add(entry);
     }
 
     /** Takes {@code lease} out of the schedule, if it is in it. */

@@ -49,6 +49,7 @@ final class Renewer {
     final Object lock = new Object();
     /** Every lease being renewed: scheduled, or with its renewal in flight, or past its last renewal (max hold). */
     private final Set<DefaultLease> leases = new HashSet<>();
+
     private final RenewalSchedule<DefaultLease> schedule = new RenewalSchedule<>(lease -> lease.slot);
     private EngineTimer.@Nullable Timeout tick;
     private long tickAtNanos;
@@ -292,5 +293,4 @@ final class Renewer {
             }
         }
     }
-
 }

@@ -9,8 +9,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Replies {
 
-    private Replies() {
-    }
+    private Replies() {}
 
     static long asLong(@Nullable Object reply, String what) {
         if (reply instanceof Long) {

@@ -12,10 +12,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class ThreadHeldLeases {
 
-    private static final ThreadLocal<Map<DefaultDistributedLock, DefaultLease>> HELD = ThreadLocal.withInitial(HashMap::new);
+    private static final ThreadLocal<Map<DefaultDistributedLock, DefaultLease>> HELD =
+            ThreadLocal.withInitial(HashMap::new);
 
-    private ThreadHeldLeases() {
-    }
+    private ThreadHeldLeases() {}
 
     static @Nullable DefaultLease get(DefaultDistributedLock lock) {
         return HELD.get().get(lock);

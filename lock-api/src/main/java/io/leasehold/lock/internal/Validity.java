@@ -11,8 +11,7 @@ final class Validity {
 
     private static final long MAX_LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private Validity() {
-    }
+    private Validity() {}
 
     /** Drift margin: 2 ms plus 1% of the lease, as in the Redlock analysis. */
     static long driftNanos(long leaseMs) {

@@ -143,7 +143,8 @@ final class WaitQueues {
      *
      * @param releasingStreak the releasing lease's handoff streak
      */
-    @Nullable HandoffTarget claimHandoff(String name, int releasingStreak) {
+    @Nullable
+    HandoffTarget claimHandoff(String name, int releasingStreak) {
         Queue q = queues.get(name);
         if (q == null) {
             return null;
@@ -180,6 +181,7 @@ final class WaitQueues {
         private EngineTimer.@Nullable Timeout lingering;
         /** When the latest release message (or resubscription) reached this queue; see {@link #join}. */
         private long lastMessageNanos = Long.MIN_VALUE;
+
         private boolean messageSeen;
 
         Queue(String name) {
@@ -194,7 +196,10 @@ final class WaitQueues {
             }
             boolean becameHead = waiters.isEmpty();
             waiters.addLast(waiter);
-            return becameHead && messageSeen && lastSentNanos != Long.MAX_VALUE && lastMessageNanos - lastSentNanos >= 0;
+            return becameHead
+                    && messageSeen
+                    && lastSentNanos != Long.MAX_VALUE
+                    && lastMessageNanos - lastSentNanos >= 0;
         }
 
         /** Nobody waits: keep the subscription for {@link #LINGER_NANOS}, then drop it unless someone joined. */
@@ -254,7 +259,8 @@ final class WaitQueues {
                     unsubscribe = subscription != null; // everybody left while it was on its way
                 } else if (failure != null || subscription == null) {
                     failures++;
-                    long backoff = Math.min(FIRST_RESUBSCRIBE_NANOS << Math.min(failures - 1, 10), MAX_RESUBSCRIBE_NANOS);
+                    long backoff =
+                            Math.min(FIRST_RESUBSCRIBE_NANOS << Math.min(failures - 1, 10), MAX_RESUBSCRIBE_NANOS);
                     retry = engine.timer.schedule(this::resubscribe, backoff);
                 } else {
                     active = subscription;

@@ -25,8 +25,7 @@ import java.util.Objects;
  */
 public final class LockKeys {
 
-    private LockKeys() {
-    }
+    private LockKeys() {}
 
     /**
      * The lock key of {@code name}: {@code <prefix>{<escaped name>}}.

@@ -12,6 +12,5 @@ public interface MessageListener {
      * The backend re-established this subscription after a reconnect or failover. Messages
      * published meanwhile may have been missed, so waiters should retry now.
      */
-    default void onResubscribed(String channel) {
-    }
+    default void onResubscribed(String channel) {}
 }

@@ -18,6 +18,5 @@ public final class ScriptNames {
     /** Every bundled script. */
     public static final List<String> ALL = List.of(ACQUIRE, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
 
-    private ScriptNames() {
-    }
+    private ScriptNames() {}
 }

@@ -28,14 +28,14 @@ public final class TransientFailures {
 
     private static final int MAX_DEPTH = 16;
 
-    private TransientFailures() {
-    }
+    private TransientFailures() {}
 
     /** True when {@code failure} or one of its causes is a transient failure, as the class doc defines it. */
     public static boolean isTransient(Throwable failure) {
         Throwable current = failure;
         for (int depth = 0; current != null && depth < MAX_DEPTH; depth++) {
-            if (current instanceof IOException || current instanceof TimeoutException
+            if (current instanceof IOException
+                    || current instanceof TimeoutException
                     || current instanceof CancellationException) {
                 return true;
             }

@@ -18,21 +18,24 @@ class ChecksTest {
     void shouldRejectANameWithAnUnpairedHighSurrogateNamingItsIndexAndTheName() {
         assertThatThrownBy(() -> Checks.lockName("abc\uD800"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("name must be well-formed Unicode, but has an unpaired surrogate \\uD800 at index 3 ('abc\\uD800')");
+                .hasMessage(
+                        "name must be well-formed Unicode, but has an unpaired surrogate \\uD800 at index 3 ('abc\\uD800')");
     }
 
     @Test
     void shouldRejectAHighSurrogateFollowedByAnotherCharacter() {
         assertThatThrownBy(() -> Checks.lockName("a\uD83Db"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("name must be well-formed Unicode, but has an unpaired surrogate \\uD83D at index 1 ('a\\uD83Db')");
+                .hasMessage(
+                        "name must be well-formed Unicode, but has an unpaired surrogate \\uD83D at index 1 ('a\\uD83Db')");
     }
 
     @Test
     void shouldRejectAnUnpairedLowSurrogate() {
         assertThatThrownBy(() -> Checks.lockName("\uDD12lock"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("name must be well-formed Unicode, but has an unpaired surrogate \\uDD12 at index 0 ('\\uDD12lock')");
+                .hasMessage(
+                        "name must be well-formed Unicode, but has an unpaired surrogate \\uDD12 at index 0 ('\\uDD12lock')");
     }
 
     @Test

@@ -26,8 +26,8 @@ class LossSignalTest {
 
         for (int i = 0; i < 200_000; i++) {
             assertSame(first, signal.future());
-            signal.watch(loss -> { }).close();
-            signal.onLossNow(() -> { }).close();
+            signal.watch(loss -> {}).close();
+            signal.onLossNow(() -> {}).close();
         }
 
         assertEquals(0, first.getNumberOfDependents(), "dependents left on lost()");

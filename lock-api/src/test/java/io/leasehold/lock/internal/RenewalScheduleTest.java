@@ -20,8 +20,7 @@ import org.junit.jupiter.api.Test;
 class RenewalScheduleTest {
 
     /** A lease for the schedule: a name and a cluster slot. */
-    private record Lease(String name, int slot) {
-    }
+    private record Lease(String name, int slot) {}
 
     private final RenewalSchedule<Lease> schedule = new RenewalSchedule<>(Lease::slot);
 
@@ -88,7 +87,9 @@ class RenewalScheduleTest {
         List<List<Lease>> batches = schedule.takeDue(100, 10);
 
         assertThat(batches).containsExactlyInAnyOrder(List.of(dueInOne, eligibleInOne), List.of(dueInTwo));
-        assertThat(schedule.dueAt(eligibleInThree)).as("slot 3 had nothing due: no call for it").hasValue(200);
+        assertThat(schedule.dueAt(eligibleInThree))
+                .as("slot 3 had nothing due: no call for it")
+                .hasValue(200);
     }
 
     @Test
@@ -99,7 +100,8 @@ class RenewalScheduleTest {
         List<List<Lease>> batches = schedule.takeDue(100, 500);
 
         assertThat(batches).extracting(List::size).containsExactly(333, 334, 334);
-        assertThat(batches.stream().flatMap(List::stream).collect(Collectors.toSet())).isEqualTo(Set.copyOf(due));
+        assertThat(batches.stream().flatMap(List::stream).collect(Collectors.toSet()))
+                .isEqualTo(Set.copyOf(due));
     }
 
     @Test
@@ -159,14 +161,18 @@ class RenewalScheduleTest {
             }
             assertThat(schedule.size()).isEqualTo(model.size());
             assertThat(schedule.nextDue().isPresent() ? schedule.nextDue().getAsLong() : null)
-                    .isEqualTo(model.values().stream().map(times -> times[0]).min(Long::compare).orElse(null));
+                    .isEqualTo(model.values().stream()
+                            .map(times -> times[0])
+                            .min(Long::compare)
+                            .orElse(null));
         }
     }
 
     /** The plain model of {@link RenewalSchedule#takeDue}: due leases, then per slot the soonest eligible up to whole batches. */
     private static Set<Lease> expectedTaken(Map<Lease, long[]> model, long now, int maxBatch) {
         Set<Lease> taken = new HashSet<>();
-        Map<Integer, Long> dueCount = model.entrySet().stream().filter(e -> e.getValue()[0] <= now)
+        Map<Integer, Long> dueCount = model.entrySet().stream()
+                .filter(e -> e.getValue()[0] <= now)
                 .collect(Collectors.groupingBy(e -> e.getKey().slot(), Collectors.counting()));
         dueCount.forEach((slot, count) -> {
             long capacity = (count + maxBatch - 1) / maxBatch * maxBatch;

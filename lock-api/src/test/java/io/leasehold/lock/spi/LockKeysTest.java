@@ -13,8 +13,27 @@ class LockKeysTest {
     private static final String PREFIX = "leasehold:";
 
     /** Names that a naive {@code <prefix>{<name>}} gets wrong: braces, percent signs, their escapes. */
-    private static final List<String> TRICKY = List.of("}", "}x", "}}", "{", "{}", "}{", "a}b{c", "%", "%25", "%7D",
-            "%257D", "}%7D", "%}", "%%7D", "x}", "orders:42", "🔒", "注文", "e\u0301", "}".repeat(512));
+    private static final List<String> TRICKY = List.of(
+            "}",
+            "}x",
+            "}}",
+            "{",
+            "{}",
+            "}{",
+            "a}b{c",
+            "%",
+            "%25",
+            "%7D",
+            "%257D",
+            "}%7D",
+            "%}",
+            "%%7D",
+            "x}",
+            "orders:42",
+            "🔒",
+            "注文",
+            "e\u0301",
+            "}".repeat(512));
 
     /** The part of {@code key} Redis Cluster hashes when it is not empty: between the first '{' and the next '}'. */
     private static String hashTag(String key) {
@@ -54,7 +73,9 @@ class LockKeysTest {
         }
 
         assertThat(lockKeys).hasSize(TRICKY.size());
-        assertThat(allKeys).as("no lock key, fence key or channel of one name is a key of another").hasSize(3 * TRICKY.size());
+        assertThat(allKeys)
+                .as("no lock key, fence key or channel of one name is a key of another")
+                .hasSize(3 * TRICKY.size());
     }
 
     @Test
@@ -63,8 +84,12 @@ class LockKeysTest {
             String tag = hashTag(LockKeys.lockKey(PREFIX, name));
 
             assertThat(tag).as("hash tag of %s", name).isNotEmpty().doesNotContain("}");
-            assertThat(hashTag(LockKeys.fenceKey(PREFIX, name))).as("fence key of %s", name).isEqualTo(tag);
-            assertThat(hashTag(LockKeys.releaseChannel(PREFIX, name))).as("channel of %s", name).isEqualTo(tag);
+            assertThat(hashTag(LockKeys.fenceKey(PREFIX, name)))
+                    .as("fence key of %s", name)
+                    .isEqualTo(tag);
+            assertThat(hashTag(LockKeys.releaseChannel(PREFIX, name)))
+                    .as("channel of %s", name)
+                    .isEqualTo(tag);
         }
     }
 

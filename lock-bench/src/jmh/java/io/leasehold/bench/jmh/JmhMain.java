@@ -23,8 +23,7 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
  */
 public final class JmhMain {
 
-    private JmhMain() {
-    }
+    private JmhMain() {}
 
     public static void main(String[] args) throws IOException {
         CommandLineOptions options;
@@ -35,8 +34,11 @@ public final class JmhMain {
             System.exit(1);
             return;
         }
-        if (options.shouldHelp() || options.shouldList() || options.shouldListWithParams()
-                || options.shouldListProfilers() || options.shouldListResultFormats()) {
+        if (options.shouldHelp()
+                || options.shouldList()
+                || options.shouldListWithParams()
+                || options.shouldListProfilers()
+                || options.shouldListResultFormats()) {
             Main.main(args);
             return;
         }

@@ -32,16 +32,21 @@ final class JmhReport {
         md.append("# Leasehold JMH microbenchmarks\n\n");
         md.append(machine.line()).append("\n\n");
         md.append("The engine's local work on its hot paths (no Redis round trip; see each benchmark's Javadoc in\n");
-        md.append("`lock-bench/src/jmh/java`). avgt is the average time per operation: lower is better. The error is\n");
+        md.append(
+                "`lock-bench/src/jmh/java`). avgt is the average time per operation: lower is better. The error is\n");
         md.append("JMH's 99.9% confidence half-interval over the measured iterations; with one fork it leaves out\n");
         md.append("fork-to-fork variation. Compare figures within one run only: the machine is shared and noisy.\n\n");
         md.append("|benchmark|mode|score ± error|units|\n");
         md.append("|---|---|---|---|\n");
         for (Row row : rows) {
-            md.append('|').append(row.benchmark())
-                    .append('|').append(row.mode())
-                    .append('|').append(scoreWithError(row.score(), row.error()))
-                    .append('|').append(row.units())
+            md.append('|')
+                    .append(row.benchmark())
+                    .append('|')
+                    .append(row.mode())
+                    .append('|')
+                    .append(scoreWithError(row.score(), row.error()))
+                    .append('|')
+                    .append(row.units())
                     .append("|\n");
         }
         return md.toString();
@@ -65,9 +70,14 @@ final class JmhReport {
             for (String key : params.getParamsKeys()) {
                 values.add(key + "=" + params.getParam(key));
             }
-            String name = shortName(params.getBenchmark()) + (values.isEmpty() ? "" : " (" + String.join(", ", values) + ")");
+            String name =
+                    shortName(params.getBenchmark()) + (values.isEmpty() ? "" : " (" + String.join(", ", values) + ")");
             Result<?> primary = result.getPrimaryResult();
-            return new Row(name, params.getMode().shortLabel(), primary.getScore(), primary.getScoreError(),
+            return new Row(
+                    name,
+                    params.getMode().shortLabel(),
+                    primary.getScore(),
+                    primary.getScoreError(),
                     primary.getScoreUnit());
         }
 
@@ -88,8 +98,12 @@ final class JmhReport {
             for (RunResult result : results) {
                 settings.add(settings(result.getParams()));
             }
-            return new Machine(date.toString(), Runtime.getRuntime().availableProcessors(),
-                    first.getVmName() + " " + first.getJdkVersion(), first.getJmhVersion(), String.join("; ", settings));
+            return new Machine(
+                    date.toString(),
+                    Runtime.getRuntime().availableProcessors(),
+                    first.getVmName() + " " + first.getJdkVersion(),
+                    first.getJmhVersion(),
+                    String.join("; ", settings));
         }
 
         String line() {
@@ -98,7 +112,8 @@ final class JmhReport {
 
         private static String settings(BenchmarkParams params) {
             return params.getForks() + (params.getForks() == 1 ? " fork" : " forks") + ", "
-                    + iterations(params.getWarmup()) + " warm-up, " + iterations(params.getMeasurement()) + " measured, "
+                    + iterations(params.getWarmup()) + " warm-up, " + iterations(params.getMeasurement())
+                    + " measured, "
                     + params.getThreads() + (params.getThreads() == 1 ? " thread" : " threads");
         }
 

@@ -22,8 +22,9 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms512m", "-Xmx512m"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms512m", "-Xmx512m"})
 @Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 1)
-abstract class EngineBenchmark {
-}
+abstract class EngineBenchmark {}

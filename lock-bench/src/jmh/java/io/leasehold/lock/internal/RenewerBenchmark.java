@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class RenewerBenchmark extends EngineBenchmark {
 
-    private static final LockOptions DAY_LEASE = LockOptions.builder().leaseTime(Duration.ofDays(1)).build();
+    private static final LockOptions DAY_LEASE =
+            LockOptions.builder().leaseTime(Duration.ofDays(1)).build();
 
     @Param({"100", "10000"})
     public int leases;

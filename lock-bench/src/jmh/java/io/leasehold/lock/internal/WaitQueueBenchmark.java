@@ -55,7 +55,10 @@ public class WaitQueueBenchmark extends EngineBenchmark {
         backend = new InMemoryLockBackend();
         // Each client on a node of its own, so that closing one leaves the store to the other (see close()).
         holderClient = LockClient.create(backend.newNode());
-        Lease held = holderClient.lock(NAME, LockOptions.builder().leaseTime(DAY).autoRenew(false).build())
+        Lease held = holderClient
+                .lock(
+                        NAME,
+                        LockOptions.builder().leaseTime(DAY).autoRenew(false).build())
                 .acquire(Duration.ofSeconds(5));
         client = (DefaultLockClient) LockClient.create(backend.newNode());
         queues = client.waitQueues();
@@ -87,7 +90,7 @@ public class WaitQueueBenchmark extends EngineBenchmark {
     public void headHandsOff() {
         Acquisition leaving = queued[head];
         queues.leave(NAME, leaving); // wakes the next waiter, which attempts and is told "contended"
-        queues.join(NAME, leaving, Long.MAX_VALUE);  // back at the tail
+        queues.join(NAME, leaving, Long.MAX_VALUE); // back at the tail
         head = (head + 1) % waiters;
     }
 

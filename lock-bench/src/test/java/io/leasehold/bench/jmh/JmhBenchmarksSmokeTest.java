@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.BenchmarkList;
@@ -18,7 +19,6 @@ import org.openjdk.jmh.runner.format.OutputFormatFactory;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.VerboseMode;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every JMH benchmark, with each of its parameter sets, runs its setup, one invocation and its
@@ -49,23 +49,33 @@ class JmhBenchmarksSmokeTest {
         Map<String, Long> expected = listedBenchmarks().stream()
                 .collect(Collectors.toMap(BenchmarkListEntry::getUsername, JmhBenchmarksSmokeTest::parameterSets));
         assertThat(runs).isEqualTo(expected);
-        assertThat(runs.keySet()).map(name -> name.substring(0, name.lastIndexOf('.')))
-                .contains("io.leasehold.lock.internal.OwnerIdBenchmark", "io.leasehold.lock.internal.AcquireArgumentsBenchmark",
-                        "io.leasehold.lock.internal.WaitQueueBenchmark", "io.leasehold.lock.internal.RenewerBenchmark");
-        assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getSampleCount()).isEqualTo(1));
+        assertThat(runs.keySet())
+                .map(name -> name.substring(0, name.lastIndexOf('.')))
+                .contains(
+                        "io.leasehold.lock.internal.OwnerIdBenchmark",
+                        "io.leasehold.lock.internal.AcquireArgumentsBenchmark",
+                        "io.leasehold.lock.internal.WaitQueueBenchmark",
+                        "io.leasehold.lock.internal.RenewerBenchmark");
+        assertThat(results)
+                .allSatisfy(
+                        r -> assertThat(r.getPrimaryResult().getSampleCount()).isEqualTo(1));
 
         // The table of a run is made from the same results.
         List<JmhReport.Row> rows = results.stream().map(JmhReport.Row::of).toList();
         String table = new JmhReport(JmhReport.Machine.of(results, LocalDate.of(2026, 11, 25)), rows).render();
-        assertThat(table).contains("|RenewerBenchmark.addThenRemove (leases=10000)|ss|")
+        assertThat(table)
+                .contains("|RenewerBenchmark.addThenRemove (leases=10000)|ss|")
                 .contains("|OwnerIdBenchmark.next|ss|")
                 .contains("2026-11-25 · ");
     }
 
     /** The benchmarks JMH's annotation processor listed in META-INF/BenchmarkList. */
     private static SortedSet<BenchmarkListEntry> listedBenchmarks() {
-        return BenchmarkList.defaultList().find(OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT),
-                List.of(ENGINE_BENCHMARKS), List.of());
+        return BenchmarkList.defaultList()
+                .find(
+                        OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT),
+                        List.of(ENGINE_BENCHMARKS),
+                        List.of());
     }
 
     /** How many parameter sets JMH runs a benchmark with: the product of its @Param value counts. */

@@ -10,7 +10,11 @@ class JmhReportTest {
 
     @Test
     void shouldPrintOneRowPerBenchmarkBelowTheMachineLine() {
-        JmhReport.Machine machine = new JmhReport.Machine("2026-11-25", 2, "OpenJDK 64-Bit Server VM 17.0.15", "1.37",
+        JmhReport.Machine machine = new JmhReport.Machine(
+                "2026-11-25",
+                2,
+                "OpenJDK 64-Bit Server VM 17.0.15",
+                "1.37",
                 "1 fork, 3 × 1 s warm-up, 5 × 1 s measured, 1 thread");
         List<JmhReport.Row> rows = List.of(
                 new JmhReport.Row("RenewerBenchmark.addThenRemove (leases=10000)", "avgt", 41.234, 3.21, "us/op"),
@@ -18,11 +22,13 @@ class JmhReportTest {
 
         String table = new JmhReport(machine, rows).render();
 
-        assertThat(table).contains("2026-11-25 · 2 cores · OpenJDK 64-Bit Server VM 17.0.15 · JMH 1.37 · 1 fork, "
-                + "3 × 1 s warm-up, 5 × 1 s measured, 1 thread\n");
-        assertThat(table).contains("|benchmark|mode|score ± error|units|\n|---|---|---|---|\n"
-                + "|RenewerBenchmark.addThenRemove (leases=10000)|avgt|41.2 ± 3.2|us/op|\n"
-                + "|OwnerIdBenchmark.next|avgt|1,235 ± 57|ns/op|\n");
+        assertThat(table)
+                .contains("2026-11-25 · 2 cores · OpenJDK 64-Bit Server VM 17.0.15 · JMH 1.37 · 1 fork, "
+                        + "3 × 1 s warm-up, 5 × 1 s measured, 1 thread\n");
+        assertThat(table)
+                .contains("|benchmark|mode|score ± error|units|\n|---|---|---|---|\n"
+                        + "|RenewerBenchmark.addThenRemove (leases=10000)|avgt|41.2 ± 3.2|us/op|\n"
+                        + "|OwnerIdBenchmark.next|avgt|1,235 ± 57|ns/op|\n");
     }
 
     @Test

@@ -29,10 +29,12 @@ class AcquireArgumentsBenchmarkTest {
                 return super.eval(script, keys, args);
             }
         };
-        LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(7)).build();
+        LockOptions options =
+                LockOptions.builder().leaseTime(Duration.ofSeconds(7)).build();
 
-        try (LockClient client = LockClient.builder(recording).keyPrefix("bench:").build();
-             Lease lease = client.lock("orders:42", options).acquire(Duration.ofSeconds(5))) {
+        try (LockClient client =
+                        LockClient.builder(recording).keyPrefix("bench:").build();
+                Lease lease = client.lock("orders:42", options).acquire(Duration.ofSeconds(5))) {
             assertThat(lease.isValid()).isTrue();
         }
 

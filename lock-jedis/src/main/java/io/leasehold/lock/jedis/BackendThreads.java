@@ -18,8 +18,7 @@ final class BackendThreads {
     private static final AtomicInteger BACKENDS = new AtomicInteger();
     private static final long IDLE_SECONDS = 60;
 
-    private BackendThreads() {
-    }
+    private BackendThreads() {}
 
     /** A number for the next backend, so that the threads of two backends have distinct names. */
     static int nextBackendNumber() {
@@ -28,8 +27,8 @@ final class BackendThreads {
 
     /** Up to {@code threads} threads for blocking script calls; idle ones end after a minute; the queue is unbounded. */
     static ExecutorService scriptPool(String prefix, int threads) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, IDLE_SECONDS, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), numbered(prefix));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                threads, threads, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), numbered(prefix));
         pool.allowCoreThreadTimeOut(true);
         return pool;
     }

@@ -36,7 +36,8 @@ final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Eve
     private final ScheduledExecutorService router;
     private final String loopThreadPrefix;
     private volatile PubSubChannels channels;
-    private final Map<String, BlockingSubscriber<Connection>> loopsByNode = new ConcurrentHashMap<>(); // written on the router thread
+    private final Map<String, BlockingSubscriber<Connection>> loopsByNode =
+            new ConcurrentHashMap<>(); // written on the router thread
     private final Map<String, BlockingSubscriber<Connection>> loopByChannel = new ConcurrentHashMap<>();
     private int loopsMade; // router thread only
     private volatile boolean closed;
@@ -63,8 +64,12 @@ final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Eve
                 if (closed) {
                     return CompletableFuture.failedFuture(new IllegalStateException("JedisLockBackend is closed"));
                 }
-                loop = new BlockingSubscriber<>(node, loopThreadPrefix + ++loopsMade, new JedisConnector(topology, channel),
-                        sharded ? PubSubSession.Sharded::new : PubSubSession.Plain::new, this);
+                loop = new BlockingSubscriber<>(
+                        node,
+                        loopThreadPrefix + ++loopsMade,
+                        new JedisConnector(topology, channel),
+                        sharded ? PubSubSession.Sharded::new : PubSubSession.Plain::new,
+                        this);
                 loopsByNode.put(node, loop);
                 if (closed) {
                     loop.close(); // close() ran while this one was being made: it saw the map without it

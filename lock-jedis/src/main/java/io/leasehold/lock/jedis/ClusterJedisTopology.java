@@ -23,7 +23,10 @@ final class ClusterJedisTopology implements JedisTopology {
 
     @Override
     public int poolMaxTotal() {
-        return client.getClusterNodes().values().stream().mapToInt(pool -> pool.getMaxTotal()).min().orElse(-1);
+        return client.getClusterNodes().values().stream()
+                .mapToInt(pool -> pool.getMaxTotal())
+                .min()
+                .orElse(-1);
     }
 
     @Override

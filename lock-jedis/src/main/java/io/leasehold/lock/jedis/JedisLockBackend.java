@@ -105,7 +105,8 @@ public final class JedisLockBackend implements LockBackend {
         int number = BackendThreads.nextBackendNumber();
         this.scripts = BackendThreads.scriptPool("leasehold-jedis-script-" + number + "-", scriptThreads);
         this.router = BackendThreads.single("leasehold-jedis-router-" + number);
-        this.channelRouter = new ChannelRouter(topology, this::decideKind, router, "leasehold-jedis-pubsub-" + number + "-");
+        this.channelRouter =
+                new ChannelRouter(topology, this::decideKind, router, "leasehold-jedis-pubsub-" + number + "-");
         this.number = number;
         this.channels = new PubSubChannels("JedisLockBackend", channelRouter);
         channelRouter.attach(channels);
@@ -118,7 +119,8 @@ public final class JedisLockBackend implements LockBackend {
      * @throws IllegalArgumentException if the client's pool allows fewer than 2 connections
      */
     public static JedisLockBackend create(RedisClient client) {
-        return withDefaultThreads(new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")));
+        return withDefaultThreads(
+                new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")));
     }
 
     /**
@@ -127,7 +129,8 @@ public final class JedisLockBackend implements LockBackend {
      * @throws IllegalArgumentException if {@code scriptThreads} is below 1 or not below the pool's maxTotal
      */
     public static JedisLockBackend create(RedisClient client, int scriptThreads) {
-        return checked(new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
+        return checked(
+                new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
     }
 
     /** A backend over a Sentinel-managed master, which follows the master the client follows; threads as {@link #create(RedisClient)}. */
@@ -137,7 +140,8 @@ public final class JedisLockBackend implements LockBackend {
 
     /** A backend over a Sentinel-managed master, running scripts on {@code scriptThreads} threads (see {@link #create(RedisClient, int)}). */
     public static JedisLockBackend create(RedisSentinelClient client, int scriptThreads) {
-        return checked(new SentinelJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
+        return checked(
+                new SentinelJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
     }
 
     /** A backend over a Redis Cluster; threads as {@link #create(RedisClient)}, by the smallest node pool. */
@@ -147,7 +151,8 @@ public final class JedisLockBackend implements LockBackend {
 
     /** A backend over a Redis Cluster, running scripts on {@code scriptThreads} threads (see {@link #create(RedisClient, int)}). */
     public static JedisLockBackend create(RedisClusterClient client, int scriptThreads) {
-        return checked(new ClusterJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
+        return checked(
+                new ClusterJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
     }
 
     private static JedisLockBackend withDefaultThreads(JedisTopology topology) {
@@ -156,7 +161,8 @@ public final class JedisLockBackend implements LockBackend {
             throw new IllegalArgumentException("the client's connection pool must allow at least 2 connections (one for"
                     + " the subscriber, one for scripts), but its maxTotal was " + maxTotal);
         }
-        return new JedisLockBackend(topology, maxTotal < 0 ? DEFAULT_SCRIPT_THREADS : Math.min(DEFAULT_SCRIPT_THREADS, maxTotal - 1));
+        return new JedisLockBackend(
+                topology, maxTotal < 0 ? DEFAULT_SCRIPT_THREADS : Math.min(DEFAULT_SCRIPT_THREADS, maxTotal - 1));
     }
 
     /**
@@ -196,9 +202,12 @@ public final class JedisLockBackend implements LockBackend {
         Objects.requireNonNull(script, "script must not be null");
         Objects.requireNonNull(keys, "keys must not be null");
         Objects.requireNonNull(args, "args must not be null");
-        return fallback.run(script,
-                sha -> onScriptThread(() -> JedisReplies.normalize(calls.run(Protocol.Command.EVALSHA, sha, keys, args))),
-                source -> onScriptThread(() -> JedisReplies.normalize(calls.run(Protocol.Command.EVAL, source, keys, args))));
+        return fallback.run(
+                script,
+                sha -> onScriptThread(
+                        () -> JedisReplies.normalize(calls.run(Protocol.Command.EVALSHA, sha, keys, args))),
+                source -> onScriptThread(
+                        () -> JedisReplies.normalize(calls.run(Protocol.Command.EVAL, source, keys, args))));
     }
 
     @Override

@@ -13,8 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class JedisReplies {
 
-    private JedisReplies() {
-    }
+    private JedisReplies() {}
 
     static @Nullable Object normalize(@Nullable Object reply) {
         if (reply instanceof byte[]) {

@@ -30,6 +30,5 @@ interface JedisTopology {
     }
 
     /** Asks the client to learn the topology again (a cluster after a slot moved); a no-op outside a cluster. */
-    default void refresh() {
-    }
+    default void refresh() {}
 }

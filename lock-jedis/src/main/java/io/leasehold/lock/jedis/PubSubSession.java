@@ -12,8 +12,7 @@ import redis.clients.jedis.JedisShardedPubSub;
  */
 final class PubSubSession {
 
-    private PubSubSession() {
-    }
+    private PubSubSession() {}
 
     /** {@code SUBSCRIBE}, for servers before Redis 7. */
     static final class Plain extends JedisPubSub implements BlockingSubscriber.Session<Connection> {

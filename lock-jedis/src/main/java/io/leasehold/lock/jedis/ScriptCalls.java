@@ -35,8 +35,10 @@ final class ScriptCalls {
     }
 
     /** Runs {@code EVALSHA} or {@code EVAL}; returns the reply as Jedis decoded it. */
-    @Nullable Object run(Protocol.Command command, String shaOrSource, List<String> keys, List<String> args) {
-        CommandArguments arguments = new CommandArguments(command).add(shaOrSource).add(keys.size());
+    @Nullable
+    Object run(Protocol.Command command, String shaOrSource, List<String> keys, List<String> args) {
+        CommandArguments arguments =
+                new CommandArguments(command).add(shaOrSource).add(keys.size());
         keys.forEach(arguments::key);
         args.forEach(arguments::add);
         CommandObject<Object> call = new CommandObject<>(arguments, BuilderFactory.ENCODED_OBJECT);

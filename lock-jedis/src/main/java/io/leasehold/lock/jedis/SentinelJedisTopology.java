@@ -20,7 +20,8 @@ final class SentinelJedisTopology implements JedisTopology {
     @Override
     public Connection connectionFor(String channel) {
         // The client keeps one pool, for the master it currently follows; the map holds just that one.
-        Pool<Connection> master = client.getPrimaryNodesConnectionMap().values().iterator().next();
+        Pool<Connection> master =
+                client.getPrimaryNodesConnectionMap().values().iterator().next();
         return master.getResource();
     }
 

@@ -39,11 +39,15 @@ class JedisHandoffAttackTest {
     private final StandaloneRedis redis = RedisFixtures.sharedStandalone();
 
     private static RedisClient clientVia(FaultProxy proxy) {
-        return RedisClient.builder().hostAndPort(proxy.host(), proxy.port()).clientConfig(JedisTestClients.config()).build();
+        return RedisClient.builder()
+                .hostAndPort(proxy.host(), proxy.port())
+                .clientConfig(JedisTestClients.config())
+                .build();
     }
 
     private static void awaitQueued(CountingLockBackend counting) {
-        Eventually.until("the waiter tried, was contended and subscribed; " + counting,
+        Eventually.until(
+                "the waiter tried, was contended and subscribed; " + counting,
                 () -> counting.count(ScriptNames.ACQUIRE) >= 2 && counting.activeSubscriptions() >= 1);
     }
 
@@ -65,13 +69,15 @@ class JedisHandoffAttackTest {
             RedisClient client = clientVia(proxy);
             CountingLockBackend counting = new CountingLockBackend(JedisLockBackend.create(client));
             List<String> lost = new CopyOnWriteArrayList<>();
-            try (LockClient node = LockClient.builder(counting).commandTimeout(Duration.ofSeconds(3))
+            try (LockClient node = LockClient.builder(counting)
+                    .commandTimeout(Duration.ofSeconds(3))
                     .listener(new io.leasehold.lock.LockEventListener() {
                         @Override
                         public void onLeaseLost(io.leasehold.lock.LeaseLoss loss) {
                             lost.add(loss.toString());
                         }
-                    }).build()) {
+                    })
+                    .build()) {
                 Lease held = node.lock(name).acquire(Duration.ofSeconds(10));
                 CompletableFuture<Lease> waiting = node.lock(name).acquireAsync(Duration.ofSeconds(60));
                 awaitQueued(counting);
@@ -89,7 +95,9 @@ class JedisHandoffAttackTest {
 
                 Lease lease = waiting.get(20, TimeUnit.SECONDS);
                 assertTrue(lease.fencingToken() > held.fencingToken());
-                assertEquals(Optional.of(lease.fencingToken()), node.lock(name).inspect().map(LockInfo::fencingToken));
+                assertEquals(
+                        Optional.of(lease.fencingToken()),
+                        node.lock(name).inspect().map(LockInfo::fencingToken));
                 try {
                     assertTrue(released.get(20, TimeUnit.SECONDS), "the holder's release");
                 } catch (ExecutionException unknownOutcome) {

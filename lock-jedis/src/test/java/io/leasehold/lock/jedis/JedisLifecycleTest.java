@@ -53,12 +53,14 @@ class JedisLifecycleTest {
     void shouldLeaveTheUsersClientUsableWhenClosed() throws Exception {
         JedisLockBackend backend = JedisLockBackend.create(client);
         backend.eval(ECHO, List.of("lifecycle:k"), List.of("x")).get(10, TimeUnit.SECONDS);
-        backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> { }).get(10, TimeUnit.SECONDS);
+        backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> {}).get(10, TimeUnit.SECONDS);
 
         backend.close();
 
         assertThat(client.ping()).isEqualTo("PONG");
-        assertThat(client.getPool().getNumActive()).as("every borrowed connection is back").isZero();
+        assertThat(client.getPool().getNumActive())
+                .as("every borrowed connection is back")
+                .isZero();
     }
 
     @Test
@@ -66,20 +68,25 @@ class JedisLifecycleTest {
         try (JedisLockBackend backend = JedisLockBackend.create(client)) {
             List<Subscription> subscriptions = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                subscriptions.add(backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> { }).get(10, TimeUnit.SECONDS));
+                subscriptions.add(backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> {})
+                        .get(10, TimeUnit.SECONDS));
             }
             List<CompletableFuture<Object>> calls = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 calls.add(backend.eval(ECHO, List.of("lifecycle:k" + i), List.of("v" + i)));
             }
             CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
-            assertThat(client.getPool().getNumActive()).as("only the subscriber holds a connection between calls").isEqualTo(1);
+            assertThat(client.getPool().getNumActive())
+                    .as("only the subscriber holds a connection between calls")
+                    .isEqualTo(1);
 
             for (Subscription subscription : subscriptions) {
                 subscription.unsubscribe().get(10, TimeUnit.SECONDS);
             }
 
-            Eventually.until("the subscriber's connection is back in the pool", () -> client.getPool().getNumActive() == 0);
+            Eventually.until(
+                    "the subscriber's connection is back in the pool",
+                    () -> client.getPool().getNumActive() == 0);
             assertThat(client.ping()).as("the returned connection is clean").isEqualTo("PONG");
         }
     }
@@ -90,11 +97,17 @@ class JedisLifecycleTest {
         backend.close();
         backend.close();
 
-        assertThatThrownBy(() -> backend.eval(ECHO, List.of("lifecycle:k"), List.of("x")).get(10, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() ->
+                        backend.eval(ECHO, List.of("lifecycle:k"), List.of("x")).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
-        assertThatThrownBy(() -> backend.subscribe("lifecycle:{c}", (c, m) -> { }).get(10, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(
+                        () -> backend.subscribe("lifecycle:{c}", (c, m) -> {}).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
     }
 
@@ -112,8 +125,10 @@ class JedisLifecycleTest {
                     .isInstanceOf(LockBackendException.class)
                     .hasMessageContaining("lifecycle:nowhere")
                     .hasMessageContaining("Failed to connect to 127.0.0.1:" + unusedPort)
-                    .rootCause().isInstanceOf(JedisConnectionException.class)
-                    .satisfies(cause -> assertThat(cause.getSuppressed()).hasAtLeastOneElementOfType(ConnectException.class));
+                    .rootCause()
+                    .isInstanceOf(JedisConnectionException.class)
+                    .satisfies(cause ->
+                            assertThat(cause.getSuppressed()).hasAtLeastOneElementOfType(ConnectException.class));
         }
     }
 
@@ -121,18 +136,26 @@ class JedisLifecycleTest {
     void shouldEndEveryThreadOfItsOwnWhenClosedEvenWhileTheServerNeverAnswers() throws Exception {
         Set<String> before = jedisThreads();
         try (ServerSocket silent = new ServerSocket(0); // accepts connections, never says a word
-                RedisClient mute = RedisClient.builder().hostAndPort("127.0.0.1", silent.getLocalPort())
-                        .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(2000).connectionTimeoutMillis(2000).build())
+                RedisClient mute = RedisClient.builder()
+                        .hostAndPort("127.0.0.1", silent.getLocalPort())
+                        .clientConfig(DefaultJedisClientConfig.builder()
+                                .socketTimeoutMillis(2000)
+                                .connectionTimeoutMillis(2000)
+                                .build())
                         .build()) {
             JedisLockBackend backend = JedisLockBackend.create(mute);
             CompletableFuture<Object> call = backend.eval(ECHO, List.of("k"), List.of("x"));
-            CompletableFuture<Subscription> subscribing = backend.subscribe("lifecycle:{mute}", (c, m) -> { });
+            CompletableFuture<Subscription> subscribing = backend.subscribe("lifecycle:{mute}", (c, m) -> {});
 
             long start = System.nanoTime();
             backend.close();
 
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("close() is bounded").isLessThan(Duration.ofSeconds(10));
-            Eventually.until("the backend's own threads have ended (new: " + newThreads(before) + ")", () -> newThreads(before).isEmpty());
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("close() is bounded")
+                    .isLessThan(Duration.ofSeconds(10));
+            Eventually.until(
+                    "the backend's own threads have ended (new: " + newThreads(before) + ")",
+                    () -> newThreads(before).isEmpty());
             assertThat(call).isCompletedExceptionally();
             assertThat(subscribing).isCompletedExceptionally();
         }
@@ -151,11 +174,15 @@ class JedisLifecycleTest {
 
     @Test
     void shouldRefuseAPoolTooSmallForTheSubscriberAndTheScriptThreads() {
-        try (RedisClient tiny = RedisClient.builder().hostAndPort(redis.host(), redis.port()).poolConfig(pool(1)).build()) {
+        try (RedisClient tiny = RedisClient.builder()
+                .hostAndPort(redis.host(), redis.port())
+                .poolConfig(pool(1))
+                .build()) {
             assertThatThrownBy(() -> JedisLockBackend.create(tiny))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("the client's connection pool must allow at least 2 connections (one for the subscriber,"
-                            + " one for scripts), but its maxTotal was 1");
+                    .hasMessage(
+                            "the client's connection pool must allow at least 2 connections (one for the subscriber,"
+                                    + " one for scripts), but its maxTotal was 1");
         }
         assertThatThrownBy(() -> JedisLockBackend.create(client, 8))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -167,7 +194,10 @@ class JedisLifecycleTest {
     void shouldHandTheLockToAWaiterOnASmallPoolAsSoonAsItIsReleased() throws Exception {
         // Given a waiter whose client's pool has 2 connections (the subscriber holds one while it waits)
         String name = "lifecycle:small-pool:" + UUID.randomUUID();
-        try (RedisClient small = RedisClient.builder().hostAndPort(redis.host(), redis.port()).poolConfig(pool(2)).build();
+        try (RedisClient small = RedisClient.builder()
+                        .hostAndPort(redis.host(), redis.port())
+                        .poolConfig(pool(2))
+                        .build();
                 LockClient waiter = JedisLockBackend.lockClient(small);
                 LockClient holder = JedisLockBackend.lockClient(client)) {
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
@@ -192,12 +222,20 @@ class JedisLifecycleTest {
         Set<String> before = jedisThreads();
         // (Jedis's socket timeout longer than the freeze, so that a connect waiting on the frozen server
         // completes once it runs again, after close() returned)
-        try (RedisClient fresh = RedisClient.builder().hostAndPort(redis.host(), redis.port())
-                .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(15_000).build()).build()) {
+        try (RedisClient fresh = RedisClient.builder()
+                .hostAndPort(redis.host(), redis.port())
+                .clientConfig(DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis(15_000)
+                        .build())
+                .build()) {
             JedisLockBackend backend = JedisLockBackend.create(fresh);
             backend.shardedPubSub().get(10, TimeUnit.SECONDS); // asks the server now, not while it is frozen
-            LockClient locks = LockClient.builder(backend).closeTimeout(Duration.ofSeconds(1)).build();
-            locks.lock(prefix + "warm-up").acquire(Duration.ofSeconds(5)).release(); // the scripts are cached: EVALSHA will do
+            LockClient locks = LockClient.builder(backend)
+                    .closeTimeout(Duration.ofSeconds(1))
+                    .build();
+            locks.lock(prefix + "warm-up")
+                    .acquire(Duration.ofSeconds(5))
+                    .release(); // the scripts are cached: EVALSHA will do
             // (no idle pooled connection: a call sent on one before close() would be in flight, which no
             // close can take back; this test is about calls that had not been sent when close() returned)
             fresh.getPool().clear();
@@ -213,16 +251,21 @@ class JedisLifecycleTest {
                 redis.resumeAll();
             }
             // Then, once Redis runs again, none of those acquisitions reaches it: no lock nobody owns
-            Eventually.until("the backend's own threads have ended", () -> newThreads(before).isEmpty());
+            Eventually.until(
+                    "the backend's own threads have ended",
+                    () -> newThreads(before).isEmpty());
             for (int i = 0; i < 6; i++) {
-                assertThat(redis.server().command("EXISTS", "leasehold:{" + prefix + i + "}")).as("lock %d", i).isEqualTo(0L);
+                assertThat(redis.server().command("EXISTS", "leasehold:{" + prefix + i + "}"))
+                        .as("lock %d", i)
+                        .isEqualTo(0L);
             }
             assertThat(fresh.ping()).isEqualTo("PONG");
         }
     }
 
     private static void hold(Duration duration) throws InterruptedException {
-        Thread.sleep(duration.toMillis()); // lets the calls reach their (frozen) connects; not a race the test depends on
+        Thread.sleep(
+                duration.toMillis()); // lets the calls reach their (frozen) connects; not a race the test depends on
     }
 
     private static ConnectionPoolConfig pool(int maxTotal) {
@@ -238,7 +281,10 @@ class JedisLifecycleTest {
     }
 
     private static Set<String> jedisThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(name -> name.startsWith("leasehold-jedis-")).collect(Collectors.toSet());
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(Thread::getName)
+                .filter(name -> name.startsWith("leasehold-jedis-"))
+                .collect(Collectors.toSet());
     }
 }

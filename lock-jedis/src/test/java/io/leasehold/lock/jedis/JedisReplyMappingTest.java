@@ -29,8 +29,12 @@ class JedisReplyMappingTest {
     static void start() {
         StandaloneRedis redis = RedisFixtures.sharedStandalone();
         for (RedisProtocol protocol : RedisProtocol.values()) {
-            RedisClient client = RedisClient.builder().hostAndPort(redis.host(), redis.port())
-                    .clientConfig(DefaultJedisClientConfig.builder().protocol(protocol).build()).build();
+            RedisClient client = RedisClient.builder()
+                    .hostAndPort(redis.host(), redis.port())
+                    .clientConfig(DefaultJedisClientConfig.builder()
+                            .protocol(protocol)
+                            .build())
+                    .build();
             clients.put(protocol, client);
             backends.put(protocol, JedisLockBackend.create(client));
         }
@@ -59,14 +63,16 @@ class JedisReplyMappingTest {
     @EnumSource(RedisProtocol.class)
     void shouldMapBulkAndStatusRepliesToStrings(RedisProtocol protocol) throws Exception {
         assertThat(run(protocol, "return 'héllo'")).isEqualTo("héllo");
-        assertThat(run(protocol, "return redis.call('SET', KEYS[1], 'v')", "reply-mapping:status")).isEqualTo("OK");
+        assertThat(run(protocol, "return redis.call('SET', KEYS[1], 'v')", "reply-mapping:status"))
+                .isEqualTo("OK");
         assertThat(run(protocol, "return redis.status_reply('FINE')")).isEqualTo("FINE");
     }
 
     @ParameterizedTest
     @EnumSource(RedisProtocol.class)
     void shouldMapNilToNull(RedisProtocol protocol) throws Exception {
-        assertThat(run(protocol, "return redis.call('GET', KEYS[1])", "reply-mapping:absent")).isNull();
+        assertThat(run(protocol, "return redis.call('GET', KEYS[1])", "reply-mapping:absent"))
+                .isNull();
         assertThat(run(protocol, "return false")).isNull();
     }
 
@@ -81,15 +87,19 @@ class JedisReplyMappingTest {
     @ParameterizedTest
     @EnumSource(RedisProtocol.class)
     void shouldKeepTokenStringsThatLuaNumbersWouldRound(RedisProtocol protocol) throws Exception {
-        assertThat(run(protocol, "return {1, '1800000000000001', 30000}")).isEqualTo(Arrays.asList(1L, "1800000000000001", 30000L));
+        assertThat(run(protocol, "return {1, '1800000000000001', 30000}"))
+                .isEqualTo(Arrays.asList(1L, "1800000000000001", 30000L));
     }
 
     @ParameterizedTest
     @EnumSource(RedisProtocol.class)
     void shouldMapTheBundledAcquireReply(RedisProtocol protocol) throws Exception {
-        Object reply = backends.get(protocol).eval(LuaScript.bundled(ScriptNames.ACQUIRE),
-                List.of("reply-mapping:{acq-" + protocol + "}", "reply-mapping:{acq-" + protocol + "}:fence"),
-                List.of("0123456789abcdef0123456789abcdef", "10000", "60000")).get(10, TimeUnit.SECONDS);
+        Object reply = backends.get(protocol)
+                .eval(
+                        LuaScript.bundled(ScriptNames.ACQUIRE),
+                        List.of("reply-mapping:{acq-" + protocol + "}", "reply-mapping:{acq-" + protocol + "}:fence"),
+                        List.of("0123456789abcdef0123456789abcdef", "10000", "60000"))
+                .get(10, TimeUnit.SECONDS);
         assertThat(reply).asList().hasSize(3);
         List<?> list = (List<?>) reply;
         assertThat(list.get(0)).isEqualTo(1L);
@@ -98,7 +108,11 @@ class JedisReplyMappingTest {
     }
 
     private static Object run(RedisProtocol protocol, String source, String... keys) throws Exception {
-        return backends.get(protocol).eval(LuaScript.of("reply-mapping", source), List.of(keys.length == 0 ? "reply-mapping:k" : keys[0]), List.of())
+        return backends.get(protocol)
+                .eval(
+                        LuaScript.of("reply-mapping", source),
+                        List.of(keys.length == 0 ? "reply-mapping:k" : keys[0]),
+                        List.of())
                 .get(10, TimeUnit.SECONDS);
     }
 }

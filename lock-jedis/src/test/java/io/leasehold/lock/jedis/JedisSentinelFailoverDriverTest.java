@@ -1,7 +1,7 @@
 package io.leasehold.lock.jedis;
 
-import io.leasehold.lock.testkit.driver.SentinelFailoverDriverTests;
 import io.leasehold.lock.testkit.driver.DriverUnderTest;
+import io.leasehold.lock.testkit.driver.SentinelFailoverDriverTests;
 
 /** The shared driver tests for Jedis through a Sentinel failover. */
 class JedisSentinelFailoverDriverTest extends SentinelFailoverDriverTests {

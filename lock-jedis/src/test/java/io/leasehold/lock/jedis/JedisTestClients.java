@@ -21,8 +21,7 @@ import redis.clients.jedis.RedisSentinelClient;
  */
 final class JedisTestClients {
 
-    private JedisTestClients() {
-    }
+    private JedisTestClients() {}
 
     static JedisClientConfig config() {
         return DefaultJedisClientConfig.builder().build();
@@ -31,7 +30,10 @@ final class JedisTestClients {
     /** A client for a standalone server. */
     static RedisClient redisClient(RedisTopology redis) {
         RedisEndpoint endpoint = redis.clientEndpoints().get(0);
-        return RedisClient.builder().hostAndPort(endpoint.host(), endpoint.port()).clientConfig(config()).build();
+        return RedisClient.builder()
+                .hostAndPort(endpoint.host(), endpoint.port())
+                .clientConfig(config())
+                .build();
     }
 
     /** A client for the master of a Sentinel group. */
@@ -46,7 +48,10 @@ final class JedisTestClients {
 
     /** A client for a cluster, seeded with every master. */
     static RedisClusterClient clusterClient(RedisTopology cluster) {
-        return RedisClusterClient.builder().nodes(hostsAndPorts(cluster)).clientConfig(config()).build();
+        return RedisClusterClient.builder()
+                .nodes(hostsAndPorts(cluster))
+                .clientConfig(config())
+                .build();
     }
 
     static LockBackend owningStandalone(RedisTopology redis) {

@@ -36,27 +36,33 @@ class ModulePathTest {
     void shouldRunAModularApplicationThatUsesTheApiButCannotReachTheEngine() throws Exception {
         Path classes = work.resolve("consumer-classes");
         Compilation compiled = javac(sources.resolve("consumer"), classes);
-        assertThat(compiled.exitCode()).as("javac of the consumer:%n%s", compiled.output()).isZero();
+        assertThat(compiled.exitCode())
+                .as("javac of the consumer:%n%s", compiled.output())
+                .isZero();
 
         Run run = java("--module-path", classes + pathSeparator() + modulePath, "-m", CONSUMER_MAIN);
 
-        assertThat(run.exitCode()).as("the consumer's output:%n%s", run.output()).isZero();
-        assertThat(run.lines()).contains(
-                "api module: io.leasehold.lock",
-                "exports io.leasehold.lock: true",
-                "exports io.leasehold.lock.spi: true",
-                "exports io.leasehold.lock.spi.support: true",
-                "exports io.leasehold.lock.internal: false",
-                "opens io.leasehold.lock.internal: false",
-                "engine class loads: io.leasehold.lock.internal.Checks, public true",
-                "reflective call into the engine: IllegalAccessException",
-                "setAccessible on the engine: InaccessibleObjectException",
-                "lettuce module: io.leasehold.lock.lettuce",
-                "jedis module: io.leasehold.lock.jedis",
-                "micrometer module: io.leasehold.lock.micrometer",
-                "testkit module: io.leasehold.lock.testkit",
-                "done");
-        assertThat(run.lines()).anySatisfy(line -> assertThat(line).startsWith("client class: io.leasehold.lock.internal."));
+        assertThat(run.exitCode())
+                .as("the consumer's output:%n%s", run.output())
+                .isZero();
+        assertThat(run.lines())
+                .contains(
+                        "api module: io.leasehold.lock",
+                        "exports io.leasehold.lock: true",
+                        "exports io.leasehold.lock.spi: true",
+                        "exports io.leasehold.lock.spi.support: true",
+                        "exports io.leasehold.lock.internal: false",
+                        "opens io.leasehold.lock.internal: false",
+                        "engine class loads: io.leasehold.lock.internal.Checks, public true",
+                        "reflective call into the engine: IllegalAccessException",
+                        "setAccessible on the engine: InaccessibleObjectException",
+                        "lettuce module: io.leasehold.lock.lettuce",
+                        "jedis module: io.leasehold.lock.jedis",
+                        "micrometer module: io.leasehold.lock.micrometer",
+                        "testkit module: io.leasehold.lock.testkit",
+                        "done");
+        assertThat(run.lines())
+                .anySatisfy(line -> assertThat(line).startsWith("client class: io.leasehold.lock.internal."));
         assertThat(run.lines()).anySatisfy(line -> assertThat(line).matches("acquired: orders token [1-9][0-9]*"));
     }
 
@@ -65,21 +71,26 @@ class ModulePathTest {
     void shouldReachTheEngineOnlyWhenTheSameApplicationRunsOnTheClassPath() throws Exception {
         Path classes = work.resolve("consumer-classes-for-class-path");
         Compilation compiled = javac(sources.resolve("consumer"), classes);
-        assertThat(compiled.exitCode()).as("javac of the consumer:%n%s", compiled.output()).isZero();
+        assertThat(compiled.exitCode())
+                .as("javac of the consumer:%n%s", compiled.output())
+                .isZero();
 
         Run run = java("-cp", classes + pathSeparator() + modulePath, "io.leasehold.jpms.consumer.Main");
 
-        assertThat(run.exitCode()).as("the consumer's output:%n%s", run.output()).isZero();
-        assertThat(run.lines()).contains(
-                "exports io.leasehold.lock.internal: true",
-                "reflective call into the engine: allowed");
+        assertThat(run.exitCode())
+                .as("the consumer's output:%n%s", run.output())
+                .isZero();
+        assertThat(run.lines())
+                .contains("exports io.leasehold.lock.internal: true", "reflective call into the engine: allowed");
     }
 
     @Test
     void shouldNotCompileAModularApplicationThatImportsTheEngine() {
         Compilation compiled = javac(sources.resolve("intruder"), work.resolve("intruder-classes"));
 
-        assertThat(compiled.exitCode()).as("javac of the intruder:%n%s", compiled.output()).isNotZero();
+        assertThat(compiled.exitCode())
+                .as("javac of the intruder:%n%s", compiled.output())
+                .isNotZero();
         assertThat(compiled.output())
                 .contains("package io.leasehold.lock.internal is not visible")
                 .contains("package io.leasehold.lock.internal is declared in module io.leasehold.lock,"
@@ -95,10 +106,20 @@ class ModulePathTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> args = new ArrayList<>(List.of("--release", "17", "-Xlint:all", "-d", classes.toString(),
-                "--class-path", emptyClassPath.toString(), "--module-path", modulePath));
+        List<String> args = new ArrayList<>(List.of(
+                "--release",
+                "17",
+                "-Xlint:all",
+                "-d",
+                classes.toString(),
+                "--class-path",
+                emptyClassPath.toString(),
+                "--module-path",
+                modulePath));
         try (Stream<Path> files = Files.walk(sourceRoot)) {
-            files.filter(file -> file.toString().endsWith(".java")).map(Path::toString).forEach(args::add);
+            files.filter(file -> file.toString().endsWith(".java"))
+                    .map(Path::toString)
+                    .forEach(args::add);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -139,8 +160,7 @@ class ModulePathTest {
         return value;
     }
 
-    private record Compilation(int exitCode, String output) {
-    }
+    private record Compilation(int exitCode, String output) {}
 
     private record Run(int exitCode, String output) {
         List<String> lines() {

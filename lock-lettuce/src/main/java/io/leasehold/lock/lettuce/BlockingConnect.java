@@ -11,18 +11,19 @@ import java.util.function.Supplier;
  */
 final class BlockingConnect {
 
-    private BlockingConnect() {
-    }
+    private BlockingConnect() {}
 
     static <T> CompletableFuture<T> onOwnThread(String purpose, Supplier<T> connect) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                result.complete(connect.get());
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "leasehold-lettuce-connect-" + purpose);
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        result.complete(connect.get());
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "leasehold-lettuce-connect-" + purpose);
         thread.setDaemon(true);
         thread.start();
         return result;

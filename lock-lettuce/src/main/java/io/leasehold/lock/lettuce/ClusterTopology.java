@@ -44,6 +44,7 @@ final class ClusterTopology implements Topology {
     private final Map<String, String> ownerByChannel = new ConcurrentHashMap<>();
     /** Per-node pub/sub connections that carry our subscriptions (identity). */
     private final Set<Object> nodeConnections = Collections.newSetFromMap(new ConcurrentHashMap<>());
+
     private volatile boolean topologyLoaded;
 
     ClusterTopology(RedisClusterClient client) {
@@ -57,7 +58,8 @@ final class ClusterTopology implements Topology {
 
     @Override
     public CompletableFuture<CommandConnection> connectCommands() {
-        return knownTopology().thenCompose(ignored -> client.connectAsync(StringCodec.UTF8))
+        return knownTopology()
+                .thenCompose(ignored -> client.connectAsync(StringCodec.UTF8))
                 .thenApply((StatefulRedisClusterConnection<String, String> c) -> new CommandConnection(c, c.async()));
     }
 
@@ -84,13 +86,15 @@ final class ClusterTopology implements Topology {
     }
 
     @Override
-    public boolean carriesSubscriptions(RedisChannelHandler<?, ?> handler, StatefulRedisPubSubConnection<String, String> pubSub) {
+    public boolean carriesSubscriptions(
+            RedisChannelHandler<?, ?> handler, StatefulRedisPubSubConnection<String, String> pubSub) {
         return handler == pubSub || nodeConnections.contains(handler);
     }
 
     @Override
     public void subscribed(String channel, StatefulRedisPubSubConnection<String, String> pubSub) {
-        StatefulRedisClusterPubSubConnection<String, String> cluster = (StatefulRedisClusterPubSubConnection<String, String>) pubSub;
+        StatefulRedisClusterPubSubConnection<String, String> cluster =
+                (StatefulRedisClusterPubSubConnection<String, String>) pubSub;
         RedisURI owner = ownerOf(channel, cluster);
         if (owner == null) {
             return;
@@ -107,9 +111,12 @@ final class ClusterTopology implements Topology {
 
     @Override
     public AutoCloseable watchMoves(StatefulRedisPubSubConnection<String, String> pubSub, Consumer<Set<String>> moved) {
-        StatefulRedisClusterPubSubConnection<String, String> cluster = (StatefulRedisClusterPubSubConnection<String, String>) pubSub;
+        StatefulRedisClusterPubSubConnection<String, String> cluster =
+                (StatefulRedisClusterPubSubConnection<String, String>) pubSub;
         // The event bus may be shared with other clients; a spurious event only costs a comparison.
-        Disposable watch = client.getResources().eventBus().get()
+        Disposable watch = client.getResources()
+                .eventBus()
+                .get()
                 .filter(ClusterTopologyChangedEvent.class::isInstance)
                 .subscribe(event -> {
                     Set<String> changed = movedChannels(cluster);
@@ -131,7 +138,8 @@ final class ClusterTopology implements Topology {
         return moved;
     }
 
-    private static @Nullable RedisURI ownerOf(String channel, StatefulRedisClusterPubSubConnection<String, String> cluster) {
+    private static @Nullable RedisURI ownerOf(
+            String channel, StatefulRedisClusterPubSubConnection<String, String> cluster) {
         RedisClusterNode master = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(channel));
         return master == null ? null : master.getUri();
     }

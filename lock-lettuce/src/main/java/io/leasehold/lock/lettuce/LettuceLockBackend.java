@@ -100,10 +100,12 @@ public final class LettuceLockBackend implements LockBackend {
 
     private LettuceLockBackend(Topology topology) {
         this.topology = topology;
-        this.commands = new LazyConnection<>("the script connection",
-                () -> topology.connectCommands().thenCompose(this::probeServer), c -> c.connection().closeAsync());
-        this.pubSub = new LazyConnection<>("the pub/sub connection", this::connectPubSub,
-                StatefulRedisPubSubConnection::closeAsync);
+        this.commands = new LazyConnection<>(
+                "the script connection",
+                () -> topology.connectCommands().thenCompose(this::probeServer),
+                c -> c.connection().closeAsync());
+        this.pubSub = new LazyConnection<>(
+                "the pub/sub connection", this::connectPubSub, StatefulRedisPubSubConnection::closeAsync);
         this.channels = new PubSubChannels("LettuceLockBackend", new PubSubWire());
         this.reconnects = new ReconnectListener(this::onConnected);
         topology.client().addListener(reconnects);
@@ -271,7 +273,9 @@ public final class LettuceLockBackend implements LockBackend {
             return CompletableFuture.completedFuture(connection);
         }
         CommandArgs<String, String> section = new CommandArgs<>(StringCodec.UTF8).add("server");
-        return connection.commands().dispatch(CommandType.INFO, new StatusOutput<>(StringCodec.UTF8), section)
+        return connection
+                .commands()
+                .dispatch(CommandType.INFO, new StatusOutput<>(StringCodec.UTF8), section)
                 .toCompletableFuture()
                 .handle((info, failure) -> {
                     if (failure == null) {
@@ -392,7 +396,10 @@ public final class LettuceLockBackend implements LockBackend {
         @Override
         public void schedule(Runnable task, Duration delay) {
             try {
-                topology.client().getResources().eventExecutorGroup().schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+                topology.client()
+                        .getResources()
+                        .eventExecutorGroup()
+                        .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException clientShutDown) {
                 // The application shut its client down: there is nothing left to resubscribe on.
             }

@@ -22,9 +22,10 @@ final class ScriptExecutor {
     private final ScriptFallback fallback = new ScriptFallback(failure -> failure instanceof RedisNoScriptException);
 
     /** Runs {@code script}; the future fails with Lettuce's exception, unwrapped. */
-    CompletableFuture<Object> run(BaseRedisAsyncCommands<String, String> redis, LuaScript script, List<String> keys,
-            List<String> args) {
-        return fallback.run(script,
+    CompletableFuture<Object> run(
+            BaseRedisAsyncCommands<String, String> redis, LuaScript script, List<String> keys, List<String> args) {
+        return fallback.run(
+                script,
                 sha -> send(redis, CommandType.EVALSHA, sha, keys, args),
                 source -> send(redis, CommandType.EVAL, source, keys, args));
     }
@@ -34,9 +35,14 @@ final class ScriptExecutor {
         return fallback.fallbacks();
     }
 
-    private static CompletableFuture<Object> send(BaseRedisAsyncCommands<String, String> redis, CommandType type,
-            String shaOrSource, List<String> keys, List<String> args) {
-        CommandArgs<String, String> commandArgs = new CommandArgs<>(StringCodec.UTF8).add(shaOrSource).add(keys.size());
+    private static CompletableFuture<Object> send(
+            BaseRedisAsyncCommands<String, String> redis,
+            CommandType type,
+            String shaOrSource,
+            List<String> keys,
+            List<String> args) {
+        CommandArgs<String, String> commandArgs =
+                new CommandArgs<>(StringCodec.UTF8).add(shaOrSource).add(keys.size());
         for (String key : keys) {
             commandArgs.addKey(key);
         }

@@ -56,22 +56,20 @@ final class StandaloneTopology implements Topology {
     }
 
     @Override
-    public boolean carriesSubscriptions(RedisChannelHandler<?, ?> handler, StatefulRedisPubSubConnection<String, String> pubSub) {
+    public boolean carriesSubscriptions(
+            RedisChannelHandler<?, ?> handler, StatefulRedisPubSubConnection<String, String> pubSub) {
         return handler == pubSub;
     }
 
     @Override
-    public void subscribed(String channel, StatefulRedisPubSubConnection<String, String> pubSub) {
-    }
+    public void subscribed(String channel, StatefulRedisPubSubConnection<String, String> pubSub) {}
 
     @Override
-    public void unsubscribed(String channel) {
-    }
+    public void unsubscribed(String channel) {}
 
     @Override
     public AutoCloseable watchMoves(StatefulRedisPubSubConnection<String, String> pubSub, Consumer<Set<String>> moved) {
-        return () -> {
-        };
+        return () -> {};
     }
 
     @Override

@@ -32,7 +32,8 @@ interface Topology {
      * Whether {@code handler}, which just (re)connected, carries subscriptions made on
      * {@code pubSub}: the connection itself, or in a cluster one of its per-node connections.
      */
-    boolean carriesSubscriptions(RedisChannelHandler<?, ?> handler, StatefulRedisPubSubConnection<String, String> pubSub);
+    boolean carriesSubscriptions(
+            RedisChannelHandler<?, ?> handler, StatefulRedisPubSubConnection<String, String> pubSub);
 
     /** Notes that {@code channel} is now subscribed on {@code pubSub} (a cluster remembers the node). */
     void subscribed(String channel, StatefulRedisPubSubConnection<String, String> pubSub);

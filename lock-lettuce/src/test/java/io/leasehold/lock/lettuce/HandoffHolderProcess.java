@@ -21,19 +21,25 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HandoffHolderProcess {
 
-    private HandoffHolderProcess() {
-    }
+    private HandoffHolderProcess() {}
 
     public static void main(String[] args) throws Exception {
-        RedisClient redis = RedisClient.create(RedisURI.builder().withHost(args[0]).withPort(Integer.parseInt(args[1]))
-                .withTimeout(Duration.ofSeconds(20)).build());
+        RedisClient redis = RedisClient.create(RedisURI.builder()
+                .withHost(args[0])
+                .withPort(Integer.parseInt(args[1]))
+                .withTimeout(Duration.ofSeconds(20))
+                .build());
         // A cold JVM on a busy machine: the first connect and script load may take seconds.
-        LockClient locks = LockClient.builder(LettuceLockBackend.create(redis)).commandTimeout(Duration.ofSeconds(20)).build();
-        LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build();
+        LockClient locks = LockClient.builder(LettuceLockBackend.create(redis))
+                .commandTimeout(Duration.ofSeconds(20))
+                .build();
+        LockOptions options =
+                LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build();
         try {
             Lease held = locks.lock(args[2], options).acquire(Duration.ofSeconds(60));
             CompletableFuture<Lease> waiting = locks.lock(args[2], options).acquireAsync(Duration.ofSeconds(120));
-            waiting.whenComplete((lease, error) -> say(lease != null ? "WAITER " + lease.fencingToken() : "WAITER-FAILED " + error));
+            waiting.whenComplete(
+                    (lease, error) -> say(lease != null ? "WAITER " + lease.fencingToken() : "WAITER-FAILED " + error));
             say("READY " + held.fencingToken());
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {

@@ -39,8 +39,9 @@ class LettuceClusterTest {
     void shouldLeaveTheUsersClusterClientAndConnectionsOpenWhenClosed() throws Exception {
         try (StatefulRedisClusterConnection<String, String> users = client.connect()) {
             LettuceLockBackend backend = LettuceLockBackend.create(client);
-            backend.eval(LuaScript.of("echo", "return ARGV[1]"), List.of("close:{a}"), List.of("x")).get(10, TimeUnit.SECONDS);
-            backend.subscribe("cluster-close:{7}", (c, m) -> { }).get(10, TimeUnit.SECONDS);
+            backend.eval(LuaScript.of("echo", "return ARGV[1]"), List.of("close:{a}"), List.of("x"))
+                    .get(10, TimeUnit.SECONDS);
+            backend.subscribe("cluster-close:{7}", (c, m) -> {}).get(10, TimeUnit.SECONDS);
 
             backend.close();
 

@@ -14,10 +14,12 @@ final class LettuceDriver implements DriverUnderTest {
         if (topology.kind() == RedisTopology.Kind.CLUSTER) {
             RedisClusterClient client = LettuceTestClients.clusterClient(topology);
             LettuceLockBackend backend = LettuceLockBackend.create(client);
-            return new OpenedBackend(OwningLockBackend.of(backend, () -> LettuceTestClients.shutdown(client)), backend::scriptFallbacks);
+            return new OpenedBackend(
+                    OwningLockBackend.of(backend, () -> LettuceTestClients.shutdown(client)), backend::scriptFallbacks);
         }
         RedisClient client = LettuceTestClients.redisClient(topology);
         LettuceLockBackend backend = LettuceLockBackend.create(client);
-        return new OpenedBackend(OwningLockBackend.of(backend, () -> LettuceTestClients.shutdown(client)), backend::scriptFallbacks);
+        return new OpenedBackend(
+                OwningLockBackend.of(backend, () -> LettuceTestClients.shutdown(client)), backend::scriptFallbacks);
     }
 }

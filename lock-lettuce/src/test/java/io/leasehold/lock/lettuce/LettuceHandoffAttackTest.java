@@ -48,12 +48,18 @@ class LettuceHandoffAttackTest {
     private final StandaloneRedis redis = RedisFixtures.sharedStandalone();
 
     private static RedisClient clientVia(FaultProxy proxy) {
-        return RedisClient.create(LettuceTestClients.RESOURCES, RedisURI.builder().withHost(proxy.host())
-                .withPort(proxy.port()).withTimeout(LettuceTestClients.LETTUCE_TIMEOUT).build());
+        return RedisClient.create(
+                LettuceTestClients.RESOURCES,
+                RedisURI.builder()
+                        .withHost(proxy.host())
+                        .withPort(proxy.port())
+                        .withTimeout(LettuceTestClients.LETTUCE_TIMEOUT)
+                        .build());
     }
 
     private static void awaitQueued(CountingLockBackend counting) {
-        Eventually.until("the waiter tried, was contended and subscribed; " + counting,
+        Eventually.until(
+                "the waiter tried, was contended and subscribed; " + counting,
                 () -> counting.count(ScriptNames.ACQUIRE) >= 2 && counting.activeSubscriptions() >= 1);
     }
 
@@ -76,20 +82,25 @@ class LettuceHandoffAttackTest {
         try (FaultProxy proxy = FaultProxy.start(redis.endpoint())) {
             RedisClient client = clientVia(proxy);
             CountingLockBackend counting = new CountingLockBackend(LettuceLockBackend.create(client));
-            try (LockClient node = LockClient.builder(counting).commandTimeout(Duration.ofMillis(500)).build()) {
+            try (LockClient node = LockClient.builder(counting)
+                    .commandTimeout(Duration.ofMillis(500))
+                    .build()) {
                 Lease held = node.lock(name).acquire(Duration.ofSeconds(10));
                 CompletableFuture<Lease> waiting = node.lock(name).acquireAsync(Duration.ofSeconds(60));
                 awaitQueued(counting);
 
                 proxy.latency(Direction.CLIENT_TO_TARGET, Duration.ofMillis(1500));
                 CompletableFuture<Boolean> released = held.releaseAsync();
-                ExecutionException failure = assertThrows(ExecutionException.class, () -> released.get(10, TimeUnit.SECONDS));
+                ExecutionException failure =
+                        assertThrows(ExecutionException.class, () -> released.get(10, TimeUnit.SECONDS));
                 assertInstanceOf(LockBackendException.class, failure.getCause());
                 proxy.latency(Direction.CLIENT_TO_TARGET, Duration.ZERO); // the waiter's retry is not delayed
 
                 Lease lease = waiting.get(10, TimeUnit.SECONDS); // its fallback (the holder's TTL) is 30 s away
                 assertTrue(lease.fencingToken() > held.fencingToken());
-                assertEquals(Optional.of(lease.fencingToken()), node.lock(name).inspect().map(LockInfo::fencingToken));
+                assertEquals(
+                        Optional.of(lease.fencingToken()),
+                        node.lock(name).inspect().map(LockInfo::fencingToken));
                 assertTrue(lease.release());
                 assertEquals(null, get(LockKeys.lockKey(PREFIX, name)));
             } finally {
@@ -111,13 +122,15 @@ class LettuceHandoffAttackTest {
             RedisClient client = clientVia(proxy);
             CountingLockBackend counting = new CountingLockBackend(LettuceLockBackend.create(client));
             List<String> lost = new CopyOnWriteArrayList<>();
-            try (LockClient node = LockClient.builder(counting).commandTimeout(Duration.ofSeconds(3))
+            try (LockClient node = LockClient.builder(counting)
+                    .commandTimeout(Duration.ofSeconds(3))
                     .listener(new io.leasehold.lock.LockEventListener() {
                         @Override
                         public void onLeaseLost(io.leasehold.lock.LeaseLoss loss) {
                             lost.add(loss.toString());
                         }
-                    }).build()) {
+                    })
+                    .build()) {
                 Lease held = node.lock(name).acquire(Duration.ofSeconds(10));
                 CompletableFuture<Lease> waiting = node.lock(name).acquireAsync(Duration.ofSeconds(60));
                 awaitQueued(counting);
@@ -135,7 +148,9 @@ class LettuceHandoffAttackTest {
 
                 Lease lease = waiting.get(20, TimeUnit.SECONDS);
                 assertTrue(lease.fencingToken() > held.fencingToken());
-                assertEquals(Optional.of(lease.fencingToken()), node.lock(name).inspect().map(LockInfo::fencingToken));
+                assertEquals(
+                        Optional.of(lease.fencingToken()),
+                        node.lock(name).inspect().map(LockInfo::fencingToken));
                 try {
                     assertTrue(released.get(20, TimeUnit.SECONDS), "the holder's release");
                 } catch (ExecutionException unknownOutcome) {
@@ -164,8 +179,15 @@ class LettuceHandoffAttackTest {
         String channel = LockKeys.releaseChannel(PREFIX, name);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process holder = new ProcessBuilder(java, "-cp", classpath, HandoffHolderProcess.class.getName(),
-                redis.host(), Integer.toString(redis.port()), name).start();
+        Process holder = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        classpath,
+                        HandoffHolderProcess.class.getName(),
+                        redis.host(),
+                        Integer.toString(redis.port()),
+                        name)
+                .start();
         BlockingQueue<String> said = new LinkedBlockingQueue<>();
         List<String> errors = new CopyOnWriteArrayList<>();
         drain(holder.getInputStream(), said::add);
@@ -186,9 +208,13 @@ class LettuceHandoffAttackTest {
             signal("CONT", holder.pid());
 
             assertEquals("RELEASED false LOST", next(said, "RELEASED", errors), "the resumed holder's release");
-            assertTrue(get(key).startsWith(mineOwnerAndToken), "this process's lock after the holder's release: " + get(key));
+            assertTrue(
+                    get(key).startsWith(mineOwnerAndToken),
+                    "this process's lock after the holder's release: " + get(key));
             assertTrue(mine.isValid());
-            assertTrue(said.stream().noneMatch(line -> line.startsWith("WAITER")), "the holder's waiter while this process holds: " + said);
+            assertTrue(
+                    said.stream().noneMatch(line -> line.startsWith("WAITER")),
+                    "the holder's waiter while this process holds: " + said);
             assertTrue(mine.release());
             long waiterToken = Long.parseLong(next(said, "WAITER", errors).substring("WAITER ".length()));
             assertTrue(waiterToken > mine.fencingToken(), "the holder's waiter's token " + waiterToken);
@@ -208,7 +234,8 @@ class LettuceHandoffAttackTest {
         return Long.parseLong(((List<?>) reply).get(1).toString());
     }
 
-    private static String next(BlockingQueue<String> said, String prefix, List<String> errors) throws InterruptedException {
+    private static String next(BlockingQueue<String> said, String prefix, List<String> errors)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() - deadline < 0) {
             String line = said.poll(1, TimeUnit.SECONDS);
@@ -220,21 +247,26 @@ class LettuceHandoffAttackTest {
     }
 
     private static void drain(java.io.InputStream stream, java.util.function.Consumer<String> sink) {
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    sink.accept(line);
-                }
-            } catch (IOException ended) {
-                // the process ended
-            }
-        }, "handoff-holder-output");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in =
+                            new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                        for (String line = in.readLine(); line != null; line = in.readLine()) {
+                            sink.accept(line);
+                        }
+                    } catch (IOException ended) {
+                        // the process ended
+                    }
+                },
+                "handoff-holder-output");
         reader.setDaemon(true);
         reader.start();
     }
 
     private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .start();
         kill.getInputStream().readAllBytes();
         kill.waitFor(10, TimeUnit.SECONDS);
     }

@@ -25,13 +25,13 @@ class LettuceLifecycleTest extends StandaloneClientTest {
 
     private static final LuaScript ECHO = LuaScript.of("echo", "return ARGV[1]");
 
-
     @Test
     void shouldLeaveTheUsersClientAndConnectionsOpenWhenClosed() throws Exception {
         try (StatefulRedisConnection<String, String> users = client.connect()) {
             LettuceLockBackend backend = LettuceLockBackend.create(client);
             backend.eval(ECHO, List.of("lifecycle:k"), List.of("x")).get(10, TimeUnit.SECONDS);
-            backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> { }).get(10, TimeUnit.SECONDS);
+            backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> {})
+                    .get(10, TimeUnit.SECONDS);
 
             backend.close();
 
@@ -51,7 +51,7 @@ class LettuceLifecycleTest extends StandaloneClientTest {
             calls.add(backend.eval(ECHO, List.of("lifecycle:k" + i), List.of("v" + i)));
         }
         for (int i = 0; i < 20; i++) {
-            calls.add(backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> { }));
+            calls.add(backend.subscribe("lifecycle:{" + UUID.randomUUID() + "}", (c, m) -> {}));
         }
         CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
 
@@ -67,11 +67,17 @@ class LettuceLifecycleTest extends StandaloneClientTest {
         backend.close();
         backend.close();
 
-        assertThatThrownBy(() -> backend.eval(ECHO, List.of("lifecycle:k"), List.of("x")).get(10, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() ->
+                        backend.eval(ECHO, List.of("lifecycle:k"), List.of("x")).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
-        assertThatThrownBy(() -> backend.subscribe("lifecycle:{c}", (c, m) -> { }).get(10, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(
+                        () -> backend.subscribe("lifecycle:{c}", (c, m) -> {}).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
     }
 
@@ -81,11 +87,18 @@ class LettuceLifecycleTest extends StandaloneClientTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             unusedPort = socket.getLocalPort();
         }
-        RedisURI nowhere = RedisURI.builder().withHost("127.0.0.1").withPort(unusedPort).withTimeout(Duration.ofSeconds(2)).build();
+        RedisURI nowhere = RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(unusedPort)
+                .withTimeout(Duration.ofSeconds(2))
+                .build();
         try (LettuceLockBackend backend = LettuceLockBackend.create(client, nowhere)) {
             for (int attempt = 0; attempt < 2; attempt++) {
-                assertThatThrownBy(() -> backend.eval(ECHO, List.of("k"), List.of("x")).get(20, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RedisConnectionException.class);
+                assertThatThrownBy(() ->
+                                backend.eval(ECHO, List.of("k"), List.of("x")).get(20, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause()
+                        .isInstanceOf(RedisConnectionException.class);
             }
         }
     }
@@ -96,7 +109,11 @@ class LettuceLifecycleTest extends StandaloneClientTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             unusedPort = socket.getLocalPort();
         }
-        RedisURI nowhere = RedisURI.builder().withHost("127.0.0.1").withPort(unusedPort).withTimeout(Duration.ofSeconds(2)).build();
+        RedisURI nowhere = RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(unusedPort)
+                .withTimeout(Duration.ofSeconds(2))
+                .build();
         long start = System.nanoTime();
         try (LockClient locks = LockClient.create(LettuceLockBackend.create(client, nowhere))) {
             Duration built = Duration.ofNanos(System.nanoTime() - start);
@@ -115,11 +132,16 @@ class LettuceLifecycleTest extends StandaloneClientTest {
     @Test
     void shouldBuildALockClientWithoutWaitingForAServerThatNeverAnswers() throws Exception {
         try (ServerSocket silent = new ServerSocket(0)) { // accepts connections, never says a word
-            RedisURI mute = RedisURI.builder().withHost("127.0.0.1").withPort(silent.getLocalPort())
-                    .withTimeout(Duration.ofSeconds(30)).build();
+            RedisURI mute = RedisURI.builder()
+                    .withHost("127.0.0.1")
+                    .withPort(silent.getLocalPort())
+                    .withTimeout(Duration.ofSeconds(30))
+                    .build();
             long start = System.nanoTime();
             try (LockClient locks = LockClient.builder(LettuceLockBackend.create(client, mute))
-                    .commandTimeout(Duration.ofMillis(500)).closeTimeout(Duration.ofSeconds(1)).build()) {
+                    .commandTimeout(Duration.ofMillis(500))
+                    .closeTimeout(Duration.ofSeconds(1))
+                    .build()) {
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
                 // And a call fails after its command timeout, as a backend failure, instead of hanging
                 assertThatThrownBy(() -> locks.lock("lifecycle:mute").tryAcquire())

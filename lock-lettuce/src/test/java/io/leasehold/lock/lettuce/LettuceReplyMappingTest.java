@@ -63,14 +63,16 @@ class LettuceReplyMappingTest {
     @EnumSource(ProtocolVersion.class)
     void shouldMapBulkAndStatusRepliesToStrings(ProtocolVersion protocol) throws Exception {
         assertThat(run(protocol, "return 'héllo'")).isEqualTo("héllo");
-        assertThat(run(protocol, "return redis.call('SET', KEYS[1], 'v')", "reply-mapping:status")).isEqualTo("OK");
+        assertThat(run(protocol, "return redis.call('SET', KEYS[1], 'v')", "reply-mapping:status"))
+                .isEqualTo("OK");
         assertThat(run(protocol, "return redis.status_reply('FINE')")).isEqualTo("FINE");
     }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)
     void shouldMapNilToNull(ProtocolVersion protocol) throws Exception {
-        assertThat(run(protocol, "return redis.call('GET', KEYS[1])", "reply-mapping:absent")).isNull();
+        assertThat(run(protocol, "return redis.call('GET', KEYS[1])", "reply-mapping:absent"))
+                .isNull();
         assertThat(run(protocol, "return false")).isNull();
     }
 
@@ -85,14 +87,18 @@ class LettuceReplyMappingTest {
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)
     void shouldKeepTokenStringsThatLuaNumbersWouldRound(ProtocolVersion protocol) throws Exception {
-        assertThat(run(protocol, "return {1, '1800000000000001', 30000}")).isEqualTo(Arrays.asList(1L, "1800000000000001", 30000L));
+        assertThat(run(protocol, "return {1, '1800000000000001', 30000}"))
+                .isEqualTo(Arrays.asList(1L, "1800000000000001", 30000L));
     }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)
     void shouldMapTheBundledAcquireReply(ProtocolVersion protocol) throws Exception {
-        Object reply = backends.get(protocol).eval(LuaScript.bundled(ScriptNames.ACQUIRE),
-                List.of("reply-mapping:{acq}", "reply-mapping:{acq}:fence"), List.of("0123456789abcdef0123456789abcdef", "10000", "60000"))
+        Object reply = backends.get(protocol)
+                .eval(
+                        LuaScript.bundled(ScriptNames.ACQUIRE),
+                        List.of("reply-mapping:{acq}", "reply-mapping:{acq}:fence"),
+                        List.of("0123456789abcdef0123456789abcdef", "10000", "60000"))
                 .get(10, TimeUnit.SECONDS);
         assertThat(reply).asList().hasSize(3);
         List<?> list = (List<?>) reply;
@@ -106,10 +112,14 @@ class LettuceReplyMappingTest {
     void shouldFailTheFutureWithTheRedisErrorWhenTheScriptFails(ProtocolVersion protocol) {
         assertThatThrownBy(() -> run(protocol, "return redis.error_reply('boom')"))
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(RedisCommandExecutionException.class).hasMessageContaining("boom");
+                .cause()
+                .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("boom");
     }
 
     private static Object run(ProtocolVersion protocol, String source, String... keys) throws Exception {
-        return backends.get(protocol).eval(LuaScript.of("test", source), List.of(keys), List.of()).get(10, TimeUnit.SECONDS);
+        return backends.get(protocol)
+                .eval(LuaScript.of("test", source), List.of(keys), List.of())
+                .get(10, TimeUnit.SECONDS);
     }
 }

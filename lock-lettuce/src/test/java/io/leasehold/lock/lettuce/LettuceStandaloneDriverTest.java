@@ -1,7 +1,7 @@
 package io.leasehold.lock.lettuce;
 
-import io.leasehold.lock.testkit.driver.StandaloneDriverTests;
 import io.leasehold.lock.testkit.driver.DriverUnderTest;
+import io.leasehold.lock.testkit.driver.StandaloneDriverTests;
 
 /** The shared driver tests for Lettuce on a standalone server: script cache fallback, pub/sub sharing and resubscribe. */
 class LettuceStandaloneDriverTest extends StandaloneDriverTests {

@@ -25,8 +25,7 @@ final class LettuceTestClients {
 
     static final ClientResources RESOURCES = DefaultClientResources.create();
 
-    private LettuceTestClients() {
-    }
+    private LettuceTestClients() {}
 
     /** A client for a standalone server or a Sentinel group, on the topology's URI. */
     static RedisClient redisClient(RedisTopology redis) {
@@ -38,8 +37,11 @@ final class LettuceTestClients {
     /** A client for a cluster, seeded with every master. */
     static RedisClusterClient clusterClient(RedisTopology cluster) {
         List<RedisURI> seeds = cluster.clientEndpoints().stream()
-                .map(endpoint -> RedisURI.builder().withHost(endpoint.host()).withPort(endpoint.port())
-                        .withTimeout(LETTUCE_TIMEOUT).build())
+                .map(endpoint -> RedisURI.builder()
+                        .withHost(endpoint.host())
+                        .withPort(endpoint.port())
+                        .withTimeout(LETTUCE_TIMEOUT)
+                        .build())
                 .collect(Collectors.toList());
         return RedisClusterClient.create(RESOURCES, seeds);
     }

@@ -52,6 +52,5 @@ public final class LeaseholdMeters {
     /** The group of lock names beyond the cap of distinct groups, or whose group function gave nothing. */
     public static final String OTHER_GROUP = "other";
 
-    private LeaseholdMeters() {
-    }
+    private LeaseholdMeters() {}
 }

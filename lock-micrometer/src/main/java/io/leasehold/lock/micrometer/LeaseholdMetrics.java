@@ -48,6 +48,7 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
     private final Map<String, GroupGauges> gauges = new ConcurrentHashMap<>();
     /** Leases held now, by lock name and token: for the hold time of a lost lease and the gauges. */
     private final Map<LeaseKey, HeldLease> held = new ConcurrentHashMap<>();
+
     private final Set<LeaseKey> uncertain = ConcurrentHashMap.newKeySet();
 
     private LeaseholdMetrics(Builder builder) {
@@ -77,8 +78,9 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
         synchronized (this) {
             MeterRegistry current = this.registry;
             if (current != null && current != registry) {
-                throw new IllegalStateException("LeaseholdMetrics must be bound to one registry, but was already bound to "
-                        + current + "; use a CompositeMeterRegistry to record into several");
+                throw new IllegalStateException(
+                        "LeaseholdMetrics must be bound to one registry, but was already bound to " + current
+                                + "; use a CompositeMeterRegistry to record into several");
             }
             this.registry = registry;
         }
@@ -103,7 +105,9 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
     public void onAcquireFailed(String lockName, LockException failure, Duration waited) {
         MeterRegistry to = registry;
         if (to != null) {
-            String outcome = failure instanceof LockTimeoutException ? LeaseholdMeters.OUTCOME_TIMEOUT : LeaseholdMeters.OUTCOME_ERROR;
+            String outcome = failure instanceof LockTimeoutException
+                    ? LeaseholdMeters.OUTCOME_TIMEOUT
+                    : LeaseholdMeters.OUTCOME_ERROR;
             acquireTimer(to, groups.groupOf(lockName), outcome).record(waited);
         }
     }
@@ -112,7 +116,8 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
     public void onAcquireCancelled(String lockName, Duration waited) {
         MeterRegistry to = registry;
         if (to != null) {
-            acquireTimer(to, groups.groupOf(lockName), LeaseholdMeters.OUTCOME_CANCELLED).record(waited);
+            acquireTimer(to, groups.groupOf(lockName), LeaseholdMeters.OUTCOME_CANCELLED)
+                    .record(waited);
         }
     }
 
@@ -191,7 +196,8 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
         String group = leaseEnded(to, loss.lockName(), loss.fencingToken());
         lostCounter(to, group, loss.reason()).increment();
         if (lease != null) {
-            holdTimer(to, group, LeaseholdMeters.ENDING_LOST).record(Duration.ofNanos(System.nanoTime() - lease.startNanos));
+            holdTimer(to, group, LeaseholdMeters.ENDING_LOST)
+                    .record(Duration.ofNanos(System.nanoTime() - lease.startNanos));
         }
     }
 
@@ -262,7 +268,12 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
         return gauges.computeIfAbsent(group, g -> {
             GroupGauges created = new GroupGauges();
             gauge(to, LeaseholdMeters.HELD, "Leases held now", g, created.held);
-            gauge(to, LeaseholdMeters.UNCERTAIN, "Leases held now whose latest renewal failed (state UNCERTAIN)", g, created.uncertain);
+            gauge(
+                    to,
+                    LeaseholdMeters.UNCERTAIN,
+                    "Leases held now whose latest renewal failed (state UNCERTAIN)",
+                    g,
+                    created.uncertain);
             gauge(to, LeaseholdMeters.WAITERS, "Acquisitions waiting now for a held lock", g, created.waiters);
             for (LeaseLoss.Reason reason : LeaseLoss.Reason.values()) {
                 lostCounter(to, g, reason);
@@ -288,11 +299,9 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
     }
 
     /** One lease: a lock name and the fencing token of one acquisition (unique per name). */
-    private record LeaseKey(String lockName, long fencingToken) {
-    }
+    private record LeaseKey(String lockName, long fencingToken) {}
 
-    private record HeldLease(String group, long startNanos) {
-    }
+    private record HeldLease(String group, long startNanos) {}
 
     /**
      * Options of {@link LeaseholdMetrics}.
@@ -303,8 +312,7 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
         private Function<String, String> groupOf = LockGroups::prefixBeforeColon;
         private int maxGroups = DEFAULT_MAX_LOCK_GROUPS;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * How a lock name maps to its {@value LeaseholdMeters#TAG_LOCK_GROUP} tag; default: the part

@@ -44,11 +44,16 @@ abstract class LeaseholdMetricsTestBase {
         traffic.uncertainThenBack("reports:1");
 
         MetricsTraffic.await("every outcome recorded", () -> traffic.acquireCount("orders", "cancelled") == 1);
-        assertThat(traffic.acquireCount("orders", LeaseholdMeters.OUTCOME_ACQUIRED)).isEqualTo(3); // 1 + holder + waiter
-        assertThat(traffic.acquireCount("orders", LeaseholdMeters.OUTCOME_TIMEOUT)).isEqualTo(1);
-        assertThat(traffic.acquireCount("orders", LeaseholdMeters.OUTCOME_CANCELLED)).isEqualTo(1);
-        assertThat(traffic.acquireCount("reports", LeaseholdMeters.OUTCOME_ERROR)).isEqualTo(1);
-        assertThat(traffic.acquireCount("reports", LeaseholdMeters.OUTCOME_ACQUIRED)).isEqualTo(1);
+        assertThat(traffic.acquireCount("orders", LeaseholdMeters.OUTCOME_ACQUIRED))
+                .isEqualTo(3); // 1 + holder + waiter
+        assertThat(traffic.acquireCount("orders", LeaseholdMeters.OUTCOME_TIMEOUT))
+                .isEqualTo(1);
+        assertThat(traffic.acquireCount("orders", LeaseholdMeters.OUTCOME_CANCELLED))
+                .isEqualTo(1);
+        assertThat(traffic.acquireCount("reports", LeaseholdMeters.OUTCOME_ERROR))
+                .isEqualTo(1);
+        assertThat(traffic.acquireCount("reports", LeaseholdMeters.OUTCOME_ACQUIRED))
+                .isEqualTo(1);
     }
 
     @Test
@@ -67,9 +72,11 @@ abstract class LeaseholdMetricsTestBase {
         traffic.lost("payments:1");
 
         MetricsTraffic.await("the lost hold recorded", () -> holdCount("payments", LeaseholdMeters.ENDING_LOST) == 1);
-        List<String> lostSeries = registry.find(LeaseholdMeters.LOST).tag(TAG_LOCK_GROUP, "payments").counters().stream()
-                .map(c -> c.getId().getTag(LeaseholdMeters.TAG_REASON) + "=" + (long) c.count())
-                .sorted().collect(Collectors.toList());
+        List<String> lostSeries =
+                registry.find(LeaseholdMeters.LOST).tag(TAG_LOCK_GROUP, "payments").counters().stream()
+                        .map(c -> c.getId().getTag(LeaseholdMeters.TAG_REASON) + "=" + (long) c.count())
+                        .sorted()
+                        .collect(Collectors.toList());
         assertThat(lostSeries).containsExactly("BACKEND_UNAVAILABLE=0", "EXPIRED=0", "MAX_HOLD_EXCEEDED=0", "STOLEN=1");
         assertThat(traffic.gauge(LeaseholdMeters.HELD, "payments")).isZero();
     }
@@ -79,25 +86,45 @@ abstract class LeaseholdMetricsTestBase {
         traffic.uncertainThenBack("reports:2");
 
         double failed = registry.get(LeaseholdMeters.RENEWALS)
-                .tags(TAG_LOCK_GROUP, "reports", LeaseholdMeters.TAG_RESULT, LeaseholdMeters.RESULT_FAILED).counter().count();
+                .tags(TAG_LOCK_GROUP, "reports", LeaseholdMeters.TAG_RESULT, LeaseholdMeters.RESULT_FAILED)
+                .counter()
+                .count();
         assertThat(failed).isGreaterThanOrEqualTo(1);
-        MetricsTraffic.await("a renewal recorded", () -> registry.find(LeaseholdMeters.RENEWALS)
-                .tags(TAG_LOCK_GROUP, "reports", LeaseholdMeters.TAG_RESULT, LeaseholdMeters.RESULT_RENEWED).counters()
-                .stream().mapToDouble(c -> c.count()).sum() >= 1);
+        MetricsTraffic.await(
+                "a renewal recorded",
+                () -> registry
+                                .find(LeaseholdMeters.RENEWALS)
+                                .tags(
+                                        TAG_LOCK_GROUP,
+                                        "reports",
+                                        LeaseholdMeters.TAG_RESULT,
+                                        LeaseholdMeters.RESULT_RENEWED)
+                                .counters()
+                                .stream()
+                                .mapToDouble(c -> c.count())
+                                .sum()
+                        >= 1);
         assertThat(traffic.gauge(LeaseholdMeters.UNCERTAIN, "reports")).isZero();
-        assertThat(registry.find(LeaseholdMeters.LOST).tag(TAG_LOCK_GROUP, "reports").counters())
-                .allSatisfy(c -> assertThat(c.count()).as("losses of %s", c.getId()).isZero());
+        assertThat(registry.find(LeaseholdMeters.LOST)
+                        .tag(TAG_LOCK_GROUP, "reports")
+                        .counters())
+                .allSatisfy(
+                        c -> assertThat(c.count()).as("losses of %s", c.getId()).isZero());
     }
 
     @Test
     void shouldNotCountLeasesAsHeldOrUncertainOnceTheyWereReleasedDuringAnOutage() throws Exception {
         traffic.releasedDuringOutage("audits:1");
 
-        MetricsTraffic.await("both holds recorded as released", () -> holdCount("audits", LeaseholdMeters.ENDING_RELEASED) == 2);
+        MetricsTraffic.await(
+                "both holds recorded as released", () -> holdCount("audits", LeaseholdMeters.ENDING_RELEASED) == 2);
         assertThat(traffic.gauge(LeaseholdMeters.HELD, "audits")).isZero();
         assertThat(traffic.gauge(LeaseholdMeters.UNCERTAIN, "audits")).isZero();
-        assertThat(registry.find(LeaseholdMeters.LOST).tag(TAG_LOCK_GROUP, "audits").counters())
-                .allSatisfy(c -> assertThat(c.count()).as("losses of %s", c.getId()).isZero());
+        assertThat(registry.find(LeaseholdMeters.LOST)
+                        .tag(TAG_LOCK_GROUP, "audits")
+                        .counters())
+                .allSatisfy(
+                        c -> assertThat(c.count()).as("losses of %s", c.getId()).isZero());
     }
 
     @Test
@@ -115,7 +142,9 @@ abstract class LeaseholdMetricsTestBase {
     }
 
     private long holdCount(String group, String ending) {
-        var timer = registry.find(LeaseholdMeters.HOLD).tags(TAG_LOCK_GROUP, group, LeaseholdMeters.TAG_ENDING, ending).timer();
+        var timer = registry.find(LeaseholdMeters.HOLD)
+                .tags(TAG_LOCK_GROUP, group, LeaseholdMeters.TAG_ENDING, ending)
+                .timer();
         return timer == null ? 0 : timer.count();
     }
 }

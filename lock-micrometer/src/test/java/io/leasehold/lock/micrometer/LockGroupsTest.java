@@ -31,9 +31,13 @@ class LockGroupsTest {
     void shouldSendNullEmptyOrFailingGroupsToOther() {
         assertThat(new LockGroups(name -> null, 5).groupOf("x")).isEqualTo(LeaseholdMeters.OTHER_GROUP);
         assertThat(new LockGroups(name -> "", 5).groupOf("x")).isEqualTo(LeaseholdMeters.OTHER_GROUP);
-        assertThat(new LockGroups(name -> {
-            throw new IllegalStateException("broken");
-        }, 5).groupOf("x")).isEqualTo(LeaseholdMeters.OTHER_GROUP);
+        assertThat(new LockGroups(
+                                name -> {
+                                    throw new IllegalStateException("broken");
+                                },
+                                5)
+                        .groupOf("x"))
+                .isEqualTo(LeaseholdMeters.OTHER_GROUP);
     }
 
     @Test

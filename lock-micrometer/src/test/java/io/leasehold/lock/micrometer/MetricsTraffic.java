@@ -51,7 +51,10 @@ final class MetricsTraffic implements AutoCloseable {
     }
 
     private LockClient client(io.leasehold.lock.spi.LockBackend backend, LeaseholdMetrics metrics) {
-        LockClient client = LockClient.builder(backend).commandTimeout(COMMAND_TIMEOUT).listener(metrics).build();
+        LockClient client = LockClient.builder(backend)
+                .commandTimeout(COMMAND_TIMEOUT)
+                .listener(metrics)
+                .build();
         clients.add(client);
         return client;
     }
@@ -91,12 +94,19 @@ final class MetricsTraffic implements AutoCloseable {
 
     /** In group {@code payments}: a lease whose lock is deleted behind its back is lost as STOLEN. */
     void lost(String name) throws Exception {
-        Lease lease = holder.lock(name, LockOptions.builder().leaseTime(Duration.ofMillis(900)).build())
+        Lease lease = holder.lock(
+                        name,
+                        LockOptions.builder().leaseTime(Duration.ofMillis(900)).build())
                 .acquire(Duration.ofSeconds(10));
         fixture.deleteKey(LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, name));
         assertThat(lease.lost().get(AWAIT_SECONDS, TimeUnit.SECONDS).reason()).isEqualTo(LeaseLoss.Reason.STOLEN);
-        await("the loss is counted", () -> registry.get(LeaseholdMeters.LOST)
-                .tags(LeaseholdMeters.TAG_LOCK_GROUP, "payments", LeaseholdMeters.TAG_REASON, "STOLEN").counter().count() == 1);
+        await(
+                "the loss is counted",
+                () -> registry.get(LeaseholdMeters.LOST)
+                                .tags(LeaseholdMeters.TAG_LOCK_GROUP, "payments", LeaseholdMeters.TAG_REASON, "STOLEN")
+                                .counter()
+                                .count()
+                        == 1);
     }
 
     /**
@@ -104,13 +114,16 @@ final class MetricsTraffic implements AutoCloseable {
      * uncertain), then comes back (held again); then an acquisition fails on the backend (outcome error).
      */
     void uncertainThenBack(String name) throws Exception {
-        Lease lease = holder.lock(name, LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build())
+        Lease lease = holder.lock(
+                        name,
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build())
                 .acquire(Duration.ofSeconds(10));
         fixture.makeUnavailable();
         try {
             await("the lease is uncertain", () -> lease.state() == LeaseState.UNCERTAIN);
             await("the uncertain gauge shows it", () -> gauge(LeaseholdMeters.UNCERTAIN, "reports") == 1);
-            assertThatThrownBy(() -> other.lock(name + ":other").acquire(Duration.ZERO)).isInstanceOf(LockBackendException.class);
+            assertThatThrownBy(() -> other.lock(name + ":other").acquire(Duration.ZERO))
+                    .isInstanceOf(LockBackendException.class);
         } finally {
             fixture.makeAvailable();
         }
@@ -126,9 +139,13 @@ final class MetricsTraffic implements AutoCloseable {
      * but both leases have ended here. Then the backend comes back.
      */
     void releasedDuringOutage(String name) throws Exception {
-        Lease uncertain = holder.lock(name + ":uncertain", LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build())
+        Lease uncertain = holder.lock(
+                        name + ":uncertain",
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build())
                 .acquire(Duration.ofSeconds(10));
-        Lease held = holder.lock(name + ":held", LockOptions.builder().leaseTime(Duration.ofSeconds(60)).build())
+        Lease held = holder.lock(
+                        name + ":held",
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(60)).build())
                 .acquire(Duration.ofSeconds(10));
         await("both counted as held", () -> gauge(LeaseholdMeters.HELD, "audits") == 2);
         fixture.makeUnavailable();
@@ -144,16 +161,22 @@ final class MetricsTraffic implements AutoCloseable {
     }
 
     double gauge(String name, String group) {
-        return registry.get(name).tag(LeaseholdMeters.TAG_LOCK_GROUP, group).gauge().value();
+        return registry.get(name)
+                .tag(LeaseholdMeters.TAG_LOCK_GROUP, group)
+                .gauge()
+                .value();
     }
 
     long timerCount(String name, String group) {
-        return registry.find(name).tag(LeaseholdMeters.TAG_LOCK_GROUP, group).timers().stream().mapToLong(t -> t.count()).sum();
+        return registry.find(name).tag(LeaseholdMeters.TAG_LOCK_GROUP, group).timers().stream()
+                .mapToLong(t -> t.count())
+                .sum();
     }
 
     long acquireCount(String group, String outcome) {
         var timer = registry.find(LeaseholdMeters.ACQUIRE)
-                .tags(LeaseholdMeters.TAG_LOCK_GROUP, group, LeaseholdMeters.TAG_OUTCOME, outcome).timer();
+                .tags(LeaseholdMeters.TAG_LOCK_GROUP, group, LeaseholdMeters.TAG_OUTCOME, outcome)
+                .timer();
         return timer == null ? 0 : timer.count();
     }
 

@@ -30,15 +30,22 @@ class ReadmeMetersTableTest {
         Set<String> documented = readmeRows();
         Set<String> registered = registeredMeters();
 
-        assertThat(documented).as("README meters table (rows: name | type | tag keys)").isNotEmpty();
-        assertThat(registered).as("meters in the code but not in the README table").isSubsetOf(documented);
-        assertThat(documented).as("meters in the README table but not in the code").isSubsetOf(registered);
+        assertThat(documented)
+                .as("README meters table (rows: name | type | tag keys)")
+                .isNotEmpty();
+        assertThat(registered)
+                .as("meters in the code but not in the README table")
+                .isSubsetOf(documented);
+        assertThat(documented)
+                .as("meters in the README table but not in the code")
+                .isSubsetOf(registered);
     }
 
     /** "name | type | tag,keys" for each meter registered while every kind of event happened. */
     private static Set<String> registeredMeters() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (InMemoryFixture fixture = new InMemoryFixture(); MetricsTraffic traffic = new MetricsTraffic(fixture, registry)) {
+        try (InMemoryFixture fixture = new InMemoryFixture();
+                MetricsTraffic traffic = new MetricsTraffic(fixture, registry)) {
             traffic.uncontended("orders:1");
             traffic.contended("orders:2");
             traffic.lost("payments:1");

@@ -20,8 +20,8 @@ class RedisLeaseholdMetricsTest extends LeaseholdMetricsTestBase {
             RedisURI uri = RedisURI.create(redis.uri());
             uri.setTimeout(Duration.ofSeconds(5));
             RedisClient client = RedisClient.create(uri);
-            return OwningLockBackend.of(LettuceLockBackend.create(client),
-                    () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+            return OwningLockBackend.of(
+                    LettuceLockBackend.create(client), () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
         });
     }
 }

@@ -48,6 +48,7 @@ final class ClientKillStorm implements Scenario {
         long timeouts = run.facts().attempts(AcquireOutcome.TIMEOUT);
         run.expect(errors == 0, errors + " acquire(s) failed with LockBackendException while their wait had time left");
         run.expect(timeouts == 0, timeouts + " acquire(s) timed out after " + SuiteSettings.WAIT + ": a lost wake-up");
-        run.figure("longest acquire " + RunContext.millis(run.facts().longestAcquireMicros(start)) + " from the storm on");
+        run.figure(
+                "longest acquire " + RunContext.millis(run.facts().longestAcquireMicros(start)) + " from the storm on");
     }
 }

@@ -27,8 +27,8 @@ final class FailoverToLaggingReplica implements Scenario {
 
     @Override
     public String description() {
-        return "Sentinel failover to a replica " + LAG.toMillis() + " ms behind: tokens still rise, every worker acquires"
-                + " again after it";
+        return "Sentinel failover to a replica " + LAG.toMillis()
+                + " ms behind: tokens still rise, every worker acquires" + " again after it";
     }
 
     @Override

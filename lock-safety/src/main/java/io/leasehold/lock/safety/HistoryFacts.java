@@ -51,8 +51,8 @@ final class HistoryFacts {
                 attempts.add(a);
             }
         }
-        starts.forEach((key, s) -> spans.add(new Span(s.process(), s.lock(), s.token(), s.time(), ends.get(key),
-                told.get(key))));
+        starts.forEach((key, s) ->
+                spans.add(new Span(s.process(), s.lock(), s.token(), s.time(), ends.get(key), told.get(key))));
         spans.sort(java.util.Comparator.comparingLong(Span::start));
     }
 
@@ -61,7 +61,8 @@ final class HistoryFacts {
     }
 
     Optional<Span> span(String process, String lock, long token) {
-        return spans.stream().filter(s -> s.process().equals(process) && s.lock().equals(lock) && s.token() == token)
+        return spans.stream()
+                .filter(s -> s.process().equals(process) && s.lock().equals(lock) && s.token() == token)
                 .findFirst();
     }
 
@@ -85,8 +86,12 @@ final class HistoryFacts {
 
     /** The section's write, if it made one. */
     Optional<ResourceAccess> write(String process, String lock, long token) {
-        return accesses.stream().filter(a -> a.process().equals(process) && a.lock().equals(lock) && a.token() == token
-                && a.op() == AccessOp.WRITE).findFirst();
+        return accesses.stream()
+                .filter(a -> a.process().equals(process)
+                        && a.lock().equals(lock)
+                        && a.token() == token
+                        && a.op() == AccessOp.WRITE)
+                .findFirst();
     }
 
     long attempts(AcquireOutcome outcome) {
@@ -98,12 +103,18 @@ final class HistoryFacts {
      * (the first acquire of a worker includes its client's start-up: pass the fault's start).
      */
     long longestAcquireMicros(long since) {
-        return attempts.stream().filter(a -> a.start() >= since).mapToLong(a -> a.end() - a.start()).max().orElse(0);
+        return attempts.stream()
+                .filter(a -> a.start() >= since)
+                .mapToLong(a -> a.end() - a.start())
+                .max()
+                .orElse(0);
     }
 
     /** The first section of {@code lock} that started at or after {@code time}. */
     Optional<Span> firstSectionFrom(String lock, long time) {
-        return spans.stream().filter(s -> s.lock().equals(lock) && s.start() >= time).findFirst();
+        return spans.stream()
+                .filter(s -> s.lock().equals(lock) && s.start() >= time)
+                .findFirst();
     }
 
     private static String key(String process, String lock, long token) {

@@ -9,5 +9,4 @@ package io.leasehold.lock.safety;
  * @param token its lease's fencing token
  * @param seenAt when the runner read the line, in history-clock microseconds
  */
-record Holder(WorkerProcess worker, String lock, long token, long seenAt) {
-}
+record Holder(WorkerProcess worker, String lock, long token, long seenAt) {}

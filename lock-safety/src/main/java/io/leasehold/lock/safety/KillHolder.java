@@ -23,7 +23,8 @@ final class KillHolder implements Scenario {
 
     @Override
     public String description() {
-        return "kill -9 of a holder mid-section: the lock is free within the lease + " + RunContext.MARGIN.toMillis() + " ms";
+        return "kill -9 of a holder mid-section: the lock is free within the lease + " + RunContext.MARGIN.toMillis()
+                + " ms";
     }
 
     @Override
@@ -37,12 +38,19 @@ final class KillHolder implements Scenario {
 
     @Override
     public void judge(RunContext run, CheckReport report) {
-        Long taken = run.facts().firstSectionFrom(holder.lock(), start).map(HistoryFacts.Span::start).orElse(null);
+        Long taken = run.facts()
+                .firstSectionFrom(holder.lock(), start)
+                .map(HistoryFacts.Span::start)
+                .orElse(null);
         Long free = polledFree == null ? taken : taken == null ? polledFree : Math.min(polledFree, taken);
         long bound = LEASE.plus(RunContext.MARGIN).toNanos() / 1000;
-        run.expect(free != null && free - start <= bound, holder.lock() + " held by the killed " + holder.worker().name()
-                + " must be free within " + RunContext.millis(bound) + ", but was "
-                + (free == null ? "still held after " + LEASE.multipliedBy(5) : "free after " + RunContext.millis(free - start)));
+        run.expect(
+                free != null && free - start <= bound,
+                holder.lock() + " held by the killed " + holder.worker().name()
+                        + " must be free within " + RunContext.millis(bound) + ", but was "
+                        + (free == null
+                                ? "still held after " + LEASE.multipliedBy(5)
+                                : "free after " + RunContext.millis(free - start)));
         if (free != null) {
             run.figure("lock free " + RunContext.millis(free - start) + " after kill -9");
         }

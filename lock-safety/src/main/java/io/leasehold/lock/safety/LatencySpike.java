@@ -47,8 +47,10 @@ final class LatencySpike implements Scenario {
     @Override
     public void judge(RunContext run, CheckReport report) {
         var losses = run.facts().lossesBetween(start, end + LEASE.toNanos() / 1000);
-        run.expect(losses.isEmpty(), "no lease may be lost to a latency spike shorter than the lease, but "
-                + losses.size() + " were from its start to a lease after its end: " + losses);
+        run.expect(
+                losses.isEmpty(),
+                "no lease may be lost to a latency spike shorter than the lease, but " + losses.size()
+                        + " were from its start to a lease after its end: " + losses);
         run.figure(losses.size() + " leases lost during the spike and a lease after");
     }
 }

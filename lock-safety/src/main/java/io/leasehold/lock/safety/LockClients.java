@@ -26,8 +26,7 @@ final class LockClients {
     /** A driver call that gets no answer fails after this; the engine's own command timeout is the same. */
     static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
 
-    private LockClients() {
-    }
+    private LockClients() {}
 
     /** The client and whatever must be closed after it. */
     record Opened(LockClient locks, AutoCloseable redis) implements AutoCloseable {
@@ -52,7 +51,8 @@ final class LockClients {
         RedisURI redisUri = RedisURI.create(uri);
         redisUri.setTimeout(CLIENT_TIMEOUT);
         io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
-        return new Opened(build(LettuceLockBackend.create(client), listener),
+        return new Opened(
+                build(LettuceLockBackend.create(client), listener),
                 () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
     }
 
@@ -68,17 +68,26 @@ final class LockClients {
             for (String hostPort : hosts.split(",")) {
                 sentinels.add(HostAndPort.from(hostPort));
             }
-            RedisSentinelClient client = RedisSentinelClient.builder().masterName(uri.substring(uri.indexOf('#') + 1))
-                    .sentinels(sentinels).clientConfig(config).sentinelClientConfig(config).build();
+            RedisSentinelClient client = RedisSentinelClient.builder()
+                    .masterName(uri.substring(uri.indexOf('#') + 1))
+                    .sentinels(sentinels)
+                    .clientConfig(config)
+                    .sentinelClientConfig(config)
+                    .build();
             return new Opened(build(JedisLockBackend.create(client), listener), client::close);
         }
         URI parsed = URI.create(uri);
-        RedisClient client = RedisClient.builder().hostAndPort(parsed.getHost(), parsed.getPort()).clientConfig(config)
+        RedisClient client = RedisClient.builder()
+                .hostAndPort(parsed.getHost(), parsed.getPort())
+                .clientConfig(config)
                 .build();
         return new Opened(build(JedisLockBackend.create(client), listener), client::close);
     }
 
     private static LockClient build(LockBackend backend, LockEventListener listener) {
-        return LockClient.builder(backend).listener(listener).commandTimeout(CLIENT_TIMEOUT).build();
+        return LockClient.builder(backend)
+                .listener(listener)
+                .commandTimeout(CLIENT_TIMEOUT)
+                .build();
     }
 }

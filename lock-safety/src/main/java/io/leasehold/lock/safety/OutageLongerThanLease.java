@@ -54,9 +54,12 @@ final class OutageLongerThanLease implements Scenario {
                 // reports, a loss included if the lock had expired by then.
                 continue;
             }
-            run.expect(span.toldAt() != null && span.toldAt() <= bound, span.process() + "'s lease " + span.token()
-                    + " of " + span.lock() + " held when Redis froze must be told within the lease + margin, but was told "
-                    + (span.toldAt() == null ? "never" : RunContext.millis(span.toldAt() - start) + " after"));
+            run.expect(
+                    span.toldAt() != null && span.toldAt() <= bound,
+                    span.process() + "'s lease " + span.token()
+                            + " of " + span.lock()
+                            + " held when Redis froze must be told within the lease + margin, but was told "
+                            + (span.toldAt() == null ? "never" : RunContext.millis(span.toldAt() - start) + " after"));
             if (span.toldAt() != null) {
                 slowest = Math.max(slowest, span.toldAt() - start);
             }

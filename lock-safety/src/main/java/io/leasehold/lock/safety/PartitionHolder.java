@@ -55,13 +55,17 @@ final class PartitionHolder implements Scenario {
     @Override
     public void judge(RunContext run, CheckReport report) {
         String who = holder.worker().name() + "'s lease " + holder.token() + " of " + holder.lock();
-        Long told = run.facts().span(holder.worker().name(), holder.lock(), holder.token())
-                .map(HistoryFacts.Span::toldAt).orElse(null);
+        Long told = run.facts()
+                .span(holder.worker().name(), holder.lock(), holder.token())
+                .map(HistoryFacts.Span::toldAt)
+                .orElse(null);
         // Its validity counts from its last renewal's send, before the partition: it ends within a lease of it.
         long bound = start + LEASE.toNanos() / 1000;
-        run.expect(told != null && told <= bound, who + " must be told within the lease (" + LEASE.toMillis()
-                + " ms) of the partition, but was " + (told == null ? "never told" : "told " + RunContext.millis(told - start)
-                + " after"));
+        run.expect(
+                told != null && told <= bound,
+                who + " must be told within the lease (" + LEASE.toMillis()
+                        + " ms) of the partition, but was "
+                        + (told == null ? "never told" : "told " + RunContext.millis(told - start) + " after"));
         Optional<HistoryFacts.Span> next = run.facts().firstSectionFrom(holder.lock(), holder.seenAt());
         if (told != null && next.isPresent()) {
             run.expect(told <= next.get().start(), who + " must be told before the next holder begins");

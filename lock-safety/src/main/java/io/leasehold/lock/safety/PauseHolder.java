@@ -47,19 +47,31 @@ final class PauseHolder implements Scenario {
         Optional<HistoryFacts.Span> span = run.facts().span(holder.worker().name(), holder.lock(), holder.token());
         Long told = span.map(HistoryFacts.Span::toldAt).orElse(null);
         long bound = RunContext.MARGIN.toNanos() / 1000;
-        run.expect(told != null && told - resumed <= bound, who + " must be told within " + RunContext.millis(bound)
-                + " of SIGCONT, but " + (told == null ? "was never told" : "was told " + RunContext.millis(told - resumed)
-                + " after"));
-        boolean takenMeanwhile = run.facts().firstSectionFrom(holder.lock(), holder.seenAt())
-                .filter(next -> next.start() < resumed).isPresent();
-        run.expect(takenMeanwhile, "another worker must take " + holder.lock() + " while " + holder.worker().name()
-                + " is frozen (the scenario proves nothing otherwise)");
+        run.expect(
+                told != null && told - resumed <= bound,
+                who + " must be told within " + RunContext.millis(bound)
+                        + " of SIGCONT, but "
+                        + (told == null
+                                ? "was never told"
+                                : "was told " + RunContext.millis(told - resumed) + " after"));
+        boolean takenMeanwhile = run.facts()
+                .firstSectionFrom(holder.lock(), holder.seenAt())
+                .filter(next -> next.start() < resumed)
+                .isPresent();
+        run.expect(
+                takenMeanwhile,
+                "another worker must take " + holder.lock() + " while "
+                        + holder.worker().name() + " is frozen (the scenario proves nothing otherwise)");
         Optional<ResourceAccess> write = run.facts().write(holder.worker().name(), holder.lock(), holder.token());
-        run.expect(!takenMeanwhile || write.map(w -> w.outcome() == AccessOutcome.REJECTED).orElse(false),
-                who + ": its write after SIGCONT must be rejected, but was " + write.map(w -> w.outcome().name()).orElse("not made"));
+        run.expect(
+                !takenMeanwhile
+                        || write.map(w -> w.outcome() == AccessOutcome.REJECTED).orElse(false),
+                who + ": its write after SIGCONT must be rejected, but was "
+                        + write.map(w -> w.outcome().name()).orElse("not made"));
         if (told != null) {
             run.figure("told " + RunContext.millis(told - resumed) + " after SIGCONT; late write "
-                    + write.map(w -> w.outcome().name().toLowerCase(java.util.Locale.ROOT)).orElse("not made"));
+                    + write.map(w -> w.outcome().name().toLowerCase(java.util.Locale.ROOT))
+                            .orElse("not made"));
         }
     }
 }

@@ -56,15 +56,21 @@ final class RestartWithoutPersistence implements Scenario {
         for (HistoryFacts.Span span : run.facts().openAt(start)) {
             boolean toldInTime = span.toldAt() != null && span.toldAt() <= bound;
             boolean endedInTime = span.end() != null && span.end() <= bound;
-            run.expect(toldInTime || endedInTime, span.process() + "'s lease " + span.token() + " of " + span.lock()
-                    + " held across the restart was neither told nor ended within " + RunContext.millis(bound - restarted)
-                    + " of it (told " + (span.toldAt() == null ? "never" : RunContext.millis(span.toldAt() - restarted)
-                    + " after") + ")");
+            run.expect(
+                    toldInTime || endedInTime,
+                    span.process() + "'s lease " + span.token() + " of " + span.lock()
+                            + " held across the restart was neither told nor ended within "
+                            + RunContext.millis(bound - restarted)
+                            + " of it (told "
+                            + (span.toldAt() == null
+                                    ? "never"
+                                    : RunContext.millis(span.toldAt() - restarted) + " after")
+                            + ")");
             if (span.toldAt() != null) {
                 slowest = Math.max(slowest, span.toldAt() - restarted);
             }
         }
-        run.figure("restart took " + RunContext.millis(restarted - start) + "; holders told <= " + RunContext.millis(slowest)
-                + " after");
+        run.figure("restart took " + RunContext.millis(restarted - start) + "; holders told <= "
+                + RunContext.millis(slowest) + " after");
     }
 }

@@ -34,7 +34,10 @@ final class RunContext {
     private final List<String> figures = new ArrayList<>();
     private HistoryFacts facts;
 
-    RunContext(List<WorkerProcess> workers, Map<WorkerProcess, FaultProxy> proxies, RedisTopology topology,
+    RunContext(
+            List<WorkerProcess> workers,
+            Map<WorkerProcess, FaultProxy> proxies,
+            RedisTopology topology,
             HistoryWriter nemesis) {
         this.workers = workers;
         this.proxies = proxies;
@@ -124,7 +127,8 @@ final class RunContext {
         String key = KEY_PREFIX + "{" + lock + "}";
         while (System.nanoTime() < deadline) {
             Object value = lockServer().command(Duration.ofSeconds(2), "GET", key);
-            if (value == null || !Long.toString(token).equals(String.valueOf(value).split(":")[1])) {
+            if (value == null
+                    || !Long.toString(token).equals(String.valueOf(value).split(":")[1])) {
                 return now();
             }
             Thread.sleep(5);

@@ -21,8 +21,16 @@ import java.util.stream.Collectors;
  * @param figures the scenario's own measurements
  * @param seconds how long the run took
  */
-record RunResult(String scenario, boolean losesData, Driver driver, int run, Path dir, CheckReport report,
-        List<String> failures, List<String> figures, double seconds) {
+record RunResult(
+        String scenario,
+        boolean losesData,
+        Driver driver,
+        int run,
+        Path dir,
+        CheckReport report,
+        List<String> failures,
+        List<String> figures,
+        double seconds) {
 
     /**
      * True when the checker passed, every demand of the scenario held, and no overlap went untold
@@ -38,7 +46,11 @@ record RunResult(String scenario, boolean losesData, Driver driver, int run, Pat
     }
 
     long sections() {
-        return report == null ? 0 : report.progress().values().stream().mapToLong(ProcessProgress::sections).sum();
+        return report == null
+                ? 0
+                : report.progress().values().stream()
+                        .mapToLong(ProcessProgress::sections)
+                        .sum();
     }
 
     int violations() {
@@ -47,7 +59,11 @@ record RunResult(String scenario, boolean losesData, Driver driver, int run, Pat
 
     /** Overlaps whose earlier holder was not told before the later began (data loss, paused holder, or a violation). */
     long untoldOverlaps() {
-        return report == null ? 0 : report.overlaps().stream().filter(o -> o.kind() != OverlapKind.TOLD_BEFORE).count();
+        return report == null
+                ? 0
+                : report.overlaps().stream()
+                        .filter(o -> o.kind() != OverlapKind.TOLD_BEFORE)
+                        .count();
     }
 
     /** The untold overlaps by kind. */
@@ -55,18 +71,24 @@ record RunResult(String scenario, boolean losesData, Driver driver, int run, Pat
         if (report == null) {
             return java.util.Map.of();
         }
-        return report.overlaps().stream().filter(o -> o.kind() != OverlapKind.TOLD_BEFORE)
+        return report.overlaps().stream()
+                .filter(o -> o.kind() != OverlapKind.TOLD_BEFORE)
                 .collect(Collectors.groupingBy(o -> o.kind().name(), java.util.TreeMap::new, Collectors.counting()));
     }
 
     /** The untold overlaps by kind, e.g. {@code DATA_LOSS 2}. */
     String untoldOverlapKinds() {
-        return untoldOverlapsByKind().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+        return untoldOverlapsByKind().entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 
     long staleRejected() {
-        return report == null ? 0 : report.progress().values().stream().mapToLong(ProcessProgress::rejected).sum();
+        return report == null
+                ? 0
+                : report.progress().values().stream()
+                        .mapToLong(ProcessProgress::rejected)
+                        .sum();
     }
 
     /** The longest time from a declared fault to the loss signal it caused, in microseconds; {@code null} if none. */
@@ -76,10 +98,14 @@ record RunResult(String scenario, boolean losesData, Driver driver, int run, Pat
 
     /** What went wrong, for a failure message: the scenario's findings, then the checker's report. */
     String explain() {
-        StringBuilder text = new StringBuilder(scenario + " / " + driver.label() + " run " + run + " (histories in " + dir + ")\n");
-        failures.forEach(f -> text.append("  scenario demand failed: ").append(f).append('\n'));
+        StringBuilder text =
+                new StringBuilder(scenario + " / " + driver.label() + " run " + run + " (histories in " + dir + ")\n");
+        failures.forEach(
+                f -> text.append("  scenario demand failed: ").append(f).append('\n'));
         if (!losesData && dataLossOverlaps() > 0) {
-            text.append("  data-loss overlaps outside a data-loss scenario: ").append(untoldOverlapKinds()).append('\n');
+            text.append("  data-loss overlaps outside a data-loss scenario: ")
+                    .append(untoldOverlapKinds())
+                    .append('\n');
         }
         if (report != null) {
             text.append(report.summary());

@@ -15,8 +15,7 @@ import java.util.function.Supplier;
  */
 final class SafetySuite {
 
-    private SafetySuite() {
-    }
+    private SafetySuite() {}
 
     static List<RunResult> run(SuiteSettings settings, List<Supplier<Scenario>> scenarios) throws Exception {
         try (StandaloneRedis resourceServer = RedisFixtures.startStandalone()) {
@@ -32,10 +31,16 @@ final class SafetySuite {
                         for (Driver driver : Driver.values()) {
                             int number = n;
                             runs.add(pool.submit(() -> {
-                                RunResult result = new ScenarioRun(scenario.get(), driver, number, settings,
-                                        resourceServer.endpoint()).run();
-                                System.out.printf("safety: %s / %s run %d: %s in %.1f s %s%n", result.scenario(),
-                                        driver.label(), number, result.passed() ? "passed" : "FAILED", result.seconds(),
+                                RunResult result = new ScenarioRun(
+                                                scenario.get(), driver, number, settings, resourceServer.endpoint())
+                                        .run();
+                                System.out.printf(
+                                        "safety: %s / %s run %d: %s in %.1f s %s%n",
+                                        result.scenario(),
+                                        driver.label(),
+                                        number,
+                                        result.passed() ? "passed" : "FAILED",
+                                        result.seconds(),
                                         result.figures());
                                 return result;
                             }));

@@ -70,11 +70,13 @@ public final class SafetyWorker {
             resources.put(lock, FencedResource.on(resourceServer, args.resourceName(lock)));
         }
         LockOptions options = LockOptions.builder().leaseTime(args.lease()).build();
-        try (LockClients.Opened client = LockClients.open(args.driver(), args.lockUri(), new LossSignalListener(history))) {
+        try (LockClients.Opened client =
+                LockClients.open(args.driver(), args.lockUri(), new LossSignalListener(history))) {
             Map<String, DistributedLock> locks = new HashMap<>();
             args.locks().forEach(name -> locks.put(name, client.locks().lock(name, options)));
             while (!stopping) {
-                String name = args.locks().get(ThreadLocalRandom.current().nextInt(args.locks().size()));
+                String name = args.locks()
+                        .get(ThreadLocalRandom.current().nextInt(args.locks().size()));
                 section(name, locks.get(name));
                 Thread.sleep(ThreadLocalRandom.current().nextInt(20));
             }
@@ -91,7 +93,8 @@ public final class SafetyWorker {
             lease = lock.acquire(args.acquireWait());
         } catch (LockTimeoutException | LockBackendException e) {
             AcquireOutcome outcome = e instanceof LockTimeoutException ? AcquireOutcome.TIMEOUT : AcquireOutcome.ERROR;
-            history.write(AcquireAttempt.failed(args.process(), name, start, HistoryClock.nowMicros(), outcome, e.toString()));
+            history.write(AcquireAttempt.failed(
+                    args.process(), name, start, HistoryClock.nowMicros(), outcome, e.toString()));
             System.err.println(args.process() + " acquire of " + name + " failed: " + e);
             return;
         }
@@ -102,8 +105,8 @@ public final class SafetyWorker {
         FencedResource resource = resources.get(name);
         FencedAccess read = access(name, resource, AccessOp.READ, token, 0);
         say("IN " + name + " " + token);
-        long holdMicros = ThreadLocalRandom.current().nextLong(args.minHold().toNanos() / 1000,
-                args.maxHold().toNanos() / 1000 + 1);
+        long holdMicros = ThreadLocalRandom.current()
+                .nextLong(args.minHold().toNanos() / 1000, args.maxHold().toNanos() / 1000 + 1);
         sleepMicros(holdMicros);
         if (read != null && read.accepted()) {
             access(name, resource, AccessOp.WRITE, token, read.value() + 1);
@@ -127,8 +130,18 @@ public final class SafetyWorker {
             history.write(access.toHistory(args.process(), lock, start, HistoryClock.nowMicros()));
             return access;
         } catch (FencedResourceException e) {
-            history.write(new ResourceAccess(args.process(), lock, resource.name(), op, token, AccessOutcome.UNKNOWN,
-                    op == AccessOp.WRITE ? value : null, null, start, HistoryClock.nowMicros(), e.toString()));
+            history.write(new ResourceAccess(
+                    args.process(),
+                    lock,
+                    resource.name(),
+                    op,
+                    token,
+                    AccessOutcome.UNKNOWN,
+                    op == AccessOp.WRITE ? value : null,
+                    null,
+                    start,
+                    HistoryClock.nowMicros(),
+                    e.toString()));
             return null;
         }
     }
@@ -142,18 +155,21 @@ public final class SafetyWorker {
     }
 
     private void watchStdin() {
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    if (line.trim().equals("STOP")) {
-                        break;
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in =
+                            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                        for (String line = in.readLine(); line != null; line = in.readLine()) {
+                            if (line.trim().equals("STOP")) {
+                                break;
+                            }
+                        }
+                    } catch (java.io.IOException e) {
+                        // The runner is gone: stop as if told.
                     }
-                }
-            } catch (java.io.IOException e) {
-                // The runner is gone: stop as if told.
-            }
-            stopping = true;
-        }, "safety-worker-stdin");
+                    stopping = true;
+                },
+                "safety-worker-stdin");
         reader.setDaemon(true);
         reader.start();
     }

@@ -14,7 +14,10 @@ interface Scenario {
     Duration LEASE = Duration.ofSeconds(2);
 
     /** Where the locks live. */
-    enum Topology { STANDALONE, SENTINEL }
+    enum Topology {
+        STANDALONE,
+        SENTINEL
+    }
 
     /** The scenario's name in the results table, e.g. {@code kill-holder}. */
     String name();
@@ -53,6 +56,5 @@ interface Scenario {
     void inject(RunContext run) throws Exception;
 
     /** Checks what this fault demands beyond the checker's verdict; records findings in {@code run}. */
-    default void judge(RunContext run, CheckReport report) {
-    }
+    default void judge(RunContext run, CheckReport report) {}
 }

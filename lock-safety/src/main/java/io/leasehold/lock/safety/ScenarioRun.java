@@ -61,7 +61,9 @@ final class ScenarioRun {
             String prefix = "safety-" + dir.getFileName() + "-" + System.currentTimeMillis();
             context = runWorkers(prefix, failures);
             History history = HistoryReader.read(dir);
-            report = HistoryChecker.check(history, CheckOptions.builder().maxSilence(Duration.ofSeconds(40)).build());
+            report = HistoryChecker.check(
+                    history,
+                    CheckOptions.builder().maxSilence(Duration.ofSeconds(40)).build());
             context.facts(new HistoryFacts(history));
             scenario.judge(context, report);
             failures.addAll(context.failures());
@@ -69,16 +71,25 @@ final class ScenarioRun {
             failures.add("the run broke: " + e);
             e.printStackTrace();
         }
-        return new RunResult(scenario.name(), scenario.losesData(), driver, number, dir, report, failures,
-                context == null ? List.of() : context.figures(), (System.nanoTime() - began) / 1e9);
+        return new RunResult(
+                scenario.name(),
+                scenario.losesData(),
+                driver,
+                number,
+                dir,
+                report,
+                failures,
+                context == null ? List.of() : context.figures(),
+                (System.nanoTime() - began) / 1e9);
     }
 
     private RunContext runWorkers(String prefix, List<String> failures) throws Exception {
         Map<WorkerProcess, FaultProxy> proxies = new LinkedHashMap<>();
         List<WorkerProcess> workers = new ArrayList<>();
         try (RedisTopology topology = scenario.topology() == Scenario.Topology.SENTINEL
-                ? RedisFixtures.startSentinel() : RedisFixtures.startStandalone();
-             HistoryWriter nemesis = HistoryWriter.open(dir.resolve("nemesis.jsonl"), "nemesis")) {
+                        ? RedisFixtures.startSentinel()
+                        : RedisFixtures.startStandalone();
+                HistoryWriter nemesis = HistoryWriter.open(dir.resolve("nemesis.jsonl"), "nemesis")) {
             for (String lock : SuiteSettings.LOCKS) {
                 try (FencedResource resource = FencedResource.on(resourceServer, prefix + ":" + lock)) {
                     resource.reset();
@@ -93,8 +104,16 @@ final class ScenarioRun {
                         proxy = FaultProxy.start(topology.clientEndpoints().get(0));
                         uri = proxy.endpoint().uri();
                     }
-                    WorkerArgs args = new WorkerArgs(name, driver, uri, resourceServer.host(), resourceServer.port(), prefix,
-                            SuiteSettings.LOCKS, Scenario.LEASE, SuiteSettings.WAIT,
+                    WorkerArgs args = new WorkerArgs(
+                            name,
+                            driver,
+                            uri,
+                            resourceServer.host(),
+                            resourceServer.port(),
+                            prefix,
+                            SuiteSettings.LOCKS,
+                            Scenario.LEASE,
+                            SuiteSettings.WAIT,
                             w == 1 ? scenario.targetHold().orElse(SuiteSettings.MIN_HOLD) : SuiteSettings.MIN_HOLD,
                             w == 1 ? scenario.targetHold().orElse(SuiteSettings.MAX_HOLD) : SuiteSettings.MAX_HOLD,
                             dir.resolve(name + ".jsonl"));
@@ -106,7 +125,8 @@ final class ScenarioRun {
                 }
                 RunContext context = new RunContext(workers, proxies, topology, nemesis);
                 awaitSectionEach(workers, new int[workers.size()], WORKER_START, "before the fault", failures);
-                int[] marks = workers.stream().mapToInt(WorkerProcess::lineCount).toArray();
+                int[] marks =
+                        workers.stream().mapToInt(WorkerProcess::lineCount).toArray();
                 scenario.inject(context);
                 awaitSectionEach(workers, marks, PROGRESS_AFTER_FAULT, "after the fault", failures);
                 RunContext.sleep(settings.steady());
@@ -125,8 +145,9 @@ final class ScenarioRun {
     }
 
     /** Waits until every live worker printed an {@code OUT} line after its mark. */
-    private static void awaitSectionEach(List<WorkerProcess> workers, int[] marks, Duration timeout, String when,
-            List<String> failures) throws InterruptedException {
+    private static void awaitSectionEach(
+            List<WorkerProcess> workers, int[] marks, Duration timeout, String when, List<String> failures)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (int i = 0; i < workers.size(); i++) {
             WorkerProcess worker = workers.get(i);

@@ -6,12 +6,18 @@ import java.util.function.Supplier;
 /** The named fault scenarios, in the order the suite runs them; each run gets a fresh instance. */
 final class Scenarios {
 
-    private Scenarios() {
-    }
+    private Scenarios() {}
 
     static List<Supplier<Scenario>> all() {
-        return List.of(KillHolder::new, PauseHolder::new, RestartWithoutPersistence::new, OutageLongerThanLease::new,
-                PartitionHolder::new, LatencySpike::new, ClientKillStorm::new, ScriptFlushStorm::new,
+        return List.of(
+                KillHolder::new,
+                PauseHolder::new,
+                RestartWithoutPersistence::new,
+                OutageLongerThanLease::new,
+                PartitionHolder::new,
+                LatencySpike::new,
+                ClientKillStorm::new,
+                ScriptFlushStorm::new,
                 FailoverToLaggingReplica::new);
     }
 
@@ -23,11 +29,13 @@ final class Scenarios {
         if (only == null || only.isBlank()) {
             return all();
         }
-        java.util.Set<String> names = new java.util.HashSet<>(List.of(only.trim().split("\\s*,\\s*")));
+        java.util.Set<String> names =
+                new java.util.HashSet<>(List.of(only.trim().split("\\s*,\\s*")));
         List<String> known = all().stream().map(s -> s.get().name()).toList();
         names.forEach(name -> {
             if (!known.contains(name)) {
-                throw new IllegalArgumentException("safety.only names an unknown scenario '" + name + "'; known: " + known);
+                throw new IllegalArgumentException(
+                        "safety.only names an unknown scenario '" + name + "'; known: " + known);
             }
         });
         return all().stream().filter(s -> names.contains(s.get().name())).toList();

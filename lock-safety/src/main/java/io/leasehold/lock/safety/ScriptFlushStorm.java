@@ -43,6 +43,8 @@ final class ScriptFlushStorm implements Scenario {
         long errors = run.facts().attempts(AcquireOutcome.ERROR);
         run.expect(errors == 0, errors + " acquire(s) failed after SCRIPT FLUSH");
         var losses = run.facts().lossesBetween(start, end + LEASE.toNanos() / 1000);
-        run.expect(losses.isEmpty(), losses.size() + " lease(s) lost from the first SCRIPT FLUSH to a lease after the last: " + losses);
+        run.expect(
+                losses.isEmpty(),
+                losses.size() + " lease(s) lost from the first SCRIPT FLUSH to a lease after the last: " + losses);
     }
 }

@@ -35,7 +35,11 @@ record SuiteSettings(int runs, Duration steady, int workers, int parallel, Path 
         String runs = System.getProperty("safety.runs", "");
         int parallel = Integer.parseInt(System.getProperty("safety.parallel", "2"));
         Path dir = Path.of(System.getProperty("safety.dir", "target/safety-runs"));
-        return new SuiteSettings(runs.isBlank() ? (soak ? SOAK_RUNS : 1) : Integer.parseInt(runs.trim()),
-                soak ? Duration.ofSeconds(10) : Duration.ofSeconds(1), 3, parallel, dir);
+        return new SuiteSettings(
+                runs.isBlank() ? (soak ? SOAK_RUNS : 1) : Integer.parseInt(runs.trim()),
+                soak ? Duration.ofSeconds(10) : Duration.ofSeconds(1),
+                3,
+                parallel,
+                dir);
     }
 }

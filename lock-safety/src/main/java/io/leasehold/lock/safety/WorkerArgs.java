@@ -26,8 +26,18 @@ import java.util.Map;
  * @param maxHold the longest one
  * @param history the worker's history file
  */
-record WorkerArgs(String process, Driver driver, String lockUri, String resourceHost, int resourcePort,
-        String resourcePrefix, List<String> locks, Duration lease, Duration acquireWait, Duration minHold, Duration maxHold,
+record WorkerArgs(
+        String process,
+        Driver driver,
+        String lockUri,
+        String resourceHost,
+        int resourcePort,
+        String resourcePrefix,
+        List<String> locks,
+        Duration lease,
+        Duration acquireWait,
+        Duration minHold,
+        Duration maxHold,
         Path history) {
 
     List<String> toArgs() {
@@ -55,11 +65,19 @@ record WorkerArgs(String process, Driver driver, String lockUri, String resource
         }
         String[] resource = required(values, "resource").split(":");
         String[] hold = required(values, "hold").split("\\.\\.");
-        return new WorkerArgs(required(values, "process"), Driver.valueOf(required(values, "driver")),
-                required(values, "lock-uri"), resource[0], Integer.parseInt(resource[1]),
-                required(values, "resource-prefix"), List.of(required(values, "locks").split(",")),
-                Duration.parse(required(values, "lease")), Duration.parse(required(values, "wait")),
-                Duration.parse(hold[0]), Duration.parse(hold[1]), Path.of(required(values, "history")));
+        return new WorkerArgs(
+                required(values, "process"),
+                Driver.valueOf(required(values, "driver")),
+                required(values, "lock-uri"),
+                resource[0],
+                Integer.parseInt(resource[1]),
+                required(values, "resource-prefix"),
+                List.of(required(values, "locks").split(",")),
+                Duration.parse(required(values, "lease")),
+                Duration.parse(required(values, "wait")),
+                Duration.parse(hold[0]),
+                Duration.parse(hold[1]),
+                Path.of(required(values, "history")));
     }
 
     String resourceName(String lock) {

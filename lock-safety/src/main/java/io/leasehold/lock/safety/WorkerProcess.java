@@ -36,11 +36,13 @@ final class WorkerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // Small, quick-starting JVMs: six of them may start at once on two cores.
-        command.addAll(List.of("-Xmx96m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-XX:-UsePerfData"));
+        command.addAll(
+                List.of("-Xmx96m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SafetyWorker.class.getName()));
         command.addAll(args.toArgs());
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.to(stderr.toFile())).start();
+        Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.to(stderr.toFile()))
+                .start();
         return new WorkerProcess(args.process(), process);
     }
 
@@ -132,7 +134,8 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     private void readStdout() {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 synchronized (lines) {
                     lines.add(line);

@@ -24,8 +24,9 @@ class FaultScenariosSafetyTest {
         String table = ResultsTable.markdown(results, settings);
         System.out.println(table);
         ResultsTable.write(Path.of(System.getProperty("safety.results", "target/safety-results.md")), table);
-        return results.stream().map(result -> DynamicTest.dynamicTest(
-                result.scenario() + " / " + result.driver().label() + " #" + result.run(),
-                () -> assertTrue(result.passed(), result::explain)));
+        return results.stream()
+                .map(result -> DynamicTest.dynamicTest(
+                        result.scenario() + " / " + result.driver().label() + " #" + result.run(),
+                        () -> assertTrue(result.passed(), result::explain)));
     }
 }

@@ -123,6 +123,7 @@ public final class CountingLockBackend extends ForwardingLockBackend {
 
     @Override
     public String toString() {
-        return "CountingLockBackend{" + counts() + ", subscribes=" + subscribeCount() + ", active subscriptions=" + activeSubscriptions() + ", delegate=" + delegate() + "}";
+        return "CountingLockBackend{" + counts() + ", subscribes=" + subscribeCount() + ", active subscriptions="
+                + activeSubscriptions() + ", delegate=" + delegate() + "}";
     }
 }

@@ -38,6 +38,7 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
     private final Faults faults;
     /** Evals not yet forwarded and subscribe confirmations not yet relayed; failed on close. */
     private final Set<CompletableFuture<?>> delayed = ConcurrentHashMap.newKeySet();
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object schedulerLock = new Object();
     private ScheduledExecutorService scheduler; // guarded by schedulerLock, created on first delayed call
@@ -86,7 +87,8 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         boolean lose = faults.takeReplyLoss();
         Duration latency = faults.latency();
-        CompletableFuture<Object> reply = latency.isZero() ? forward(script, keys, args) : forwardLater(latency, script, keys, args);
+        CompletableFuture<Object> reply =
+                latency.isZero() ? forward(script, keys, args) : forwardLater(latency, script, keys, args);
         if (lose) {
             // The command still runs in Redis; only its answer is dropped, as when a connection dies mid-reply.
             return new CompletableFuture<>();
@@ -113,13 +115,17 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         }
         CompletableFuture<Subscription> confirmed = new CompletableFuture<>();
         CompletableFuture<Subscription> outcome = subscribed;
-        schedule(latency, confirmed, () -> outcome.whenComplete((subscription, error) -> {
-            if (error != null) {
-                confirmed.completeExceptionally(error);
-            } else {
-                confirmed.complete(subscription);
-            }
-        }), "the subscription to " + channel);
+        schedule(
+                latency,
+                confirmed,
+                () -> outcome.whenComplete((subscription, error) -> {
+                    if (error != null) {
+                        confirmed.completeExceptionally(error);
+                    } else {
+                        confirmed.complete(subscription);
+                    }
+                }),
+                "the subscription to " + channel);
         return confirmed;
     }
 
@@ -131,15 +137,20 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         }
     }
 
-    private CompletableFuture<Object> forwardLater(Duration latency, LuaScript script, List<String> keys, List<String> args) {
+    private CompletableFuture<Object> forwardLater(
+            Duration latency, LuaScript script, List<String> keys, List<String> args) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
-        schedule(latency, reply, () -> forward(script, keys, args).whenComplete((value, error) -> {
-            if (error != null) {
-                reply.completeExceptionally(error);
-            } else {
-                reply.complete(value);
-            }
-        }), script.name());
+        schedule(
+                latency,
+                reply,
+                () -> forward(script, keys, args).whenComplete((value, error) -> {
+                    if (error != null) {
+                        reply.completeExceptionally(error);
+                    } else {
+                        reply.complete(value);
+                    }
+                }),
+                script.name());
         return reply;
     }
 
@@ -154,7 +165,8 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
             scheduler().schedule(run, saturatedNanos(latency), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException | IllegalStateException e) {
             delayed.remove(pending);
-            pending.completeExceptionally(new IllegalStateException("FaultInjectingBackend is closed; cannot delay " + what, e));
+            pending.completeExceptionally(
+                    new IllegalStateException("FaultInjectingBackend is closed; cannot delay " + what, e));
         }
     }
 
@@ -205,8 +217,9 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
             }
         }
         for (CompletableFuture<?> pending : delayed) {
-            pending.completeExceptionally(new IllegalStateException(
-                    "FaultInjectingBackend was closed before this delayed eval was forwarded or subscription confirmed"));
+            pending.completeExceptionally(
+                    new IllegalStateException(
+                            "FaultInjectingBackend was closed before this delayed eval was forwarded or subscription confirmed"));
         }
         delayed.clear();
         super.close();

@@ -45,6 +45,7 @@ final class InMemoryCore {
      * sent — each with what close must say it was closed before; failed on close so that no caller hangs.
      */
     private final Map<CompletableFuture<?>, String> delayed = new ConcurrentHashMap<>();
+
     private final AtomicBoolean closed = new AtomicBoolean();
 
     InMemoryCore(Clock clock) {
@@ -83,7 +84,10 @@ final class InMemoryCore {
             execute(name, keyCopy, argCopy, reply);
             return reply;
         }
-        delayLatency(latency, reply, "the delayed call to script '" + name + "' ran",
+        delayLatency(
+                latency,
+                reply,
+                "the delayed call to script '" + name + "' ran",
                 () -> execute(name, keyCopy, argCopy, reply),
                 () -> reply.completeExceptionally(closedError("script '" + name + "' was not run")));
         return reply;
@@ -105,7 +109,10 @@ final class InMemoryCore {
         }
         // Subscribed now (messages may already arrive); only the confirmation is late.
         CompletableFuture<Subscription> confirmed = new CompletableFuture<>();
-        delayLatency(latency, confirmed, "the delayed confirmation of the subscription to channel '" + channel + "'",
+        delayLatency(
+                latency,
+                confirmed,
+                "the delayed confirmation of the subscription to channel '" + channel + "'",
                 () -> confirmed.complete(subscription),
                 () -> {
                     subscription.unsubscribe();
@@ -119,14 +126,18 @@ final class InMemoryCore {
      * {@code pending} first (saying it was closed before {@code what}); runs {@code rejected} at once
      * when the backend is already closing.
      */
-    private void delayLatency(Duration latency, CompletableFuture<?> pending, String what, Runnable action, Runnable rejected) {
+    private void delayLatency(
+            Duration latency, CompletableFuture<?> pending, String what, Runnable action, Runnable rejected) {
         delayed.put(pending, what);
         try {
-            delays.schedule(() -> {
-                if (delayed.remove(pending) != null) {
-                    action.run();
-                }
-            }, saturatedNanos(latency), TimeUnit.NANOSECONDS);
+            delays.schedule(
+                    () -> {
+                        if (delayed.remove(pending) != null) {
+                            action.run();
+                        }
+                    },
+                    saturatedNanos(latency),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             delayed.remove(pending);
             rejected.run();

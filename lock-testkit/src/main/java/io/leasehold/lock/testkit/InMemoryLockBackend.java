@@ -77,6 +77,7 @@ public final class InMemoryLockBackend implements LockBackend {
     private static final long CLOSE_TIMEOUT_MILLIS = 5_000;
     /** The field and value of the hash {@link #writeForeignKey(String)} writes. */
     static final String FOREIGN_FIELD = "written-by";
+
     static final String FOREIGN_VALUE = "another application";
 
     private final InMemoryCore core;
@@ -120,9 +121,9 @@ public final class InMemoryLockBackend implements LockBackend {
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         if (closed.get()) {
-            return CompletableFuture.failedFuture(new IllegalStateException(
-                    "this in-memory backend node is closed: script '" + Objects.requireNonNull(script, "script").name()
-                            + "' was not run"));
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("this in-memory backend node is closed: script '"
+                            + Objects.requireNonNull(script, "script").name() + "' was not run"));
         }
         return core.eval(script, keys, args);
     }

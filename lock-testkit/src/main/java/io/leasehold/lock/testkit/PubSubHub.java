@@ -30,8 +30,9 @@ final class PubSubHub {
     private final Map<String, List<Sub>> channels = new ConcurrentHashMap<>();
     private final DaemonThreads threads = new DaemonThreads(THREAD_NAME);
     /** Single thread, started on first use, so that a backend that never publishes starts none. */
-    private final ExecutorService delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(), threads);
+    private final ExecutorService delivery =
+            new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads);
+
     private volatile boolean closed;
 
     /** Registers {@code listener}; {@code onEnd} runs once when the subscription ends. */

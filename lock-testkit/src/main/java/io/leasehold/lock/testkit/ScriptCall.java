@@ -43,7 +43,8 @@ final class ScriptCall {
     /** KEYS[i], which the script passes to redis.call, so it must be present. */
     String key(int i) {
         if (i > keys.size()) {
-            throw error("ERR Lua redis lib command arguments must be strings or integers",
+            throw error(
+                    "ERR Lua redis lib command arguments must be strings or integers",
                     "KEYS[" + i + "] is missing: " + keys.size() + " keys were given");
         }
         return keys.get(i - 1);
@@ -58,7 +59,8 @@ final class ScriptCall {
     String requiredArg(int i) {
         String value = arg(i);
         if (value == null) {
-            throw error("ERR Lua redis lib command arguments must be strings or integers",
+            throw error(
+                    "ERR Lua redis lib command arguments must be strings or integers",
                     "ARGV[" + i + "] is missing: " + args.size() + " args were given");
         }
         return value;
@@ -74,12 +76,14 @@ final class ScriptCall {
                 // falls through to Redis's error
             }
         }
-        throw error("ERR value is not an integer or out of range",
+        throw error(
+                "ERR value is not an integer or out of range",
                 "ARGV[" + i + "] for " + command + " must be an integer, but was '" + value + "'");
     }
 
     /** A script error as Redis reports it, followed by what this call did wrong. */
     InMemoryScriptException error(String redisError, String detail) {
-        return new InMemoryScriptException(redisError + " (in-memory backend, script '" + script + "': " + detail + ")");
+        return new InMemoryScriptException(
+                redisError + " (in-memory backend, script '" + script + "': " + detail + ")");
     }
 }

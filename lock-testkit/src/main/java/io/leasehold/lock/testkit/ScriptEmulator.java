@@ -89,7 +89,9 @@ final class ScriptEmulator {
                 return reply(1L, held.token(), c.integerArg(2, "tonumber"), handoff == null ? null : 1L);
             }
             if (!held.owner().equals(handoff)) {
-                if (handoff != null && c.keyCount() >= 4 && handoff.equals(pcallGet(c, 4).value())) {
+                if (handoff != null
+                        && c.keyCount() >= 4
+                        && handoff.equals(pcallGet(c, 4).value())) {
                     // an earlier send of this handoff yielded, and another client took the lock since
                     return reply(0L, held.token(), store.pttl(c.key(1), now), 2L);
                 }
@@ -290,7 +292,11 @@ final class ScriptEmulator {
             if (seqSep < 0) {
                 return new LockValue(value.substring(0, sep), rest, 0, false);
             }
-            return new LockValue(value.substring(0, sep), rest.substring(0, seqSep), Long.parseLong(rest.substring(seqSep + 1)), true);
+            return new LockValue(
+                    value.substring(0, sep),
+                    rest.substring(0, seqSep),
+                    Long.parseLong(rest.substring(seqSep + 1)),
+                    true);
         }
     }
 
@@ -318,8 +324,7 @@ final class ScriptEmulator {
     }
 
     /** What {@code redis.pcall('GET', key)} answered: the value (null when absent), or a WRONGTYPE error. */
-    private record Get(String value, boolean wrongType) {
-    }
+    private record Get(String value, boolean wrongType) {}
 
     /** redis.pcall('GET', KEYS[keyIndex]). */
     private Get pcallGet(ScriptCall c, int keyIndex) {
@@ -334,21 +339,26 @@ final class ScriptEmulator {
     private InMemoryScriptException foreign(ScriptCall c, int keyIndex, String what, String expected) {
         String key = c.key(keyIndex);
         String kind = store.type(key, c.nowMillis());
-        return c.error("ERR key '" + key + "' holds a value that is not a Leasehold " + what
-                + " (a " + kind + ", not " + expected + ")", "KEYS[" + keyIndex + "]");
+        return c.error(
+                "ERR key '" + key + "' holds a value that is not a Leasehold " + what + " (a " + kind + ", not "
+                        + expected + ")",
+                "KEYS[" + keyIndex + "]");
     }
 
     /** redis.call('SET', KEYS[keyIndex], value, 'PX', ARGV[argIndex]). */
     private void setPx(ScriptCall c, int keyIndex, String value, int argIndex, String what) {
         long ttl = c.integerArg(argIndex, "SET PX");
         if (ttl <= 0) {
-            throw c.error("ERR invalid expire time in 'set' command",
+            throw c.error(
+                    "ERR invalid expire time in 'set' command",
                     "ARGV[" + argIndex + "] (" + what + ") must be positive, but was " + ttl);
         }
         try {
             store.setPx(c.key(keyIndex), value, ttl, c.nowMillis());
         } catch (ArithmeticException e) {
-            throw c.error("ERR invalid expire time in 'set' command", "ARGV[" + argIndex + "] (" + what + ") overflows: " + ttl);
+            throw c.error(
+                    "ERR invalid expire time in 'set' command",
+                    "ARGV[" + argIndex + "] (" + what + ") overflows: " + ttl);
         }
     }
 
@@ -373,7 +383,8 @@ final class ScriptEmulator {
         if (command.equalsIgnoreCase("SPUBLISH")) {
             hub.publish(channel, RELEASED);
         } else if (!command.equalsIgnoreCase("PUBLISH")) {
-            throw c.error("ERR Unknown Redis command called from script",
+            throw c.error(
+                    "ERR Unknown Redis command called from script",
                     "ARGV[" + commandIndex + "] must be 'SPUBLISH' or 'PUBLISH', but was '" + command + "'");
         }
     }

@@ -20,7 +20,8 @@ class CallLockedAsyncThreadTest {
 
     @Test
     void shouldRunEveryBodyOnTheCallbackExecutorEvenWhenTheAcquisitionCompletesAtOnce() throws Exception {
-        try (InMemoryLockBackend redis = new InMemoryLockBackend(); LockClient client = LockClient.create(redis.newNode())) {
+        try (InMemoryLockBackend redis = new InMemoryLockBackend();
+                LockClient client = LockClient.create(redis.newNode())) {
             Set<String> bodyThreads = ConcurrentHashMap.newKeySet();
             for (int i = 0; i < 300; i++) {
                 CompletableFuture<String> call = client.lock("orders:" + i).callLockedAsync(Duration.ZERO, lease -> {

@@ -39,7 +39,10 @@ class CloseDuringHandOutTest {
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
             for (int round = 0; round < ROUNDS; round++) {
                 Outcomes outcomes = new Outcomes();
-                LockClient client = LockClient.builder(redis.newNode()).callbackExecutor(handOuts).listener(outcomes).build();
+                LockClient client = LockClient.builder(redis.newNode())
+                        .callbackExecutor(handOuts)
+                        .listener(outcomes)
+                        .build();
                 List<CompletableFuture<Lease>> acquisitions = new ArrayList<>();
                 for (int i = 0; i < ACQUISITIONS; i++) {
                     acquisitions.add(client.lock("race:" + round + ":" + i).acquireAsync(Duration.ofSeconds(5)));
@@ -47,7 +50,9 @@ class CloseDuringHandOutTest {
                 client.close();
 
                 for (CompletableFuture<Lease> acquisition : acquisitions) {
-                    acquisition.handle((lease, error) -> null).get(10, TimeUnit.SECONDS); // each one ended, one way or the other
+                    acquisition
+                            .handle((lease, error) -> null)
+                            .get(10, TimeUnit.SECONDS); // each one ended, one way or the other
                 }
                 outcomes.awaitOne(ACQUISITIONS);
                 for (int i = 0; i < ACQUISITIONS; i++) {
@@ -87,7 +92,8 @@ class CloseDuringHandOutTest {
         }
 
         private void add(String name, String outcome) {
-            byName.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>()).add(outcome);
+            byName.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>())
+                    .add(outcome);
         }
 
         List<String> of(String name) {

@@ -43,12 +43,10 @@ class EngineLoggingTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
     private ManualClock clock;
     private InMemoryLockBackend redis;
@@ -70,7 +68,10 @@ class EngineLoggingTest {
     void shouldLogAThrowingListenerWithItsClassAndKeepLockingAndOtherListenersGoing() throws Exception {
         ThrowingListener broken = new ThrowingListener();
         CountingListener healthy = new CountingListener();
-        try (LockClient client = LockClient.builder(redis.newNode()).listener(broken).listener(healthy).build()) {
+        try (LockClient client = LockClient.builder(redis.newNode())
+                .listener(broken)
+                .listener(healthy)
+                .build()) {
             // When the broken listener throws on each of 24 events (12 acquisitions and 12 releases)
             for (int i = 0; i < 12; i++) {
                 Lease lease = client.lock(NAME).acquire(Duration.ZERO);
@@ -80,23 +81,38 @@ class EngineLoggingTest {
         }
         // Then its failures are logged at the 1st and 10th failure only, naming its class, with the exception
         List<LogRecord> failures = records.stream()
-                .filter(r -> r.getMessage().contains(ThrowingListener.class.getName())).collect(Collectors.toList());
+                .filter(r -> r.getMessage().contains(ThrowingListener.class.getName()))
+                .collect(Collectors.toList());
         assertEquals(2, failures.size(), "logged at failures 1 and 10 of 24: " + messages());
         assertEquals(Level.WARNING, failures.get(0).getLevel());
-        assertTrue(failures.get(0).getMessage().contains("failure 1 "), failures.get(0).getMessage());
-        assertTrue(failures.get(1).getMessage().contains("failure 10 "), failures.get(1).getMessage());
-        assertTrue(failures.get(0).getThrown() instanceof IllegalStateException, "the listener's exception is attached");
+        assertTrue(
+                failures.get(0).getMessage().contains("failure 1 "),
+                failures.get(0).getMessage());
+        assertTrue(
+                failures.get(1).getMessage().contains("failure 10 "),
+                failures.get(1).getMessage());
+        assertTrue(
+                failures.get(0).getThrown() instanceof IllegalStateException, "the listener's exception is attached");
     }
 
     @Test
     void shouldLogALostLeaseOnceWithNameTokenAndReasonButNeverTheOwner() throws Exception {
         String owner;
-        try (LockClient client = LockClient.builder(redis.newNode()).ticker(clock).build()) {
-            Lease lease = client.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(false).build()).acquire(Duration.ZERO);
+        try (LockClient client =
+                LockClient.builder(redis.newNode()).ticker(clock).build()) {
+            Lease lease = client.lock(
+                            NAME,
+                            LockOptions.builder()
+                                    .leaseTime(LEASE)
+                                    .autoRenew(false)
+                                    .build())
+                    .acquire(Duration.ZERO);
             owner = redis.get("leasehold:{" + NAME + "}").orElseThrow();
 
             clock.advance(LEASE);
-            assertEquals(LeaseLoss.Reason.EXPIRED, lease.lost().get(BOUND_SECONDS, TimeUnit.SECONDS).reason());
+            assertEquals(
+                    LeaseLoss.Reason.EXPIRED,
+                    lease.lost().get(BOUND_SECONDS, TimeUnit.SECONDS).reason());
             eventually("the loss is logged", () -> !lossRecords().isEmpty());
             assertFalse(lease.release(), "the release of a lost lease is a no-op");
             assertFalse(lease.toString().contains(owner), "toString() shows no owner value: " + lease);
@@ -113,8 +129,11 @@ class EngineLoggingTest {
 
     @Test
     void shouldLogRenewalFailuresOncePerStreakNotOncePerAttempt() throws Exception {
-        try (LockClient client = LockClient.builder(redis.newNode()).ticker(clock).build()) {
-            Lease lease = client.lock(NAME, LockOptions.builder().leaseTime(LEASE).build()).acquire(Duration.ZERO);
+        try (LockClient client =
+                LockClient.builder(redis.newNode()).ticker(clock).build()) {
+            Lease lease = client.lock(
+                            NAME, LockOptions.builder().leaseTime(LEASE).build())
+                    .acquire(Duration.ZERO);
             redis.makeUnavailable();
             // Three failed renewals: the first after a third of the lease, then retries a tenth apart
             clock.advance(LEASE.dividedBy(3));
@@ -125,9 +144,13 @@ class EngineLoggingTest {
             redis.makeAvailable();
             clock.advance(LEASE.dividedBy(10));
             eventually("the lease is held again", () -> lease.state() == io.leasehold.lock.LeaseState.HELD);
-            eventually("reconfirmation logged", () -> records.stream().anyMatch(r -> r.getMessage().contains("held again")));
+            eventually(
+                    "reconfirmation logged",
+                    () -> records.stream().anyMatch(r -> r.getMessage().contains("held again")));
         }
-        long uncertain = records.stream().filter(r -> r.getMessage().contains("is uncertain")).count();
+        long uncertain = records.stream()
+                .filter(r -> r.getMessage().contains("is uncertain"))
+                .count();
         assertEquals(1, uncertain, "one line for the streak: " + messages());
     }
 

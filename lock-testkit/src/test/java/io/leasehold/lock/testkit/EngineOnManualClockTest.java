@@ -58,7 +58,13 @@ class EngineOnManualClockTest {
     }
 
     private Lease acquire(boolean autoRenew) {
-        return client.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(autoRenew).build()).acquire(Duration.ZERO);
+        return client.lock(
+                        NAME,
+                        LockOptions.builder()
+                                .leaseTime(LEASE)
+                                .autoRenew(autoRenew)
+                                .build())
+                .acquire(Duration.ZERO);
     }
 
     private static LeaseLoss lossOf(Lease lease) throws Exception {
@@ -111,7 +117,8 @@ class EngineOnManualClockTest {
         assertTrue(lease.isValid(), "valid after three lease times of renewals");
         assertFalse(lease.lost().isDone());
         // (the counter counts a call as it is made, a moment before the store runs it)
-        eventually("the last renewal set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
+        eventually(
+                "the last renewal set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
     }
 
     @Test
@@ -133,15 +140,16 @@ class EngineOnManualClockTest {
     @Test
     void shouldEndAWaitWhenTheClockPassesItsDeadline() throws Exception {
         Lease held = acquire(false);
-        try (LockClient other = LockClient.builder(redis.newNode()).ticker(clock).build()) {
+        try (LockClient other =
+                LockClient.builder(redis.newNode()).ticker(clock).build()) {
             CompletableFuture<Lease> waiting = other.lock(NAME).acquireAsync(Duration.ofSeconds(5));
             clock.advance(Duration.ofSeconds(4));
             assertFalse(waiting.isDone(), "still waiting with a second left");
 
             clock.advance(Duration.ofSeconds(1));
 
-            ExecutionException thrown = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                    () -> waiting.get(BOUND_SECONDS, TimeUnit.SECONDS));
+            ExecutionException thrown = org.junit.jupiter.api.Assertions.assertThrows(
+                    ExecutionException.class, () -> waiting.get(BOUND_SECONDS, TimeUnit.SECONDS));
             assertInstanceOf(LockTimeoutException.class, thrown.getCause());
             assertTrue(held.isValid());
         }
@@ -170,7 +178,8 @@ class EngineOnManualClockTest {
 
     @Test
     void shouldThrowLeaseLostFromABodyThatOutlivedItsLease() {
-        LockOptions noRenew = LockOptions.builder().leaseTime(LEASE).autoRenew(false).build();
+        LockOptions noRenew =
+                LockOptions.builder().leaseTime(LEASE).autoRenew(false).build();
 
         // A body that stalls past its lease (a long GC pause, a stopped process) returns normally
         io.leasehold.lock.LeaseLostException thrown = org.junit.jupiter.api.Assertions.assertThrows(
@@ -233,7 +242,13 @@ class EngineOnManualClockTest {
         // Given an auto-renewed 30 s lease whose first renewal is held in flight
         HeldRenewals held = new HeldRenewals(counted);
         try (LockClient gated = LockClient.builder(held).ticker(clock).build()) {
-            Lease lease = gated.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(true).build()).acquire(Duration.ZERO);
+            Lease lease = gated.lock(
+                            NAME,
+                            LockOptions.builder()
+                                    .leaseTime(LEASE)
+                                    .autoRenew(true)
+                                    .build())
+                    .acquire(Duration.ZERO);
             clock.advance(LEASE.dividedBy(3));
             CompletableFuture<Object> renewal = held.next();
 
@@ -244,7 +259,9 @@ class EngineOnManualClockTest {
 
             // Then it is retried by a third of the 900 ms, not after the usual 3 s back-off, and the lease lives on
             clock.advance(Duration.ofMillis(300));
-            eventually("the renewal was retried", () -> counted.count(ScriptNames.RENEW) >= 1); // (the held one never got there)
+            eventually(
+                    "the renewal was retried",
+                    () -> counted.count(ScriptNames.RENEW) >= 1); // (the held one never got there)
             eventually("the retry set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
             clock.advance(Duration.ofMillis(700));
             assertFalse(lease.lost().isDone(), () -> "lost: " + lease.lost().getNow(null));
@@ -254,8 +271,7 @@ class EngineOnManualClockTest {
 
     /** Holds back the next renew call (it never reaches the store) until the test answers it; later ones pass. */
     private static final class HeldRenewals extends ForwardingLockBackend {
-        private final BlockingQueue<CompletableFuture<Object>> calls =
-                new LinkedBlockingQueue<>();
+        private final BlockingQueue<CompletableFuture<Object>> calls = new LinkedBlockingQueue<>();
         private volatile boolean holding = true;
 
         HeldRenewals(LockBackend delegate) {
@@ -298,9 +314,17 @@ class EngineOnManualClockTest {
         // the first attempt's reply is on its way
         // (a command timeout longer than the jump, so that the jump does not time the attempt out)
         CountingLockBackend slow = new CountingLockBackend(redis.newNode());
-        try (LockClient patient = LockClient.builder(slow).ticker(clock).commandTimeout(Duration.ofMinutes(1)).build()) {
+        try (LockClient patient = LockClient.builder(slow)
+                .ticker(clock)
+                .commandTimeout(Duration.ofMinutes(1))
+                .build()) {
             redis.setLatency(Duration.ofMillis(300));
-            CompletableFuture<Lease> acquiring = patient.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(false).build())
+            CompletableFuture<Lease> acquiring = patient.lock(
+                            NAME,
+                            LockOptions.builder()
+                                    .leaseTime(LEASE)
+                                    .autoRenew(false)
+                                    .build())
                     .acquireAsync(Duration.ofMinutes(5));
             eventually("the first attempt is sent", () -> slow.count(ScriptNames.ACQUIRE) >= 1);
             clock.advance(LEASE.minusMillis(350)); // past the loss check (drift 302 ms + lead 100 ms before the end)
@@ -314,4 +338,3 @@ class EngineOnManualClockTest {
         }
     }
 }
-

@@ -132,7 +132,7 @@ class FaultInjectingBackendTest {
             assertEquals(1L, await(backend.eval(SCRIPT, KEYS, List.of())));
             assertSame(Thread.currentThread(), fake.lastCaller.get());
             assertEquals(Duration.ZERO, backend.faults().latency());
-            assertSame(fake.subscription, backend.subscribe("c", (channel, message) -> { }), "subscribes at once again");
+            assertSame(fake.subscription, backend.subscribe("c", (channel, message) -> {}), "subscribes at once again");
             assertEquals(Duration.ZERO, backend.faults().subscribeLatency());
         }
     }
@@ -165,7 +165,7 @@ class FaultInjectingBackendTest {
             backend.setLatency(Duration.ofHours(1));
             backend.loseNextReply();
 
-            assertSame(fake.subscription, backend.subscribe("c", (channel, message) -> { }));
+            assertSame(fake.subscription, backend.subscribe("c", (channel, message) -> {}));
             assertEquals(4242, backend.slot("k"));
             assertTrue(backend.shardedPubSub().join());
             assertSame(fake, backend.delegate());
@@ -192,7 +192,7 @@ class FaultInjectingBackendTest {
             backend.setSubscribeLatency(latency);
             long start = System.nanoTime();
 
-            CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> { });
+            CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> {});
             int subscribesAtReturn = fake.subscribes.get();
             CompletableFuture<Thread> confirmedOn = confirmed.thenApply(subscription -> Thread.currentThread());
             Thread confirmer = confirmedOn.get(10, TimeUnit.SECONDS);
@@ -213,9 +213,10 @@ class FaultInjectingBackendTest {
         try (FaultInjectingBackend backend = new FaultInjectingBackend(fake)) {
             backend.setSubscribeLatency(Duration.ofMillis(50));
 
-            CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> { });
+            CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> {});
 
-            ExecutionException failure = assertThrows(ExecutionException.class, () -> confirmed.get(10, TimeUnit.SECONDS));
+            ExecutionException failure =
+                    assertThrows(ExecutionException.class, () -> confirmed.get(10, TimeUnit.SECONDS));
             assertSame(refused, failure.getCause());
         }
     }
@@ -225,7 +226,7 @@ class FaultInjectingBackendTest {
         CountingFake fake = new CountingFake();
         FaultInjectingBackend backend = new FaultInjectingBackend(fake);
         backend.setSubscribeLatency(Duration.ofHours(1));
-        CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> { });
+        CompletableFuture<Subscription> confirmed = backend.subscribe("c", (channel, message) -> {});
 
         backend.close();
 
@@ -238,8 +239,8 @@ class FaultInjectingBackendTest {
     @Test
     void shouldRejectNegativeSubscribeLatencyNamingTheValue() {
         try (FaultInjectingBackend backend = new FaultInjectingBackend(new CountingFake())) {
-            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class,
-                    () -> backend.setSubscribeLatency(Duration.ofSeconds(-1)));
+            IllegalArgumentException rejected = assertThrows(
+                    IllegalArgumentException.class, () -> backend.setSubscribeLatency(Duration.ofSeconds(-1)));
             assertEquals("subscribeLatency must not be negative, but was PT-1S", rejected.getMessage());
         }
     }
@@ -247,8 +248,8 @@ class FaultInjectingBackendTest {
     @Test
     void shouldRejectNegativeLatencyNamingTheValue() {
         try (FaultInjectingBackend backend = new FaultInjectingBackend(new CountingFake())) {
-            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class,
-                    () -> backend.setLatency(Duration.ofSeconds(-1)));
+            IllegalArgumentException rejected =
+                    assertThrows(IllegalArgumentException.class, () -> backend.setLatency(Duration.ofSeconds(-1)));
             assertEquals("latency must not be negative, but was PT-1S", rejected.getMessage());
         }
     }

@@ -27,6 +27,7 @@ final class GatedRepliesBackend extends ForwardingLockBackend {
     final AtomicReference<String> firstAcquireOwner = new AtomicReference<>();
     /** For each release sent: its owner and what {@link #atRelease} said at that moment. */
     final List<String> releases = new CopyOnWriteArrayList<>();
+
     volatile Supplier<String> atRelease = () -> "";
     private final AtomicReference<CompletableFuture<Object>> heldAcquireReply = new AtomicReference<>();
     private volatile boolean holdAcquireReply;
@@ -69,7 +70,8 @@ final class GatedRepliesBackend extends ForwardingLockBackend {
      * whose retry, with the same owner, won; {@code client} must run on {@code clock} with
      * {@code commandTimeout}. The late reply is still held: {@link #completeHeldAcquireReply()} sends it.
      */
-    Lease leaseWonByARetry(LockClient client, ManualClock clock, Duration commandTimeout, String name, LockOptions options)
+    Lease leaseWonByARetry(
+            LockClient client, ManualClock clock, Duration commandTimeout, String name, LockOptions options)
             throws Exception {
         holdNextAcquireReply();
         CompletableFuture<Lease> acquiring = client.lock(name, options).acquireAsync(Duration.ofSeconds(60));

@@ -39,7 +39,11 @@ abstract class HandoffAttackSupport {
 
     /** The client under attack: on the gate, the manual clock and {@code commandTimeout}. */
     LockClient client(Duration commandTimeout) {
-        client = LockClient.builder(gate).ticker(clock).commandTimeout(commandTimeout).listener(events).build();
+        client = LockClient.builder(gate)
+                .ticker(clock)
+                .commandTimeout(commandTimeout)
+                .listener(events)
+                .build();
         return client;
     }
 
@@ -64,7 +68,8 @@ abstract class HandoffAttackSupport {
 
     /** Waits until the client has made {@code plainAcquires} attempts and subscribed the name's channel. */
     void awaitQueued(String name, int plainAcquires) {
-        Eventually.until("the waiter tried, was contended and subscribed; calls " + gate.calls,
+        Eventually.until(
+                "the waiter tried, was contended and subscribed; calls " + gate.calls,
                 () -> gate.plainAcquires.get() >= plainAcquires && redis.subscriberCount(channel(name)) >= 1);
     }
 
@@ -96,7 +101,8 @@ abstract class HandoffAttackSupport {
     void advanceBy(Duration total, Duration step) throws InterruptedException {
         for (Duration moved = Duration.ZERO; moved.compareTo(total) < 0; moved = moved.plus(step)) {
             clock.advance(step);
-            Thread.sleep(20); // the timer runs what became due within a millisecond or so; nothing asserts on this pause
+            Thread.sleep(
+                    20); // the timer runs what became due within a millisecond or so; nothing asserts on this pause
         }
     }
 }

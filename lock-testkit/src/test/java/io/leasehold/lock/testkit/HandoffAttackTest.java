@@ -41,7 +41,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class HandoffAttackTest extends HandoffAttackSupport {
 
-    private static final LockOptions NO_RENEW = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
+    private static final LockOptions NO_RENEW = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .build();
 
     // ---- G2, G3: fresh owner, higher token, stale leases touch nothing --------------------------
 
@@ -73,16 +76,27 @@ class HandoffAttackTest extends HandoffAttackSupport {
             String owner = holderOwner(name);
             String value = redis.get(lockKey(name)).orElseThrow();
             assertTrue(owners.add(owner), "handoff " + (i + 1) + " granted an owner seen before: " + owner);
-            assertTrue(next.fencingToken() > previous.fencingToken(),
+            assertTrue(
+                    next.fencingToken() > previous.fencingToken(),
                     "handoff " + (i + 1) + ": token " + next.fencingToken() + " after " + previous.fencingToken());
-            assertEquals(next.fencingToken(), node.lock(name).inspect().orElseThrow().fencingToken(), "inspect()");
+            assertEquals(
+                    next.fencingToken(), node.lock(name).inspect().orElseThrow().fencingToken(), "inspect()");
             Lease stale = previous;
             assertFalse(stale.release(), "release() of the stale lease");
-            assertThrows(IllegalStateException.class, () -> stale.extend(Duration.ofMinutes(1)), "extend() of the stale lease");
-            assertEquals(value, redis.get(lockKey(name)).orElseThrow(), "the new holder's lock after the stale lease's calls");
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> stale.extend(Duration.ofMinutes(1)),
+                    "extend() of the stale lease");
+            assertEquals(
+                    value,
+                    redis.get(lockKey(name)).orElseThrow(),
+                    "the new holder's lock after the stale lease's calls");
             if (i == 5) {
                 int callsBefore = gate.calls.size();
-                advanceUntil("a renewal round", Duration.ofSeconds(1), Duration.ofSeconds(15),
+                advanceUntil(
+                        "a renewal round",
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(15),
                         () -> gate.calls.stream().skip(callsBefore).anyMatch(c -> c.startsWith("renew")));
                 for (String call : gate.calls.subList(callsBefore, gate.calls.size())) {
                     if (call.startsWith("renew")) {
@@ -109,20 +123,32 @@ class HandoffAttackTest extends HandoffAttackSupport {
     private static final Duration WAIT = Duration.ofSeconds(2);
 
     /** When, during the handoff to the first waiter, it ends. */
-    enum Moment { BEFORE_CLAIM, BETWEEN_CLAIM_AND_SEND, WHILE_SCRIPT_RUNS, DURING_HAND_OUT }
+    enum Moment {
+        BEFORE_CLAIM,
+        BETWEEN_CLAIM_AND_SEND,
+        WHILE_SCRIPT_RUNS,
+        DURING_HAND_OUT
+    }
 
     /** How it ends. */
-    enum Ending { CANCEL, TIMEOUT, INTERRUPT, CLOSE }
+    enum Ending {
+        CANCEL,
+        TIMEOUT,
+        INTERRUPT,
+        CLOSE
+    }
 
     static Stream<Arguments> momentsAndEndings() {
         List<Arguments> cases = new ArrayList<>();
         for (Moment moment : Moment.values()) {
             for (Ending ending : Ending.values()) {
                 if (ending == Ending.INTERRUPT && (moment == Moment.BEFORE_CLAIM || moment == Moment.DURING_HAND_OUT)) {
-                    continue; // a blocking caller is handed its lease on the reply's thread: no separate hand-out moment
+                    continue; // a blocking caller is handed its lease on the reply's thread: no separate hand-out
+                    // moment
                 }
                 if (ending == Ending.CLOSE && moment == Moment.BETWEEN_CLAIM_AND_SEND) {
-                    continue; // the holder's own release is then sent after close(): a release racing close, not a handoff matter
+                    continue; // the holder's own release is then sent after close(): a release racing close, not a
+                    // handoff matter
                 }
                 cases.add(Arguments.of(moment, ending));
             }
@@ -143,8 +169,13 @@ class HandoffAttackTest extends HandoffAttackSupport {
     void shouldLeaveNoLockOfAWaiterThatEndsAtAnyMomentOfAHandoff(Moment moment, Ending ending) throws Exception {
         String name = "handoff-attack:end-" + moment + "-" + ending;
         try (GateExecutor callbacks = new GateExecutor("handoff-attack-cb", 2)) {
-            LockClient node = LockClient.builder(gate).ticker(clock).commandTimeout(Duration.ofSeconds(5))
-                    .closeTimeout(Duration.ofSeconds(5)).callbackExecutor(callbacks).listener(events).build();
+            LockClient node = LockClient.builder(gate)
+                    .ticker(clock)
+                    .commandTimeout(Duration.ofSeconds(5))
+                    .closeTimeout(Duration.ofSeconds(5))
+                    .callbackExecutor(callbacks)
+                    .listener(events)
+                    .build();
             client = node;
             Lease held = node.lock(name).acquire(Duration.ofSeconds(5));
             AtomicReference<Throwable> blockingOutcome = new AtomicReference<>();
@@ -153,23 +184,26 @@ class HandoffAttackTest extends HandoffAttackSupport {
             CompletableFuture<Lease> first;
             if (ending == Ending.INTERRUPT) {
                 CompletableFuture<Lease> done = new CompletableFuture<>();
-                blocking = new Thread(() -> {
-                    try {
-                        Lease lease = node.lock(name).acquire(WAIT);
-                        blockingLease.set(lease);
-                        done.complete(lease);
-                    } catch (Throwable t) {
-                        blockingOutcome.set(t);
-                        done.completeExceptionally(t);
-                    }
-                }, "handoff-attack-blocking-waiter");
+                blocking = new Thread(
+                        () -> {
+                            try {
+                                Lease lease = node.lock(name).acquire(WAIT);
+                                blockingLease.set(lease);
+                                done.complete(lease);
+                            } catch (Throwable t) {
+                                blockingOutcome.set(t);
+                                done.completeExceptionally(t);
+                            }
+                        },
+                        "handoff-attack-blocking-waiter");
                 blocking.start();
                 first = done;
             } else {
                 first = node.lock(name).acquireAsync(WAIT);
             }
             awaitQueued(name, 2);
-            CompletableFuture<Lease> second = ending == Ending.CLOSE ? null : node.lock(name).acquireAsync(Duration.ofSeconds(60));
+            CompletableFuture<Lease> second =
+                    ending == Ending.CLOSE ? null : node.lock(name).acquireAsync(Duration.ofSeconds(60));
             String firstOwner = gate.calls.get(1).substring("acquire [".length(), "acquire [".length() + 32);
 
             Runnable end = endingOf(ending, first, blocking, node);
@@ -195,8 +229,9 @@ class HandoffAttackTest extends HandoffAttackSupport {
                 default:
                     callbacks.pause();
                     released = held.releaseAsync();
-                    Eventually.until("the handoff's reply reached the hand-out", () -> gate.handoffReplies.size() == 1
-                            && callbacks.parkedCount() >= 1);
+                    Eventually.until(
+                            "the handoff's reply reached the hand-out",
+                            () -> gate.handoffReplies.size() == 1 && callbacks.parkedCount() >= 1);
                     end.run();
                     callbacks.resume();
             }
@@ -210,7 +245,9 @@ class HandoffAttackTest extends HandoffAttackSupport {
                 blocking.join(10_000);
             }
             if (firstLease != null) {
-                assertEquals(Optional.of(firstLease.fencingToken()), node.lock(name).inspect().map(i -> i.fencingToken()),
+                assertEquals(
+                        Optional.of(firstLease.fencingToken()),
+                        node.lock(name).inspect().map(i -> i.fencingToken()),
                         "a waiter handed a lease after its deadline holds the lock");
                 assertTrue(firstLease.release());
             }
@@ -220,16 +257,25 @@ class HandoffAttackTest extends HandoffAttackSupport {
                 assertTrue(next.fencingToken() > held.fencingToken(), "the next waiter's token");
                 assertNotEquals(firstOwner, holderOwner(name), "the lock's owner");
                 int callsBefore = gate.calls.size();
-                advanceUntil("a renewal round", Duration.ofSeconds(1), Duration.ofSeconds(15),
+                advanceUntil(
+                        "a renewal round",
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(15),
                         () -> gate.calls.stream().skip(callsBefore).anyMatch(c -> c.startsWith("renew")));
-                assertTrue(gate.calls.stream().skip(callsBefore).noneMatch(c -> c.startsWith("renew") && c.contains(firstOwner)),
+                assertTrue(
+                        gate.calls.stream()
+                                .skip(callsBefore)
+                                .noneMatch(c -> c.startsWith("renew") && c.contains(firstOwner)),
                         "the ended waiter's owner is renewed: " + gate.calls);
                 assertTrue(next.release());
             } else {
-                Eventually.until("no lock and no subscription after close; key " + redis.get(lockKey(name)),
+                Eventually.until(
+                        "no lock and no subscription after close; key " + redis.get(lockKey(name)),
                         () -> !redis.exists(lockKey(name)) && redis.subscriberCount(channel(name)) == 0);
             }
-            assertFalse(redis.exists(lockKey(name)), "a lock is left behind: " + redis.get(lockKey(name)) + "; calls " + gate.calls);
+            assertFalse(
+                    redis.exists(lockKey(name)),
+                    "a lock is left behind: " + redis.get(lockKey(name)) + "; calls " + gate.calls);
         }
     }
 
@@ -252,7 +298,8 @@ class HandoffAttackTest extends HandoffAttackSupport {
         }
     }
 
-    private static Lease outcome(CompletableFuture<Lease> first, Ending ending, AtomicReference<Throwable> blockingOutcome)
+    private static Lease outcome(
+            CompletableFuture<Lease> first, Ending ending, AtomicReference<Throwable> blockingOutcome)
             throws Exception {
         try {
             Lease lease = first.get(10, TimeUnit.SECONDS);
@@ -342,13 +389,18 @@ class HandoffAttackTest extends HandoffAttackSupport {
     void shouldNotHandOverALeaseThatRanOutAndWakeTheWaiterOnlyAfterTheHolderWasTold() throws Exception {
         String name = "handoff-attack:lost-expired";
         try (GateExecutor callbacks = new GateExecutor("handoff-attack-cb", 2)) {
-            LockClient node = LockClient.builder(gate).ticker(clock).callbackExecutor(callbacks).listener(events).build();
+            LockClient node = LockClient.builder(gate)
+                    .ticker(clock)
+                    .callbackExecutor(callbacks)
+                    .listener(events)
+                    .build();
             client = node;
             Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
             CompletableFuture<Lease> waiting = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(120));
             awaitQueued(name, 2);
             callbacks.pause();
-            clock.advance(held.remaining().minus(Duration.ofMillis(50))); // past the loss check, before Redis expires it
+            clock.advance(
+                    held.remaining().minus(Duration.ofMillis(50))); // past the loss check, before Redis expires it
             Eventually.until("the lease was declared lost", () -> held.state() == LeaseState.LOST);
             assertFalse(held.release(), "release() of a lease that was lost");
             assertEquals(0, gate.handoffs.get(), "a lost lease hands nothing over: " + gate.calls);
@@ -376,7 +428,12 @@ class HandoffAttackTest extends HandoffAttackSupport {
     void shouldGetTheLockAtOnceWhenAHandoffRacesTheWaitersOwnAttempt(String attemptRuns) throws Exception {
         String name = "handoff-attack:race-own-attempt-" + attemptRuns;
         LockClient node = client(Duration.ofSeconds(5));
-        Lease elsewhere = other().lock(name, LockOptions.builder().leaseTime(Duration.ofSeconds(2)).autoRenew(false).build())
+        Lease elsewhere = other().lock(
+                        name,
+                        LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(2))
+                                .autoRenew(false)
+                                .build())
                 .acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> waiting = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(120));
         awaitQueued(name, 2);
@@ -395,7 +452,8 @@ class HandoffAttackTest extends HandoffAttackSupport {
         }
         Lease next = waiting.get(5, TimeUnit.SECONDS);
         assertTrue(next.fencingToken() > barging.fencingToken());
-        assertEquals(next.fencingToken(), node.lock(name).inspect().orElseThrow().fencingToken());
+        assertEquals(
+                next.fencingToken(), node.lock(name).inspect().orElseThrow().fencingToken());
         assertTrue(next.release());
         assertFalse(redis.exists(lockKey(name)));
     }
@@ -427,19 +485,25 @@ class HandoffAttackTest extends HandoffAttackSupport {
                 return lease;
             }));
             if (i == 1) {
-                Eventually.until("both clients subscribed", () -> redis.subscriberCount(channel(name)) == 2
-                        && gate.plainAcquires.get() >= 2);
+                Eventually.until(
+                        "both clients subscribed",
+                        () -> redis.subscriberCount(channel(name)) == 2 && gate.plainAcquires.get() >= 2);
             }
         }
         gate.atHandoffReply = () -> "subscribers=" + redis.subscriberCount(channel(name));
         assertTrue(held.release());
-        advanceUntil("every waiter had its turn", Duration.ofMillis(1), Duration.ofMillis(100),
+        advanceUntil(
+                "every waiter had its turn",
+                Duration.ofMillis(1),
+                Duration.ofMillis(100),
                 () -> waiters.stream().allMatch(CompletableFuture::isDone));
         for (CompletableFuture<Lease> waiter : waiters) {
             waiter.get(5, TimeUnit.SECONDS);
         }
         assertEquals(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), order, "the order the waiters got the lock in");
-        List<String> yields = gate.handoffReplies.stream().filter(r -> r.startsWith("[0, ") && r.contains(", 0, 1]")).toList();
+        List<String> yields = gate.handoffReplies.stream()
+                .filter(r -> r.startsWith("[0, ") && r.contains(", 0, 1]"))
+                .toList();
         assertEquals(1, yields.size(), "yields among the handoffs: " + gate.handoffReplies);
         assertTrue(yields.get(0).endsWith("subscribers=2"), "the yield saw the lingering subscription: " + yields);
         assertFalse(redis.exists(lockKey(name)));
@@ -458,7 +522,8 @@ class HandoffAttackTest extends HandoffAttackSupport {
         LockClient node = client(Duration.ofSeconds(5));
         Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         List<String> order = new CopyOnWriteArrayList<>();
-        CompletableFuture<Lease> othersWaiter = other().lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60))
+        CompletableFuture<Lease> othersWaiter = other().lock(name, NO_RENEW)
+                .acquireAsync(Duration.ofSeconds(60))
                 .thenApply(lease -> {
                     order.add("B");
                     lease.release();
@@ -468,21 +533,29 @@ class HandoffAttackTest extends HandoffAttackSupport {
         List<CompletableFuture<Lease>> waiters = new ArrayList<>();
         for (int i = 1; i <= 12; i++) {
             String label = "A" + i;
-            waiters.add(node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60)).thenApply(lease -> {
-                order.add(label);
-                lease.release();
-                return lease;
-            }));
+            waiters.add(node.lock(name, NO_RENEW)
+                    .acquireAsync(Duration.ofSeconds(60))
+                    .thenApply(lease -> {
+                        order.add(label);
+                        lease.release();
+                        return lease;
+                    }));
             if (i == 1) {
-                Eventually.until("both clients subscribed", () -> redis.subscriberCount(channel(name)) == 2
-                        && gate.plainAcquires.get() >= 2);
+                Eventually.until(
+                        "both clients subscribed",
+                        () -> redis.subscriberCount(channel(name)) == 2 && gate.plainAcquires.get() >= 2);
             }
         }
         assertTrue(held.release());
         othersWaiter.get(10, TimeUnit.SECONDS); // before any clock move
-        advanceUntil("every local waiter had its turn", Duration.ofMillis(1), Duration.ofMillis(100),
+        advanceUntil(
+                "every local waiter had its turn",
+                Duration.ofMillis(1),
+                Duration.ofMillis(100),
                 () -> waiters.stream().allMatch(CompletableFuture::isDone));
-        assertEquals(List.of("A1", "A2", "A3", "A4", "A5", "A6", "A7", "B", "A8", "A9", "A10", "A11", "A12"), order,
+        assertEquals(
+                List.of("A1", "A2", "A3", "A4", "A5", "A6", "A7", "B", "A8", "A9", "A10", "A11", "A12"),
+                order,
                 "the order the lock went in; handoff replies " + gate.handoffReplies);
         assertFalse(redis.exists(lockKey(name)));
     }
@@ -502,17 +575,22 @@ class HandoffAttackTest extends HandoffAttackSupport {
         Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         List<CompletableFuture<Lease>> waiters = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            waiters.add(node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(120)).thenApply(lease -> {
-                lease.release();
-                return lease;
-            }));
+            waiters.add(node.lock(name, NO_RENEW)
+                    .acquireAsync(Duration.ofSeconds(120))
+                    .thenApply(lease -> {
+                        lease.release();
+                        return lease;
+                    }));
             if (i == 0) {
                 awaitQueued(name, 2);
             }
         }
         int callsBefore = gate.calls.size();
         advanceBy(Duration.ofSeconds(25), Duration.ofSeconds(1));
-        assertEquals(List.of(), gate.calls.subList(callsBefore, gate.calls.size()), "calls while a local lease held the lock");
+        assertEquals(
+                List.of(),
+                gate.calls.subList(callsBefore, gate.calls.size()),
+                "calls while a local lease held the lock");
         assertEquals(1, redis.subscriberCount(channel(name)), "subscriptions for five waiters");
 
         assertTrue(held.release());
@@ -523,7 +601,10 @@ class HandoffAttackTest extends HandoffAttackSupport {
         assertEquals(1, gate.releases.get(), "plain releases (the last one)");
         assertEquals(2, gate.plainAcquires.get(), "attempts (the holder's, and the first waiter's before it queued)");
         assertEquals(1, redis.subscriberCount(channel(name)), "the subscription lingers after the last waiter");
-        advanceUntil("the lingering subscription is dropped", Duration.ofMillis(250), Duration.ofSeconds(2),
+        advanceUntil(
+                "the lingering subscription is dropped",
+                Duration.ofMillis(250),
+                Duration.ofSeconds(2),
                 () -> redis.subscriberCount(channel(name)) == 0);
     }
 
@@ -540,24 +621,34 @@ class HandoffAttackTest extends HandoffAttackSupport {
         try (InMemoryLockBackend slow = new InMemoryLockBackend()) {
             slow.setLatency(Duration.ofMillis(2));
             HandoffEvents listener = new HandoffEvents();
-            try (LockClient node = LockClient.builder(slow.newNode()).listener(listener).build()) {
+            try (LockClient node =
+                    LockClient.builder(slow.newNode()).listener(listener).build()) {
                 Lease held = node.lock(name).acquire(Duration.ofSeconds(5));
-                CompletableFuture<String> waiterThread = node.lock(name).acquireAsync(Duration.ofSeconds(30))
+                CompletableFuture<String> waiterThread = node.lock(name)
+                        .acquireAsync(Duration.ofSeconds(30))
                         .thenApply(lease -> {
                             lease.release();
                             return Thread.currentThread().getName();
                         });
                 Eventually.until("the waiter subscribed", () -> slow.subscriberCount(channel(name)) == 1);
-                String releaseThread = held.releaseAsync().thenApply(done -> Thread.currentThread().getName())
+                String releaseThread = held.releaseAsync()
+                        .thenApply(done -> Thread.currentThread().getName())
                         .get(10, TimeUnit.SECONDS);
                 String waiter = waiterThread.get(10, TimeUnit.SECONDS);
-                Eventually.until("the listeners heard both releases", () -> listener.events.stream()
-                        .filter(e -> e.startsWith("released")).count() == 2);
+                Eventually.until(
+                        "the listeners heard both releases",
+                        () -> listener.events.stream()
+                                        .filter(e -> e.startsWith("released"))
+                                        .count()
+                                == 2);
                 for (String thread : List.of(releaseThread, waiter)) {
                     assertTrue(thread.startsWith("leasehold-callback"), "a user continuation ran on " + thread);
                 }
-                assertTrue(listener.events.stream().anyMatch(e -> e.startsWith("handoff")), "a handoff event: " + listener);
-                assertTrue(listener.threads.stream().allMatch(t -> t.startsWith("leasehold-events")),
+                assertTrue(
+                        listener.events.stream().anyMatch(e -> e.startsWith("handoff")),
+                        "a handoff event: " + listener);
+                assertTrue(
+                        listener.threads.stream().allMatch(t -> t.startsWith("leasehold-events")),
                         "listeners ran on " + listener.threads);
             }
         }
@@ -573,7 +664,10 @@ class HandoffAttackTest extends HandoffAttackSupport {
     @Test
     void shouldCloseBoundedDuringAHandoffAndLeaveNothingBehind() throws Exception {
         String name = "handoff-attack:close";
-        LockClient node = LockClient.builder(gate).ticker(clock).closeTimeout(Duration.ofSeconds(3)).build();
+        LockClient node = LockClient.builder(gate)
+                .ticker(clock)
+                .closeTimeout(Duration.ofSeconds(3))
+                .build();
         client = node;
         Lease held = node.lock(name).acquire(Duration.ofSeconds(5));
         List<CompletableFuture<Lease>> waiters = new ArrayList<>();
@@ -596,12 +690,16 @@ class HandoffAttackTest extends HandoffAttackSupport {
             // loop over the waiters) was handed a lease that close() then released.
             try {
                 Lease lease = waiter.get(10, TimeUnit.SECONDS);
-                assertEquals(LeaseState.RELEASED, lease.state(), "a lease handed out during close() and left held: " + lease);
+                assertEquals(
+                        LeaseState.RELEASED,
+                        lease.state(),
+                        "a lease handed out during close() and left held: " + lease);
             } catch (ExecutionException e) {
                 assertInstanceOf(IllegalStateException.class, e.getCause());
             }
         }
-        Eventually.until("no lock and no subscription left; " + redis.get(lockKey(name)) + " " + gate.calls,
+        Eventually.until(
+                "no lock and no subscription left; " + redis.get(lockKey(name)) + " " + gate.calls,
                 () -> !redis.exists(lockKey(name)) && redis.subscriberCount(channel(name)) == 0);
     }
 }

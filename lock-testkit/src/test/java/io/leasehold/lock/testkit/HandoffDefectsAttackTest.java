@@ -26,7 +26,10 @@ import org.junit.jupiter.api.Test;
  */
 class HandoffDefectsAttackTest extends HandoffAttackSupport {
 
-    private static final LockOptions NO_RENEW = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
+    private static final LockOptions NO_RENEW = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .build();
 
     /**
      * G6/G9: a release whose handoff ran but whose reply was lost to a connection reset must not
@@ -56,8 +59,12 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
 
         CompletableFuture<Boolean> released = held.releaseAsync();
         Object handoffReply = gate.gated.get(5, TimeUnit.SECONDS);
-        assertEquals(1L, ((java.util.List<?>) handoffReply).get(0), "the handoff ran and granted the waiter: " + handoffReply);
-        assertFalse(released.isDone() || first.isDone(), "a handoff of unknown outcome settles nobody before its resend");
+        assertEquals(
+                1L,
+                ((java.util.List<?>) handoffReply).get(0),
+                "the handoff ran and granted the waiter: " + handoffReply);
+        assertFalse(
+                released.isDone() || first.isDone(), "a handoff of unknown outcome settles nobody before its resend");
         // The handoff is resent after 20 ms: it finds the waiter's owner holding the lock.
         advanceUntil("the first waiter got its lease", Duration.ofMillis(5), Duration.ofMillis(30), first::isDone);
         Lease firstLease = first.get(5, TimeUnit.SECONDS);
@@ -66,7 +73,8 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
         Lease secondLease = second.get(5, TimeUnit.SECONDS);
 
         boolean deleted = released.get(5, TimeUnit.SECONDS);
-        assertTrue(deleted && !events.lostReported(held.fencingToken()),
+        assertTrue(
+                deleted && !events.lostReported(held.fencingToken()),
                 "the holder's release was handed over (the handoff script deleted its lock), yet release() returned "
                         + deleted + " and the listeners heard " + events + " (a false loss); calls " + gate.calls);
         secondLease.release();
@@ -105,7 +113,8 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
         } catch (TimeoutException e) {
             throw new AssertionError("G7: the lock has been free for 5 s (exists=" + redis.exists(lockKey(name))
                     + ") after a release message, but the waiter of the holder's client sleeps until the holder's"
-                    + " validity ends (" + held.remaining() + " left, state " + held.state() + "); calls " + gate.calls);
+                    + " validity ends (" + held.remaining() + " left, state " + held.state() + "); calls "
+                    + gate.calls);
         }
         assertTrue(next.fencingToken() > held.fencingToken());
         next.release();
@@ -144,13 +153,19 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
         Eventually.until("the handoff is held before it reaches Redis", gate::holding);
         advanceUntil("the handoff timed out", Duration.ofMillis(500), Duration.ofSeconds(3), released::isDone);
         assertTrue(released.isCompletedExceptionally(), "the holder's release fails after the command timeout");
-        advanceUntil("the waiter's retry was sent", Duration.ofMillis(5), Duration.ofMillis(200),
+        advanceUntil(
+                "the waiter's retry was sent",
+                Duration.ofMillis(5),
+                Duration.ofMillis(200),
                 () -> gate.plainAcquires.get() >= 3);
         assertTrue(gate.calls.get(gate.calls.size() - 1).startsWith("acquire"), "the retry: " + gate.calls);
         gate.letGo(); // the delayed handoff reaches Redis now
         String waiterOwner = gate.lastHandoffArgs.get().get(0);
-        Eventually.until("the handoff granted the waiter's owner",
-                () -> redis.get(lockKey(name)).map(v -> v.startsWith(waiterOwner + ":")).orElse(false));
+        Eventually.until(
+                "the handoff granted the waiter's owner",
+                () -> redis.get(lockKey(name))
+                        .map(v -> v.startsWith(waiterOwner + ":"))
+                        .orElse(false));
 
         try {
             waiting.get(5, TimeUnit.SECONDS).release(); // the manual clock stands still: no fallback can fire
@@ -186,14 +201,17 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
         try {
             released = held.releaseAsync().get(5, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            throw new AssertionError("the holder's release failed with " + e.getCause() + " (lock still in Redis: "
-                    + redis.exists(lockKey(name)) + "), though release.lua never reads the fencing counter; calls "
-                    + gate.calls, e.getCause());
+            throw new AssertionError(
+                    "the holder's release failed with " + e.getCause() + " (lock still in Redis: "
+                            + redis.exists(lockKey(name))
+                            + "), though release.lua never reads the fencing counter; calls "
+                            + gate.calls,
+                    e.getCause());
         }
         assertTrue(released, "release()");
         assertFalse(redis.exists(lockKey(name)), "the holder's lock is gone");
-        ExecutionException waiterFailure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                () -> waiting.get(5, TimeUnit.SECONDS));
+        ExecutionException waiterFailure = org.junit.jupiter.api.Assertions.assertThrows(
+                ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
         assertInstanceOf(LockBackendException.class, waiterFailure.getCause());
     }
 
@@ -219,7 +237,10 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
     @Test
     void shouldReportABackendFailureToANewcomerQueuedBehindLocalWaitersWhileRedisIsDown() throws Exception {
         String name = "handoff-defect:queued-newcomer-outage";
-        LockClient node = LockClient.builder(gate).commandTimeout(Duration.ofSeconds(2)).listener(events).build();
+        LockClient node = LockClient.builder(gate)
+                .commandTimeout(Duration.ofSeconds(2))
+                .listener(events)
+                .build();
         client = node;
         other = LockClient.create(redis.newNode());
         Lease heldElsewhere = other.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
@@ -229,9 +250,11 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
         redis.makeUnavailable();
         try {
             CompletableFuture<Lease> newcomer = node.lock(name, NO_RENEW).acquireAsync(Duration.ofMillis(500));
-            ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                    () -> newcomer.get(10, TimeUnit.SECONDS));
-            assertInstanceOf(LockBackendException.class, failure.getCause(),
+            ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(
+                    ExecutionException.class, () -> newcomer.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(
+                    LockBackendException.class,
+                    failure.getCause(),
                     "G9: Redis was unreachable for the newcomer's whole wait, but it was told " + failure.getCause()
                             + "; script calls while it waited: " + gate.calls);
         } finally {

@@ -24,19 +24,27 @@ import org.junit.jupiter.api.Test;
  */
 class HandoffFixReviewAttackTest extends HandoffAttackSupport {
 
-    private static final LockOptions NO_RENEW = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
+    private static final LockOptions NO_RENEW = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .build();
 
     final ScriptedHandoffBackend node = new ScriptedHandoffBackend(redis.newNode());
 
     /** The client under attack, on the scripted node, the manual clock and {@code commandTimeout}. */
     LockClient scriptedClient(Duration commandTimeout) {
-        client = LockClient.builder(node).ticker(clock).commandTimeout(commandTimeout).listener(events).build();
+        client = LockClient.builder(node)
+                .ticker(clock)
+                .commandTimeout(commandTimeout)
+                .listener(events)
+                .build();
         return client;
     }
 
     /** Waits until the client made {@code plainAcquires} attempts and a subscription exists (the first waiter joined). */
     void awaitFirstWaiterQueued(String name, int plainAcquires) {
-        Eventually.until("the waiter tried, was contended and subscribed; calls " + node.calls,
+        Eventually.until(
+                "the waiter tried, was contended and subscribed; calls " + node.calls,
                 () -> node.plainAcquires.get() >= plainAcquires && redis.subscriberCount(channel(name)) >= 1);
     }
 
@@ -60,7 +68,8 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
      * until the handoff's {@code done} completes (as onLateReply defers behind {@code settled()}).
      */
     @Test
-    void shouldNotReportALossWhenTheWaiterIsCancelledWhileTheHandoffIsResentAndAnotherClientTakesTheLock() throws Exception {
+    void shouldNotReportALossWhenTheWaiterIsCancelledWhileTheHandoffIsResentAndAnotherClientTakesTheLock()
+            throws Exception {
         String name = "handoff-review:cancelled-mid-resend";
         LockClient a = scriptedClient(Duration.ofSeconds(5));
         Lease held = a.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
@@ -79,7 +88,8 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         Lease othersLease = elsewhere.get(5, TimeUnit.SECONDS); // the waiter's clean-up freed the lock and published
 
         boolean deleted = released.get(5, TimeUnit.SECONDS);
-        assertTrue(deleted && !events.lostReported(held.fencingToken()),
+        assertTrue(
+                deleted && !events.lostReported(held.fencingToken()),
                 "the holder's lock was deleted by its own handoff, yet release() returned " + deleted
                         + " and the listeners heard " + events + " (a false loss); handoffs " + node.handoffOutcomes
                         + "; calls " + node.calls);
@@ -123,8 +133,11 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
 
         Eventually.until("the holder's release settled", released::isDone);
         boolean deleted = released.get(5, TimeUnit.SECONDS);
-        assertTrue(deleted, "the holder's lock was deleted by its own handoff, yet release() returned " + deleted
-                + " (a false loss; listeners heard " + events + "); handoffs " + node.handoffOutcomes + "; calls " + node.calls);
+        assertTrue(
+                deleted,
+                "the holder's lock was deleted by its own handoff, yet release() returned " + deleted
+                        + " (a false loss; listeners heard " + events + "); handoffs " + node.handoffOutcomes
+                        + "; calls " + node.calls);
         Eventually.until("nothing of the waiter's owner is left", () -> !redis.exists(lockKey(name)));
     }
 
@@ -163,7 +176,8 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
             assertTrue(held.release(), "handoff " + (i + 1));
             held = waiters.get(i).get(5, TimeUnit.SECONDS);
         }
-        assertTrue(node.handoffs.get() == 7 && node.plainAcquires.get() == 2,
+        assertTrue(
+                node.handoffs.get() == 7 && node.plainAcquires.get() == 2,
                 "seven handoffs in a row, no other attempt: " + node.calls);
         // Lost under the holder without a message, then taken by another client (acquire publishes nothing).
         assertTrue(redis.deleteKey(lockKey(name)));
@@ -172,18 +186,22 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
 
         CompletableFuture<Boolean> released = held.releaseAsync();
         advanceUntil("the holder's release settled", Duration.ofMillis(5), Duration.ofMillis(200), released::isDone);
-        String lastHandoff = node.calls.stream().filter(c -> c.startsWith("acquire") && c.endsWith(", 1]"))
-                .reduce((x, y) -> y).orElse("none");
+        String lastHandoff = node.calls.stream()
+                .filter(c -> c.startsWith("acquire") && c.endsWith(", 1]"))
+                .reduce((x, y) -> y)
+                .orElse("none");
         boolean deleted = released.get(5, TimeUnit.SECONDS);
         long heldToken = held.fencingToken();
         if (!deleted) {
             // listeners hear on their own thread, after release() has its outcome
             Eventually.until("the listeners heard of the loss; " + events, () -> events.lostReported(heldToken));
         }
-        assertTrue(!deleted && events.lostReported(held.fencingToken()),
+        assertTrue(
+                !deleted && events.lostReported(held.fencingToken()),
                 "the holder's lock was another client's (token " + thief.fencingToken() + ") when its release ran, and"
                         + " the handoff that might yield (" + lastHandoff + ") never ran before its resend, yet"
-                        + " release() returned " + deleted + " and the listeners heard " + events + " (the loss hidden);"
+                        + " release() returned " + deleted + " and the listeners heard " + events
+                        + " (the loss hidden);"
                         + " handoffs " + node.handoffOutcomes);
         waiters.get(7).cancel(false);
         thief.release();
@@ -221,15 +239,23 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         awaitFirstWaiterQueued(name, 2);
         advanceBy(Duration.ofMillis(1900), Duration.ofMillis(100));
         assertFalse(waiting.isDone(), "still waiting at 1.9 s");
-        node.nextHandoffs(Send.FAIL_BEFORE_RUN, Send.FAIL_BEFORE_RUN, Send.FAIL_BEFORE_RUN, Send.FAIL_BEFORE_RUN,
-                Send.FAIL_BEFORE_RUN, Send.NEVER_ARRIVES);
+        node.nextHandoffs(
+                Send.FAIL_BEFORE_RUN,
+                Send.FAIL_BEFORE_RUN,
+                Send.FAIL_BEFORE_RUN,
+                Send.FAIL_BEFORE_RUN,
+                Send.FAIL_BEFORE_RUN,
+                Send.NEVER_ARRIVES);
 
         held.releaseAsync();
         long bound = wait.plus(commandTimeout).toNanos();
         long endedAt = advanceUntilDone(waiting, startedAt, bound + TimeUnit.SECONDS.toNanos(2));
-        assertTrue(endedAt - startedAt <= bound + TimeUnit.MILLISECONDS.toNanos(50),
+        assertTrue(
+                endedAt - startedAt <= bound + TimeUnit.MILLISECONDS.toNanos(50),
                 "the wait of " + wait + " ended " + Duration.ofNanos(endedAt - startedAt) + " after it began (with "
-                        + waiting.handle((l, e) -> e == null ? "a lease" : e.getCause().toString()).join()
+                        + waiting.handle((l, e) ->
+                                        e == null ? "a lease" : e.getCause().toString())
+                                .join()
                         + "), past its wait plus one command timeout (" + Duration.ofNanos(bound) + "); handoff sends: "
                         + node.handoffOutcomes);
     }

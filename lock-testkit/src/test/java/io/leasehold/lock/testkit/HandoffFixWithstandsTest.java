@@ -27,17 +27,25 @@ import org.junit.jupiter.api.Test;
  */
 class HandoffFixWithstandsTest extends HandoffAttackSupport {
 
-    private static final LockOptions NO_RENEW = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
+    private static final LockOptions NO_RENEW = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .build();
 
     final ScriptedHandoffBackend node = new ScriptedHandoffBackend(redis.newNode());
 
     LockClient scriptedClient(Duration commandTimeout) {
-        client = LockClient.builder(node).ticker(clock).commandTimeout(commandTimeout).listener(events).build();
+        client = LockClient.builder(node)
+                .ticker(clock)
+                .commandTimeout(commandTimeout)
+                .listener(events)
+                .build();
         return client;
     }
 
     void awaitFirstWaiterQueued(String name, int plainAcquires) {
-        Eventually.until("the waiter tried, was contended and subscribed; calls " + node.calls,
+        Eventually.until(
+                "the waiter tried, was contended and subscribed; calls " + node.calls,
                 () -> node.plainAcquires.get() >= plainAcquires && redis.subscriberCount(channel(name)) >= 1);
     }
 
@@ -60,7 +68,8 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
         Eventually.until("the handoff ran (its reply lost)", () -> node.handoffOutcomes.size() >= 1);
         assertTrue(waiting.cancel(false));
         advanceUntil("the holder's release settled", Duration.ofMillis(5), Duration.ofMillis(200), released::isDone);
-        Eventually.until("the waiter's clean-up deleted the lock its handoff granted", () -> !redis.exists(lockKey(name)));
+        Eventually.until(
+                "the waiter's clean-up deleted the lock its handoff granted", () -> !redis.exists(lockKey(name)));
 
         assertTrue(released.get(5, TimeUnit.SECONDS), "release(); events " + events + ", calls " + node.calls);
         assertFalse(events.lostReported(held.fencingToken()), "no loss: " + events);
@@ -91,14 +100,19 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
         advanceUntil("the waiter was answered", Duration.ofMillis(5), Duration.ofMillis(300), waiting::isDone);
         java.util.concurrent.ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
-        org.junit.jupiter.api.Assertions.assertInstanceOf(io.leasehold.lock.LockBackendException.class, failure.getCause(),
+        org.junit.jupiter.api.Assertions.assertInstanceOf(
+                io.leasehold.lock.LockBackendException.class,
+                failure.getCause(),
                 "G9: the backend refused every send until the deadline");
         advanceUntil("the holder's release settled", Duration.ofMillis(5), Duration.ofMillis(300), released::isDone);
 
-        assertTrue(released.get(5, TimeUnit.SECONDS), "release(); events " + events + "; handoffs " + node.handoffOutcomes);
+        assertTrue(
+                released.get(5, TimeUnit.SECONDS),
+                "release(); events " + events + "; handoffs " + node.handoffOutcomes);
         assertEquals(4, node.handoffs.get(), "three refused sends and the one that ran: " + node.handoffOutcomes);
         assertFalse(events.lostReported(held.fencingToken()), "no false loss: " + events);
-        Eventually.until("the waiter's clean-up deleted what the late send granted", () -> !redis.exists(lockKey(name)));
+        Eventually.until(
+                "the waiter's clean-up deleted what the late send granted", () -> !redis.exists(lockKey(name)));
     }
 
     /**
@@ -122,8 +136,10 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
         ExecutionException waiterEnd = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
         assertInstanceOf(IllegalStateException.class, waiterEnd.getCause(), "the waiter hears of the close");
         Eventually.until("the holder's release settled", released::isDone);
-        assertFalse(redis.exists(lockKey(name)), "the lock the handoff granted to the closed waiter is gone: "
-                + redis.get(lockKey(name)) + "; calls " + node.calls);
+        assertFalse(
+                redis.exists(lockKey(name)),
+                "the lock the handoff granted to the closed waiter is gone: " + redis.get(lockKey(name)) + "; calls "
+                        + node.calls);
     }
 
     /**
@@ -137,7 +153,8 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
         String name = "handoff-withstands:threads";
         LockClient a = scriptedClient(Duration.ofSeconds(5));
         Lease held = a.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
-        CompletableFuture<String> waiterThread = a.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60))
+        CompletableFuture<String> waiterThread = a.lock(name, NO_RENEW)
+                .acquireAsync(Duration.ofSeconds(60))
                 .thenApply(lease -> {
                     lease.release();
                     return Thread.currentThread().getName();
@@ -145,15 +162,23 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
         awaitFirstWaiterQueued(name, 2);
         node.nextHandoffs(Send.FAIL_BEFORE_RUN);
 
-        CompletableFuture<String> releaseThread = held.releaseAsync().thenApply(done -> Thread.currentThread().getName());
-        advanceUntil("the resend granted the waiter", Duration.ofMillis(5), Duration.ofMillis(100), waiterThread::isDone);
+        CompletableFuture<String> releaseThread =
+                held.releaseAsync().thenApply(done -> Thread.currentThread().getName());
+        advanceUntil(
+                "the resend granted the waiter", Duration.ofMillis(5), Duration.ofMillis(100), waiterThread::isDone);
         for (String thread : List.of(releaseThread.get(5, TimeUnit.SECONDS), waiterThread.get(5, TimeUnit.SECONDS))) {
             assertTrue(thread.startsWith("leasehold-callback"), "a user continuation ran on " + thread);
         }
         assertEquals(2, node.handoffs.get(), "the refused send and its resend: " + node.handoffOutcomes);
-        Eventually.until("the listeners heard both releases", () -> events.events.stream()
-                .filter(e -> e.startsWith("released")).count() == 2);
-        assertTrue(events.threads.stream().allMatch(t -> t.startsWith("leasehold-events")), "listeners ran on " + events.threads);
+        Eventually.until(
+                "the listeners heard both releases",
+                () -> events.events.stream()
+                                .filter(e -> e.startsWith("released"))
+                                .count()
+                        == 2);
+        assertTrue(
+                events.threads.stream().allMatch(t -> t.startsWith("leasehold-events")),
+                "listeners ran on " + events.threads);
     }
 
     /**
@@ -184,10 +209,12 @@ class HandoffFixWithstandsTest extends HandoffAttackSupport {
         CompletableFuture<Boolean> released = held.releaseAsync();
         Lease othersLease = elsewhere.get(5, TimeUnit.SECONDS); // woken by the yield's release message
         advanceUntil("the holder's release settled", Duration.ofMillis(5), Duration.ofMillis(200), released::isDone);
-        assertTrue(released.get(5, TimeUnit.SECONDS), "the yield released the lock; events " + events
-                + "; handoffs " + node.handoffOutcomes);
+        assertTrue(
+                released.get(5, TimeUnit.SECONDS),
+                "the yield released the lock; events " + events + "; handoffs " + node.handoffOutcomes);
         assertFalse(events.lostReported(held.fencingToken()), "no false loss: " + events);
-        assertTrue(node.handoffOutcomes.get(node.handoffOutcomes.size() - 2).contains("[0, "),
+        assertTrue(
+                node.handoffOutcomes.get(node.handoffOutcomes.size() - 2).contains("[0, "),
                 "the eighth handoff yielded: " + node.handoffOutcomes);
 
         assertFalse(waiters.get(7).isDone(), "the local waiter waits while the other client holds");

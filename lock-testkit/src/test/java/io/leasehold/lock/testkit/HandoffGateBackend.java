@@ -17,7 +17,12 @@ import java.util.concurrent.atomic.AtomicReference;
 final class HandoffGateBackend extends ForwardingLockBackend {
 
     /** What to do with the next call of a kind. */
-    enum Gate { NONE, HOLD_SEND, HOLD_REPLY, FAIL_AFTER_RUN }
+    enum Gate {
+        NONE,
+        HOLD_SEND,
+        HOLD_REPLY,
+        FAIL_AFTER_RUN
+    }
 
     final List<String> calls = new CopyOnWriteArrayList<>();
     final AtomicInteger handoffs = new AtomicInteger();
@@ -27,6 +32,7 @@ final class HandoffGateBackend extends ForwardingLockBackend {
     final AtomicReference<List<String>> lastHandoffArgs = new AtomicReference<>();
     /** Every handoff's reply (or failure) as it came from the store, with what {@link #atHandoffReply} said then. */
     final List<String> handoffReplies = new CopyOnWriteArrayList<>();
+
     volatile java.util.function.Supplier<String> atHandoffReply = () -> "";
     /** Completes once a held call has run in the store (HOLD_REPLY, FAIL_AFTER_RUN), or was held (HOLD_SEND). */
     volatile CompletableFuture<Object> gated = new CompletableFuture<>();
@@ -77,8 +83,8 @@ final class HandoffGateBackend extends ForwardingLockBackend {
                 lastHandoffArgs.set(List.copyOf(args));
                 gate = nextHandoff.getAndSet(Gate.NONE);
                 CompletableFuture<Object> recorded = evalGated(gate, script, keys, args);
-                recorded.whenComplete((reply, error) -> handoffReplies.add((error == null ? String.valueOf(reply) : error.toString())
-                        + " " + atHandoffReply.get()));
+                recorded.whenComplete((reply, error) -> handoffReplies.add(
+                        (error == null ? String.valueOf(reply) : error.toString()) + " " + atHandoffReply.get()));
                 return recorded;
             } else {
                 plainAcquires.incrementAndGet();

@@ -54,16 +54,16 @@ class InMemoryExpiryTest extends InMemoryScriptTestBase {
 
         clock.advance(Duration.ofSeconds(2));
 
-        assertEquals(Set.of(lockKey("long"), ScriptCaller.fenceKey("short"), ScriptCaller.fenceKey("long")),
-                redis.keys());
+        assertEquals(
+                Set.of(lockKey("long"), ScriptCaller.fenceKey("short"), ScriptCaller.fenceKey("long")), redis.keys());
     }
 
     @Test
     void shouldRejectMovingTheManualClockBackwards() {
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> clock.advance(Duration.ofMillis(-1)));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> clock.advance(Duration.ofMillis(-1)));
 
-        assertEquals("amount must not be negative (a ManualClock only moves forward), but was PT-0.001S",
-                e.getMessage());
+        assertEquals(
+                "amount must not be negative (a ManualClock only moves forward), but was PT-0.001S", e.getMessage());
     }
 }

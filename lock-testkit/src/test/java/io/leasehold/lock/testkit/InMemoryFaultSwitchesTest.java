@@ -123,15 +123,18 @@ class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
 
         Throwable error = failure(subscribed);
         assertInstanceOf(IllegalStateException.class, error);
-        assertTrue(error.getMessage().contains("closed before the delayed confirmation of the subscription to channel '"
-                + channel("orders") + "'"), error.getMessage());
+        assertTrue(
+                error.getMessage()
+                        .contains("closed before the delayed confirmation of the subscription to channel '"
+                                + channel("orders") + "'"),
+                error.getMessage());
         assertEquals(0, redis.subscriberCount(channel("orders")));
     }
 
     @Test
     void shouldRejectANegativeSubscribeLatencyNamingIt() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> redis.setSubscribeLatency(Duration.ofMillis(-5)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> redis.setSubscribeLatency(Duration.ofMillis(-5)));
 
         assertEquals("subscribeLatency must not be negative, but was PT-0.005S", e.getMessage());
     }
@@ -180,8 +183,8 @@ class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
 
     @Test
     void shouldRejectANegativeLatencyNamingIt() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> redis.setLatency(Duration.ofMillis(-5)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> redis.setLatency(Duration.ofMillis(-5)));
 
         assertEquals("latency must not be negative, but was PT-0.005S", e.getMessage());
     }
@@ -227,7 +230,8 @@ class InMemoryFaultSwitchesTest extends InMemoryScriptTestBase {
         assertTrue(redis.exists(lockKey("orders")));
         assertEquals(-1L, redis.pttl(lockKey("orders")), "DEL + HSET leaves no TTL");
         IllegalStateException refused = assertThrows(IllegalStateException.class, () -> redis.get(lockKey("orders")));
-        assertTrue(refused.getMessage().startsWith("WRONGTYPE Operation against a key holding the wrong kind of value"),
+        assertTrue(
+                refused.getMessage().startsWith("WRONGTYPE Operation against a key holding the wrong kind of value"),
                 refused.getMessage());
         assertTrue(refused.getMessage().contains(lockKey("orders")), refused.getMessage());
         assertTrue(redis.deleteKey(lockKey("orders")), "DEL removes a key of any type");

@@ -44,7 +44,8 @@ class InMemoryFixtureTest {
         new ScriptCaller(nodeA).acquire("orders", "owner-a", 30_000);
 
         assertNotSame(nodeA, nodeB);
-        assertEquals(0L, new ScriptCaller(nodeB).acquire("orders", "owner-b", 30_000).get(0));
+        assertEquals(
+                0L, new ScriptCaller(nodeB).acquire("orders", "owner-b", 30_000).get(0));
         assertTrue(fixture.backend().exists(lockKey("orders")));
     }
 
@@ -56,7 +57,8 @@ class InMemoryFixtureTest {
 
         nodeA.close();
 
-        assertEquals(0L, new ScriptCaller(nodeB).acquire("orders", "owner-b", 30_000).get(0));
+        assertEquals(
+                0L, new ScriptCaller(nodeB).acquire("orders", "owner-b", 30_000).get(0));
     }
 
     @Test
@@ -69,8 +71,9 @@ class InMemoryFixtureTest {
         fixture.deleteKey(lockKey("a"));
         fixture.expireNow(lockKey("b"));
 
-        assertEquals(List.of(0L, 0L, 1L), scripts.renew(List.of("a", "b", "c"),
-                List.of("owner", "30000", "owner", "30000", "owner", "30000")));
+        assertEquals(
+                List.of(0L, 0L, 1L),
+                scripts.renew(List.of("a", "b", "c"), List.of("owner", "30000", "owner", "30000", "owner", "30000")));
         fixture.flushAll();
         assertEquals(java.util.Set.of(), fixture.backend().keys());
     }
@@ -85,7 +88,8 @@ class InMemoryFixtureTest {
 
         assertEquals(java.util.Optional.of("7"), fixture.backend().get(ScriptCaller.fenceKey("orders")));
         assertEquals(-1L, fixture.backend().pttl(ScriptCaller.fenceKey("orders")));
-        assertThrows(IllegalStateException.class, () -> fixture.backend().get(lockKey("orders")), "a hash, not a string");
+        assertThrows(
+                IllegalStateException.class, () -> fixture.backend().get(lockKey("orders")), "a hash, not a string");
     }
 
     @Test
@@ -94,10 +98,13 @@ class InMemoryFixtureTest {
         LockBackend nodeB = fixture.newBackend();
 
         fixture.setSubscribeLatency(Duration.ofHours(1));
-        CompletableFuture<Subscription> slowA = nodeA.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
-        CompletableFuture<Subscription> slowB = nodeB.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
+        CompletableFuture<Subscription> slowA =
+                nodeA.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
+        CompletableFuture<Subscription> slowB =
+                nodeB.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
         fixture.resetFaults();
-        CompletableFuture<Subscription> prompt = nodeA.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
+        CompletableFuture<Subscription> prompt =
+                nodeA.subscribe(ScriptCaller.channel("orders"), new RecordingListener());
 
         assertFalse(slowA.isDone());
         assertFalse(slowB.isDone());

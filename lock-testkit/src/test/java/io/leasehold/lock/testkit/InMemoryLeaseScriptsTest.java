@@ -16,7 +16,8 @@ class InMemoryLeaseScriptsTest extends InMemoryScriptTestBase {
         scripts.acquire("theirs", "owner-b", 30_000);
         clock.advance(Duration.ofSeconds(10));
 
-        Object reply = scripts.renew(List.of("mine", "absent", "theirs"),
+        Object reply = scripts.renew(
+                List.of("mine", "absent", "theirs"),
                 List.of("owner-a", "40000", "owner-a", "40000", "owner-a", "40000"));
 
         assertEquals(List.of(1L, 0L, -1L), reply);

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
@@ -23,8 +23,8 @@ class InMemoryLockClientTest {
     void shouldRunTheUsageExampleFromTheJavadoc() {
         ManualClock clock = new ManualClock();
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
-             LockClient nodeA = LockClient.create(redis);
-             LockClient nodeB = LockClient.create(redis.newNode())) {
+                LockClient nodeA = LockClient.create(redis);
+                LockClient nodeB = LockClient.create(redis.newNode())) {
             LockOptions noRenew = LockOptions.builder().autoRenew(false).build();
             Lease first = nodeA.lock("orders:42", noRenew).acquire(Duration.ofSeconds(1));
             clock.advance(noRenew.leaseTime());
@@ -39,9 +39,12 @@ class InMemoryLockClientTest {
     void shouldWakeAWaiterOnAnotherNodeWhenTheHolderReleases() throws Exception {
         // The clock stands still, so the lock can only come free by release, never by expiry.
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(new ManualClock());
-             LockClient nodeA = LockClient.create(redis);
-             LockClient nodeB = LockClient.create(redis.newNode())) {
-            LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofMinutes(5)).autoRenew(false).build();
+                LockClient nodeA = LockClient.create(redis);
+                LockClient nodeB = LockClient.create(redis.newNode())) {
+            LockOptions longLease = LockOptions.builder()
+                    .leaseTime(Duration.ofMinutes(5))
+                    .autoRenew(false)
+                    .build();
             Lease held = nodeA.lock("orders:42", longLease).acquire(WAIT);
             CompletableFuture<Lease> waiter = nodeB.lock("orders:42", longLease).acquireAsync(Duration.ofMinutes(1));
 
@@ -55,8 +58,9 @@ class InMemoryLockClientTest {
     @Test
     void shouldSignalStolenWhenTheLockIsDeletedBehindTheHoldersBack() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend();
-             LockClient client = LockClient.create(redis)) {
-            LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(300)).build();
+                LockClient client = LockClient.create(redis)) {
+            LockOptions shortLease =
+                    LockOptions.builder().leaseTime(Duration.ofMillis(300)).build();
             Lease lease = client.lock("orders:42", shortLease).acquire(WAIT);
 
             redis.deleteKey("leasehold:{orders:42}");
@@ -69,8 +73,9 @@ class InMemoryLockClientTest {
     @Test
     void shouldKeepRenewingHealthyLeasesWhenAnotherApplicationOverwritesOneLockKey() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend();
-             LockClient client = LockClient.create(redis)) {
-            LockOptions renewed = LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build();
+                LockClient client = LockClient.create(redis)) {
+            LockOptions renewed =
+                    LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build();
             Lease a = client.lock("a", renewed).acquire(WAIT);
             Lease b = client.lock("b", renewed).acquire(WAIT);
             Lease c = client.lock("c", renewed).acquire(WAIT);
@@ -88,21 +93,23 @@ class InMemoryLockClientTest {
     @Test
     void shouldFailAnAcquireOverAForeignKeyAsABackendFailureNamingTheKey() {
         try (InMemoryLockBackend redis = new InMemoryLockBackend();
-             LockClient client = LockClient.create(redis)) {
+                LockClient client = LockClient.create(redis)) {
             redis.writeForeignKey("leasehold:{orders:42}");
 
-            LockBackendException failure = assertThrows(LockBackendException.class,
-                    () -> client.lock("orders:42").acquire(WAIT));
+            LockBackendException failure = assertThrows(
+                    LockBackendException.class, () -> client.lock("orders:42").acquire(WAIT));
 
             String cause = String.valueOf(failure.getCause());
-            assertTrue(cause.contains("key 'leasehold:{orders:42}' holds a value that is not a Leasehold lock (a hash"), cause);
+            assertTrue(
+                    cause.contains("key 'leasehold:{orders:42}' holds a value that is not a Leasehold lock (a hash"),
+                    cause);
         }
     }
 
     @Test
     void shouldGiveNamesThatLookAlikeOnceEscapedTheirOwnLocks() {
         try (InMemoryLockBackend redis = new InMemoryLockBackend();
-             LockClient client = LockClient.create(redis)) {
+                LockClient client = LockClient.create(redis)) {
             Lease brace = client.lock("}x").acquire(WAIT);
             Lease lookAlike = client.lock("%7Dx").acquire(WAIT);
 
@@ -115,10 +122,12 @@ class InMemoryLockClientTest {
     @Test
     void shouldRejectANameWithAnUnpairedSurrogateBeforeItReachesRedis() {
         try (InMemoryLockBackend redis = new InMemoryLockBackend();
-             LockClient client = LockClient.create(redis)) {
-            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class, () -> client.lock("ab\uD800"));
+                LockClient client = LockClient.create(redis)) {
+            IllegalArgumentException rejected =
+                    assertThrows(IllegalArgumentException.class, () -> client.lock("ab\uD800"));
 
-            assertEquals("name must be well-formed Unicode, but has an unpaired surrogate \\uD800 at index 2 ('ab\\uD800')",
+            assertEquals(
+                    "name must be well-formed Unicode, but has an unpaired surrogate \\uD800 at index 2 ('ab\\uD800')",
                     rejected.getMessage());
             assertEquals(java.util.Set.of(), redis.keys());
         }

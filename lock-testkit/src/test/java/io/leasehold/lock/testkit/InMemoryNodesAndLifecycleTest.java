@@ -30,7 +30,8 @@ class InMemoryNodesAndLifecycleTest {
     void shouldShareLocksBetweenNodes() {
         InMemoryLockBackend nodeA = redis.newNode();
         InMemoryLockBackend nodeB = redis.newNode();
-        String token = (String) new ScriptCaller(nodeA).acquire("orders", "owner-a", 30_000).get(1);
+        String token = (String)
+                new ScriptCaller(nodeA).acquire("orders", "owner-a", 30_000).get(1);
 
         List<?> contended = new ScriptCaller(nodeB).acquire("orders", "owner-b", 30_000);
 
@@ -61,9 +62,10 @@ class InMemoryNodesAndLifecycleTest {
         node.close();
 
         assertEquals(1, redis.subscriberCount(channel("orders")));
-        assertInstanceOf(IllegalStateException.class,
-                failure(new ScriptCaller(node).acquireAsync("orders", "owner-a", 30_000)));
-        assertEquals(1L, new ScriptCaller(redis).acquire("orders", "owner-a", 30_000).get(0), "the store lives on");
+        assertInstanceOf(
+                IllegalStateException.class, failure(new ScriptCaller(node).acquireAsync("orders", "owner-a", 30_000)));
+        assertEquals(
+                1L, new ScriptCaller(redis).acquire("orders", "owner-a", 30_000).get(0), "the store lives on");
     }
 
     @Test
@@ -72,8 +74,8 @@ class InMemoryNodesAndLifecycleTest {
 
         node.makeUnavailable();
 
-        assertInstanceOf(ConnectException.class,
-                failure(new ScriptCaller(redis).acquireAsync("orders", "owner-a", 30_000)));
+        assertInstanceOf(
+                ConnectException.class, failure(new ScriptCaller(redis).acquireAsync("orders", "owner-a", 30_000)));
     }
 
     @Test
@@ -85,8 +87,8 @@ class InMemoryNodesAndLifecycleTest {
         redis.close();
 
         assertEquals(0, redis.subscriberCount(channel("orders")));
-        assertInstanceOf(IllegalStateException.class,
-                failure(new ScriptCaller(node).acquireAsync("orders", "owner-a", 30_000)));
+        assertInstanceOf(
+                IllegalStateException.class, failure(new ScriptCaller(node).acquireAsync("orders", "owner-a", 30_000)));
         assertInstanceOf(IllegalStateException.class, failure(node.subscribe(channel("x"), new RecordingListener())));
         assertThrows(IllegalStateException.class, redis::newNode);
     }

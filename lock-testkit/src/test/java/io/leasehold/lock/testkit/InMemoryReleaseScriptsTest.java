@@ -88,8 +88,8 @@ class InMemoryReleaseScriptsTest extends InMemoryScriptTestBase {
     void shouldFailReleaseWithAnUnknownPublishCommandAfterDeletingLikeRedis() {
         scripts.acquire("orders", "owner-a", 30_000);
 
-        Throwable error = failure(redis.eval(ScriptCaller.RELEASE, List.of(lockKey("orders"), channel("orders")),
-                List.of("owner-a", "NOTIFY")));
+        Throwable error = failure(redis.eval(
+                ScriptCaller.RELEASE, List.of(lockKey("orders"), channel("orders")), List.of("owner-a", "NOTIFY")));
 
         assertInstanceOf(InMemoryScriptException.class, error);
         assertTrue(error.getMessage().contains("'NOTIFY'"), error.getMessage());

@@ -25,7 +25,9 @@ class InMemoryScriptDriftTest {
     void shouldEmulateExactlyTheBundledScripts() {
         assertEquals(EMULATED.keySet(), java.util.Set.copyOf(ScriptNames.ALL), "the set of bundled scripts changed");
         for (String name : ScriptNames.ALL) {
-            assertEquals(EMULATED.get(name), LuaScript.bundled(name).sha1(),
+            assertEquals(
+                    EMULATED.get(name),
+                    LuaScript.bundled(name).sha1(),
                     () -> "script '" + name + "' changed: update ScriptEmulator to match it, then this pin");
         }
     }

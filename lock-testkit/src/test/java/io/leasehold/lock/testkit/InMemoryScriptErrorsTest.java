@@ -41,7 +41,9 @@ class InMemoryScriptErrorsTest {
 
     @Test
     void shouldFailANonIntegerLeaseWithRedisError() {
-        Throwable error = failure(redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders"), fenceKey("orders")),
+        Throwable error = failure(redis.eval(
+                ScriptCaller.ACQUIRE,
+                List.of(lockKey("orders"), fenceKey("orders")),
                 List.of("owner-a", "30s", "60000")));
 
         assertInstanceOf(InMemoryScriptException.class, error);
@@ -52,8 +54,8 @@ class InMemoryScriptErrorsTest {
 
     @Test
     void shouldFailAMissingKeyNamingIt() {
-        Throwable error = failure(redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders")),
-                List.of("owner-a", "30000", "60000")));
+        Throwable error = failure(
+                redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders")), List.of("owner-a", "30000", "60000")));
 
         assertInstanceOf(InMemoryScriptException.class, error);
         assertTrue(error.getMessage().contains("KEYS[2] is missing"), error.getMessage());
@@ -61,11 +63,14 @@ class InMemoryScriptErrorsTest {
 
     @Test
     void shouldKeepTheWritesMadeBeforeAScriptErrorLikeRedis() {
-        Throwable error = failure(redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders"), fenceKey("orders")),
+        Throwable error = failure(redis.eval(
+                ScriptCaller.ACQUIRE,
+                List.of(lockKey("orders"), fenceKey("orders")),
                 List.of("owner-a", "0", "60000")));
 
-        assertEquals("ERR invalid expire time in 'set' command"
-                + " (in-memory backend, script 'acquire': ARGV[2] (lease) must be positive, but was 0)",
+        assertEquals(
+                "ERR invalid expire time in 'set' command"
+                        + " (in-memory backend, script 'acquire': ARGV[2] (lease) must be positive, but was 0)",
                 error.getMessage());
         assertTrue(redis.exists(fenceKey("orders")), "the counter was set before the lock's SET failed");
         assertFalse(redis.exists(lockKey("orders")));
@@ -73,11 +78,14 @@ class InMemoryScriptErrorsTest {
 
     @Test
     void shouldFailANonPositiveCounterTtlAsRedisSetDoesAndTakeNoLock() {
-        Throwable error = failure(redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders"), fenceKey("orders")),
+        Throwable error = failure(redis.eval(
+                ScriptCaller.ACQUIRE,
+                List.of(lockKey("orders"), fenceKey("orders")),
                 List.of("owner-a", "30000", "0")));
 
-        assertEquals("ERR invalid expire time in 'set' command"
-                + " (in-memory backend, script 'acquire': ARGV[3] (counter idle TTL) must be positive, but was 0)",
+        assertEquals(
+                "ERR invalid expire time in 'set' command"
+                        + " (in-memory backend, script 'acquire': ARGV[3] (counter idle TTL) must be positive, but was 0)",
                 error.getMessage());
         assertFalse(redis.exists(lockKey("orders")));
         assertFalse(redis.exists(fenceKey("orders")));

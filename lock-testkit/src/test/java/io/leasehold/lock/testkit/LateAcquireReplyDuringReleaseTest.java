@@ -33,7 +33,8 @@ class LateAcquireReplyDuringReleaseTest {
     private static final String NAME = "orders:late";
     private static final String LOCK_KEY = LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, NAME);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
-    private static final LockOptions OPTIONS = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build();
+    private static final LockOptions OPTIONS =
+            LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build();
 
     private ManualClock clock;
     private InMemoryLockBackend redis;
@@ -47,17 +48,21 @@ class LateAcquireReplyDuringReleaseTest {
         clock = new ManualClock();
         redis = InMemoryLockBackend.withClock(clock);
         gated = new GatedRepliesBackend(redis.newNode());
-        client = LockClient.builder(gated).ticker(clock).commandTimeout(COMMAND_TIMEOUT).listener(new LockEventListener() {
-            @Override
-            public void onLeaseLost(LeaseLoss loss) {
-                losses.add(loss);
-            }
+        client = LockClient.builder(gated)
+                .ticker(clock)
+                .commandTimeout(COMMAND_TIMEOUT)
+                .listener(new LockEventListener() {
+                    @Override
+                    public void onLeaseLost(LeaseLoss loss) {
+                        losses.add(loss);
+                    }
 
-            @Override
-            public void onReleased(String lockName, long fencingToken, Duration heldFor) {
-                releasedEvents.incrementAndGet();
-            }
-        }).build();
+                    @Override
+                    public void onReleased(String lockName, long fencingToken, Duration heldFor) {
+                        releasedEvents.incrementAndGet();
+                    }
+                })
+                .build();
     }
 
     @AfterEach

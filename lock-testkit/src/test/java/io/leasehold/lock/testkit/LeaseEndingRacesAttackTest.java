@@ -97,13 +97,23 @@ class LeaseEndingRacesAttackTest {
                 GateExecutor callbacks = new GateExecutor("r9-a1-cb", 2)) {
             GatedRepliesBackend gated = new GatedRepliesBackend(redis.newNode());
             Events events = new Events();
-            LockClient client = LockClient.builder(gated).ticker(clock).commandTimeout(COMMAND_TIMEOUT)
-                    .callbackExecutor(callbacks).listener(events).build();
+            LockClient client = LockClient.builder(gated)
+                    .ticker(clock)
+                    .commandTimeout(COMMAND_TIMEOUT)
+                    .callbackExecutor(callbacks)
+                    .listener(events)
+                    .build();
             LockClient other = LockClient.builder(redis.newNode()).ticker(clock).build();
             try {
-                LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
-                Lease lease = lateReply ? leaseWonByARetry(client, gated, clock, name, options)
-                        : client.lock(name, options).acquireAsync(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+                LockOptions options = LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(30))
+                        .autoRenew(false)
+                        .build();
+                Lease lease = lateReply
+                        ? leaseWonByARetry(client, gated, clock, name, options)
+                        : client.lock(name, options)
+                                .acquireAsync(Duration.ofSeconds(5))
+                                .get(10, TimeUnit.SECONDS);
                 gated.atRelease = () -> "holderToldOfLoss=" + lease.lost().isDone() + " state=" + lease.state();
                 if (lateReply) {
                     gated.completeHeldAcquireReply(); // arrives while the lease is held: clean-up deferred to settled()
@@ -118,10 +128,14 @@ class LeaseEndingRacesAttackTest {
                 List<String> releasesSoFar = List.copyOf(gated.releases);
                 callbacks.resume();
                 assertFalse(told, "sanity: lost() completes on the (paused) callback executor");
-                assertTrue(lockStillThere && taken.isEmpty(), "G6: the holder had not been told of its loss (lost() pending, "
-                        + "callback executor paused), yet the lock was already deleted (exists=" + lockStillThere
-                        + ") and another node acquired it (token " + taken.map(Lease::fencingToken).orElse(null)
-                        + "); releases sent: " + releasesSoFar);
+                assertTrue(
+                        lockStillThere && taken.isEmpty(),
+                        "G6: the holder had not been told of its loss (lost() pending, "
+                                + "callback executor paused), yet the lock was already deleted (exists="
+                                + lockStillThere
+                                + ") and another node acquired it (token "
+                                + taken.map(Lease::fencingToken).orElse(null)
+                                + "); releases sent: " + releasesSoFar);
                 Eventually.until("lost() completes", () -> lease.lost().isDone());
             } finally {
                 callbacks.resume();
@@ -131,8 +145,9 @@ class LeaseEndingRacesAttackTest {
         }
     }
 
-    private static Lease leaseWonByARetry(LockClient client, GatedRepliesBackend gated, ManualClock clock, String name,
-            LockOptions options) throws Exception {
+    private static Lease leaseWonByARetry(
+            LockClient client, GatedRepliesBackend gated, ManualClock clock, String name, LockOptions options)
+            throws Exception {
         return gated.leaseWonByARetry(client, clock, COMMAND_TIMEOUT, name, options);
     }
 
@@ -150,7 +165,8 @@ class LeaseEndingRacesAttackTest {
         boolean ok = false;
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
             Events events = new Events();
-            LockClient client = LockClient.builder(redis.newNode()).listener(events).build();
+            LockClient client =
+                    LockClient.builder(redis.newNode()).listener(events).build();
             Lease lease = client.lock("r9:a2").acquire(Duration.ZERO);
             redis.makeUnavailable();
             // The unavailable in-memory backend fails a script at once: when releaseAsync returns, the
@@ -159,13 +175,16 @@ class LeaseEndingRacesAttackTest {
             client.close();
             String outcome;
             try {
-                outcome = release.handle((value, error) -> error == null ? "value " + value : "failed " + error).get(10, TimeUnit.SECONDS);
+                outcome = release.handle((value, error) -> error == null ? "value " + value : "failed " + error)
+                        .get(10, TimeUnit.SECONDS);
             } catch (TimeoutException hung) {
                 outcome = "HUNG";
             }
             String report = "release future: " + outcome + ", state " + lease.state() + ", events " + events.all;
-            assertFalse(outcome.equals("HUNG"), "the release of a lease during an outage never completes once close() "
-                    + "drops its scheduled resend (a blocking lease.release() would hang forever): " + report);
+            assertFalse(
+                    outcome.equals("HUNG"),
+                    "the release of a lease during an outage never completes once close() "
+                            + "drops its scheduled resend (a blocking lease.release() would hang forever): " + report);
             ok = true;
         } finally {
             record("A2 release during outage + close: release future completes", ok);
@@ -174,7 +193,13 @@ class LeaseEndingRacesAttackTest {
 
     // ---- A3: every moment of a hand-out, with cancel / close / expiry ------------------------------
 
-    enum Action { NONE, CANCEL, CLOSE, EXPIRE, EXPIRE_AND_CANCEL }
+    enum Action {
+        NONE,
+        CANCEL,
+        CLOSE,
+        EXPIRE,
+        EXPIRE_AND_CANCEL
+    }
 
     static Stream<Arguments> handOutMoments() {
         List<Arguments> cases = new ArrayList<>();
@@ -211,8 +236,10 @@ class LeaseEndingRacesAttackTest {
                 failures.add("run " + run + ": " + e);
             }
         }
-        record("A3 hand-out " + point + " " + action + ": failed " + failures.size() + "/" + HAND_OUT_RUNS
-                + (failures.isEmpty() ? "" : " first: " + failures.get(0)), failures.isEmpty());
+        record(
+                "A3 hand-out " + point + " " + action + ": failed " + failures.size() + "/" + HAND_OUT_RUNS
+                        + (failures.isEmpty() ? "" : " first: " + failures.get(0)),
+                failures.isEmpty());
         assertEquals(List.of(), failures);
     }
 
@@ -222,11 +249,18 @@ class LeaseEndingRacesAttackTest {
         PausingTicker ticker = new PausingTicker(clock, "r9-a3-cb");
         ExecutorService callbacks = Executors.newFixedThreadPool(2, new DaemonThreads("r9-a3-cb"));
         Events events = new Events();
-        LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
+        LockOptions options = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(30))
+                .autoRenew(false)
+                .build();
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock)) {
-            LockClient holderClient = LockClient.builder(redis.newNode()).ticker(clock).build();
-            LockClient client = LockClient.builder(redis.newNode()).ticker(ticker).callbackExecutor(callbacks)
-                    .listener(events).build();
+            LockClient holderClient =
+                    LockClient.builder(redis.newNode()).ticker(clock).build();
+            LockClient client = LockClient.builder(redis.newNode())
+                    .ticker(ticker)
+                    .callbackExecutor(callbacks)
+                    .listener(events)
+                    .build();
             try {
                 Lease holder = holderClient.lock(name, options).acquire(Duration.ZERO);
                 CompletableFuture<Lease> w1 = client.lock(name, options).acquireAsync(Duration.ofMinutes(5));
@@ -259,8 +293,9 @@ class LeaseEndingRacesAttackTest {
                         break;
                 }
                 Thread acting = actor;
-                Eventually.until(action + " acted, or waits on the paused hand-out", () -> acting == null || !acting.isAlive()
-                        || acting.getState() != Thread.State.RUNNABLE);
+                Eventually.until(
+                        action + " acted, or waits on the paused hand-out",
+                        () -> acting == null || !acting.isAlive() || acting.getState() != Thread.State.RUNNABLE);
                 ticker.resume();
                 if (actor != null) {
                     actor.join(15_000);
@@ -269,7 +304,10 @@ class LeaseEndingRacesAttackTest {
                 Lease got = completed(w1, "W1", clock);
                 if (got != null && action != Action.CLOSE) {
                     assertTrue(got.isValid(), "W1 received a valid lease: " + got);
-                    assertEquals(Optional.of(got.fencingToken()), tokenInRedis(redis, name), "W1's lease is the lock in Redis");
+                    assertEquals(
+                            Optional.of(got.fencingToken()),
+                            tokenInRedis(redis, name),
+                            "W1's lease is the lock in Redis");
                     assertTrue(got.release(), "W1's release deleted its lock");
                 }
                 if (action == Action.CLOSE) {
@@ -278,8 +316,10 @@ class LeaseEndingRacesAttackTest {
                     Lease second = completed(w2, "W2", clock);
                     assertTrue(second != null, "W2 got the lock after W1 was done (no stale head)");
                     assertTrue(second.release());
-                    Eventually.until("both outcomes and endings heard", () -> events.outcomes() == 2
-                            && events.count("released") + events.count("lost") == events.count("acquired"));
+                    Eventually.until(
+                            "both outcomes and endings heard",
+                            () -> events.outcomes() == 2
+                                    && events.count("released") + events.count("lost") == events.count("acquired"));
                 }
             } finally {
                 ticker.resume();
@@ -310,12 +350,19 @@ class LeaseEndingRacesAttackTest {
             String name = "r9:a3b:" + action + ":" + run;
             ManualClock clock = new ManualClock();
             Events events = new Events();
-            LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).autoRenew(false).build();
+            LockOptions options = LockOptions.builder()
+                    .leaseTime(Duration.ofSeconds(30))
+                    .autoRenew(false)
+                    .build();
             try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
                     GateExecutor callbacks = new GateExecutor("r9-a3b-cb", 2)) {
-                LockClient holderClient = LockClient.builder(redis.newNode()).ticker(clock).build();
-                LockClient client = LockClient.builder(redis.newNode()).ticker(clock).callbackExecutor(callbacks)
-                        .listener(events).build();
+                LockClient holderClient =
+                        LockClient.builder(redis.newNode()).ticker(clock).build();
+                LockClient client = LockClient.builder(redis.newNode())
+                        .ticker(clock)
+                        .callbackExecutor(callbacks)
+                        .listener(events)
+                        .build();
                 try {
                     Lease holder = holderClient.lock(name, options).acquire(Duration.ZERO);
                     CompletableFuture<Lease> w1 = client.lock(name, options).acquireAsync(Duration.ofMinutes(5));
@@ -337,7 +384,8 @@ class LeaseEndingRacesAttackTest {
                         Lease second = completed(w2, "W2", clock);
                         assertTrue(second != null, "W2 got the lock after W1 gave up (no stale head)");
                         assertTrue(second.release());
-                        Eventually.until("both outcomes", () -> events.outcomes() == 2 && events.count("released") == 1);
+                        Eventually.until(
+                                "both outcomes", () -> events.outcomes() == 2 && events.count("released") == 1);
                     } else {
                         completed(w2, "W2", clock);
                     }
@@ -353,8 +401,10 @@ class LeaseEndingRacesAttackTest {
                 failures.add("run " + run + ": " + e);
             }
         }
-        record("A3b hand-out queued + " + action + ": failed " + failures.size() + "/" + runs
-                + (failures.isEmpty() ? "" : " first: " + failures.get(0)), failures.isEmpty());
+        record(
+                "A3b hand-out queued + " + action + ": failed " + failures.size() + "/" + runs
+                        + (failures.isEmpty() ? "" : " first: " + failures.get(0)),
+                failures.isEmpty());
         assertEquals(List.of(), failures);
     }
 
@@ -417,7 +467,8 @@ class LeaseEndingRacesAttackTest {
                     futures.add(client.lock(name, options).acquireAsync(Duration.ofSeconds(5)));
                 }
                 if (ThreadLocalRandom.current().nextBoolean()) {
-                    Thread.sleep(ThreadLocalRandom.current().nextInt(3)); // jitter: close() lands at varied points of the hand-outs
+                    Thread.sleep(ThreadLocalRandom.current()
+                            .nextInt(3)); // jitter: close() lands at varied points of the hand-outs
                 }
                 client.close();
                 for (int i = 0; i < acquisitions; i++) {
@@ -426,7 +477,8 @@ class LeaseEndingRacesAttackTest {
                         if (lease != null) {
                             leasesReceived++;
                             if (lease.state() == LeaseState.HELD || lease.state() == LeaseState.UNCERTAIN) {
-                                failures.add("round " + round + " " + names.get(i) + ": lease received after close is " + lease.state());
+                                failures.add("round " + round + " " + names.get(i) + ": lease received after close is "
+                                        + lease.state());
                             }
                         }
                     } catch (TimeoutException hung) {
@@ -459,9 +511,12 @@ class LeaseEndingRacesAttackTest {
         } finally {
             user.shutdownNow();
         }
-        record("A4 close racing hand-outs [" + variant + "]: " + rounds + " rounds x " + acquisitions + ", failures "
-                + failures.size() + (failures.isEmpty() ? "" : " first: " + failures.get(0)) + "; leases received "
-                + leasesReceived + ", lock keys left right after close " + keysLeftRightAfterClose + " (expire after lease time)",
+        record(
+                "A4 close racing hand-outs [" + variant + "]: " + rounds + " rounds x " + acquisitions + ", failures "
+                        + failures.size() + (failures.isEmpty() ? "" : " first: " + failures.get(0))
+                        + "; leases received "
+                        + leasesReceived + ", lock keys left right after close " + keysLeftRightAfterClose
+                        + " (expire after lease time)",
                 failures.isEmpty());
         assertEquals(List.of(), failures);
     }
@@ -481,9 +536,18 @@ class LeaseEndingRacesAttackTest {
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock)) {
             GatedRepliesBackend gated = new GatedRepliesBackend(redis.newNode());
             Events events = new Events();
-            LockClient client = LockClient.builder(gated).ticker(clock).commandTimeout(COMMAND_TIMEOUT).listener(events).build();
+            LockClient client = LockClient.builder(gated)
+                    .ticker(clock)
+                    .commandTimeout(COMMAND_TIMEOUT)
+                    .listener(events)
+                    .build();
             try {
-                Lease lease = leaseWonByARetry(client, gated, clock, name, LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build());
+                Lease lease = leaseWonByARetry(
+                        client,
+                        gated,
+                        clock,
+                        name,
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build());
                 gated.completeHeldAcquireReply();
                 redis.makeUnavailable();
                 CompletableFuture<Boolean> release = lease.releaseAsync();
@@ -518,14 +582,24 @@ class LeaseEndingRacesAttackTest {
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock)) {
             GatedRepliesBackend gated = new GatedRepliesBackend(redis.newNode());
             Events events = new Events();
-            LockClient client = LockClient.builder(gated).ticker(clock).commandTimeout(COMMAND_TIMEOUT).listener(events).build();
+            LockClient client = LockClient.builder(gated)
+                    .ticker(clock)
+                    .commandTimeout(COMMAND_TIMEOUT)
+                    .listener(events)
+                    .build();
             try {
-                Lease lease = leaseWonByARetry(client, gated, clock, name, LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build());
+                Lease lease = leaseWonByARetry(
+                        client,
+                        gated,
+                        clock,
+                        name,
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build());
                 gated.completeHeldAcquireReply();
                 client.close();
                 assertEquals(LeaseState.RELEASED, lease.state());
                 assertFalse(redis.exists(lockKey(name)), "nothing left after close");
-                assertEquals(2, gated.releases.size(), "the holder's release and the deferred clean-up: " + gated.releases);
+                assertEquals(
+                        2, gated.releases.size(), "the holder's release and the deferred clean-up: " + gated.releases);
                 assertEquals(0, events.count("lost"), "no loss: " + events.all);
                 ok = true;
             } finally {
@@ -553,8 +627,12 @@ class LeaseEndingRacesAttackTest {
     private static synchronized void record(String line, boolean passed) {
         try {
             Files.createDirectories(RESULTS.getParent());
-            Files.writeString(RESULTS, (passed ? "PASS " : "FAIL ") + line + System.lineSeparator(), StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    RESULTS,
+                    (passed ? "PASS " : "FAIL ") + line + System.lineSeparator(),
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -606,7 +684,8 @@ class LeaseEndingRacesAttackTest {
         }
 
         private void outcome(String name, String what) {
-            byName.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>()).add(what);
+            byName.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>())
+                    .add(what);
         }
 
         long count(String event) {

@@ -49,7 +49,10 @@ class LeaseUncertaintyOnManualClockTest {
         clock = new ManualClock();
         redis = InMemoryLockBackend.withClock(clock);
         counted = new CountingLockBackend(redis.newNode());
-        client = LockClient.builder(counted).ticker(clock).listener(new EventNames(events)).build();
+        client = LockClient.builder(counted)
+                .ticker(clock)
+                .listener(new EventNames(events))
+                .build();
     }
 
     @AfterEach
@@ -59,7 +62,13 @@ class LeaseUncertaintyOnManualClockTest {
     }
 
     private Lease acquire(boolean autoRenew) {
-        return client.lock(NAME, LockOptions.builder().leaseTime(LEASE).autoRenew(autoRenew).build()).acquire(Duration.ZERO);
+        return client.lock(
+                        NAME,
+                        LockOptions.builder()
+                                .leaseTime(LEASE)
+                                .autoRenew(autoRenew)
+                                .build())
+                .acquire(Duration.ZERO);
     }
 
     @Test
@@ -85,7 +94,8 @@ class LeaseUncertaintyOnManualClockTest {
         clock.advance(RETRY);
         eventually("the lease is held again", () -> lease.state() == LeaseState.HELD);
         eventually("reconfirmation reported", () -> count("reconfirmed") == 1);
-        assertEquals(List.of("acquired", "renewalFailed", "uncertain", "renewalFailed", "renewed", "reconfirmed"), events);
+        assertEquals(
+                List.of("acquired", "renewalFailed", "uncertain", "renewalFailed", "renewed", "reconfirmed"), events);
         assertFalse(lease.lost().isDone(), "never lost");
         assertTrue(lease.release());
         eventually("release reported", () -> count("released") == 1);
@@ -105,7 +115,8 @@ class LeaseUncertaintyOnManualClockTest {
         assertEquals(LeaseState.LOST, lease.state());
         eventually("the loss reported", () -> count("lost") == 1);
         List<String> seen = List.copyOf(events);
-        assertEquals(1, seen.stream().filter("uncertain"::equals).count(), "one uncertain event for the streak: " + seen);
+        assertEquals(
+                1, seen.stream().filter("uncertain"::equals).count(), "one uncertain event for the streak: " + seen);
         assertTrue(seen.indexOf("uncertain") < seen.indexOf("lost"), "uncertain before lost: " + seen);
         assertEquals("lost", seen.get(seen.size() - 1), "nothing after the loss: " + seen);
         assertFalse(seen.contains("reconfirmed"), "never reconfirmed: " + seen);
@@ -148,10 +159,14 @@ class LeaseUncertaintyOnManualClockTest {
 
         ExecutionException failure = releaseWhileRedisIsAway(lease);
 
-        assertTrue(failure.getCause() instanceof LockBackendException, "the caller hears the release failed: " + failure);
+        assertTrue(
+                failure.getCause() instanceof LockBackendException, "the caller hears the release failed: " + failure);
         assertEquals(LeaseState.RELEASED, lease.state(), "the lease ended here; its lock expires in Redis");
         eventually("the ending reported", () -> count("released") == 1);
-        assertEquals(List.of("acquired", "released"), events, "one ending, so that nothing counts the lease as held any more");
+        assertEquals(
+                List.of("acquired", "released"),
+                events,
+                "one ending, so that nothing counts the lease as held any more");
     }
 
     @Test

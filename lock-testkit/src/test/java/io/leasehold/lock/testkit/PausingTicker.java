@@ -61,7 +61,9 @@ final class PausingTicker implements Ticker {
     @Override
     public long read() {
         Point point = armed.get();
-        if (point != null && Thread.currentThread().getName().startsWith(threadPrefix) && at(point)
+        if (point != null
+                && Thread.currentThread().getName().startsWith(threadPrefix)
+                && at(point)
                 && armed.compareAndSet(point, null)) {
             reached.countDown();
             try {
@@ -74,10 +76,12 @@ final class PausingTicker implements Ticker {
     }
 
     private static boolean at(Point point) {
-        List<StackWalker.StackFrame> frames = StackWalker.getInstance().walk(s -> s.limit(40).collect(Collectors.toList()));
+        List<StackWalker.StackFrame> frames =
+                StackWalker.getInstance().walk(s -> s.limit(40).collect(Collectors.toList()));
         for (int i = 1; i < frames.size(); i++) {
             StackWalker.StackFrame f = frames.get(i);
-            if (f.getClassName().equals("io.leasehold.lock.internal.Acquisition") && f.getMethodName().equals("handOut")) {
+            if (f.getClassName().equals("io.leasehold.lock.internal.Acquisition")
+                    && f.getMethodName().equals("handOut")) {
                 return frames.get(i - 1).getMethodName().equals(point.callee); // what handOut called
             }
         }

@@ -41,7 +41,8 @@ class ReleaseAfterResetTest {
         public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
             CompletableFuture<Object> reply = super.eval(script, keys, args);
             if (script.name().equals(ScriptNames.RELEASE) && releases.incrementAndGet() == 1) {
-                return reply.thenCompose(ran -> CompletableFuture.failedFuture(new SocketException("Connection reset")));
+                return reply.thenCompose(
+                        ran -> CompletableFuture.failedFuture(new SocketException("Connection reset")));
             }
             return reply;
         }
@@ -85,9 +86,11 @@ class ReleaseAfterResetTest {
                     toldListeners.complete(loss);
                 }
             };
-            try (LockClient client = LockClient.builder(backend).listener(listener).build();
+            try (LockClient client =
+                            LockClient.builder(backend).listener(listener).build();
                     LockClient rival = LockClient.create(redis.newNode())) {
-                LeaseLostException lost = assertThrows(LeaseLostException.class,
+                LeaseLostException lost = assertThrows(
+                        LeaseLostException.class,
                         () -> client.lock("orders:42").callWithLease(Duration.ofSeconds(5), lease -> {
                             redis.deleteKey("leasehold:{orders:42}"); // our lock is gone unnoticed...
                             rival.lock("orders:42").acquire(Duration.ofSeconds(5)); // ...and another owner has it
@@ -97,7 +100,10 @@ class ReleaseAfterResetTest {
                 assertEquals(LeaseLoss.Reason.STOLEN, lost.loss().reason());
                 assertEquals(2, backend.releases.get(), "the release was sent again after the reset");
                 assertTrue(redis.exists("leasehold:{orders:42}"), "the other owner's lock stays");
-                assertEquals(LeaseLoss.Reason.STOLEN, toldListeners.get(10, TimeUnit.SECONDS).reason(), "listeners are told too");
+                assertEquals(
+                        LeaseLoss.Reason.STOLEN,
+                        toldListeners.get(10, TimeUnit.SECONDS).reason(),
+                        "listeners are told too");
             }
         }
     }

@@ -27,7 +27,8 @@ class RenewalBatchingOnManualClockTest {
     private static final Duration PERIOD = LEASE.dividedBy(3);
     private static final Duration STEP = Duration.ofMillis(10);
     private static final long BOUND_SECONDS = 30;
-    private static final LockOptions RENEWED = LockOptions.builder().leaseTime(LEASE).autoRenew(true).build();
+    private static final LockOptions RENEWED =
+            LockOptions.builder().leaseTime(LEASE).autoRenew(true).build();
 
     private ManualClock clock;
     private InMemoryLockBackend redis;
@@ -61,9 +62,14 @@ class RenewalBatchingOnManualClockTest {
         }
 
         // Then every period took at most 20 renew calls (500 leases or more per call), and no lease was lost
-        assertTrue(callsPerPeriod.stream().allMatch(calls -> calls > 0 && calls <= 20),
+        assertTrue(
+                callsPerPeriod.stream().allMatch(calls -> calls > 0 && calls <= 20),
                 () -> "renew calls per period: " + callsPerPeriod);
-        assertEquals(0, leases.stream().filter(lease -> !lease.isValid() || lease.lost().isDone()).count(),
+        assertEquals(
+                0,
+                leases.stream()
+                        .filter(lease -> !lease.isValid() || lease.lost().isDone())
+                        .count(),
                 "leases no longer valid");
     }
 
@@ -114,8 +120,11 @@ class RenewalBatchingOnManualClockTest {
     private void awaitRenewalsCaughtUp(List<Lease> leases) throws InterruptedException {
         Duration drift = Duration.ofMillis(2 + LEASE.toMillis() / 100);
         Duration renewedWithinAPeriod = LEASE.minus(drift).minus(PERIOD);
-        eventually("every lease due was renewed", () -> leases.stream()
-                .allMatch(lease -> lease.lost().isDone() || lease.remaining().compareTo(renewedWithinAPeriod) > 0));
+        eventually(
+                "every lease due was renewed",
+                () -> leases.stream()
+                        .allMatch(lease ->
+                                lease.lost().isDone() || lease.remaining().compareTo(renewedWithinAPeriod) > 0));
     }
 
     private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {

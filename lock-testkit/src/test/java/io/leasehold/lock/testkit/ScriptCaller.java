@@ -49,14 +49,24 @@ final class ScriptCaller {
     }
 
     CompletableFuture<Object> acquireAsync(String name, String owner, long leaseMs) {
-        return backend.eval(ACQUIRE, List.of(lockKey(name), fenceKey(name)),
+        return backend.eval(
+                ACQUIRE,
+                List.of(lockKey(name), fenceKey(name)),
                 List.of(owner, Long.toString(leaseMs), Long.toString(COUNTER_TTL_MS)));
     }
 
     /** acquire.lua as a handoff from {@code releasingOwner} to {@code owner}, with the yield flag, as the engine sends it. */
     List<?> handoff(String name, String owner, String releasingOwner, boolean mayYield) {
-        return (List<?>) await(backend.eval(ACQUIRE, List.of(lockKey(name), fenceKey(name), channel(name), yieldMarkerKey(name)),
-                List.of(owner, "30000", Long.toString(COUNTER_TTL_MS), releasingOwner, "SPUBLISH", mayYield ? "1" : "0")));
+        return (List<?>) await(backend.eval(
+                ACQUIRE,
+                List.of(lockKey(name), fenceKey(name), channel(name), yieldMarkerKey(name)),
+                List.of(
+                        owner,
+                        "30000",
+                        Long.toString(COUNTER_TTL_MS),
+                        releasingOwner,
+                        "SPUBLISH",
+                        mayYield ? "1" : "0")));
     }
 
     static String yieldMarkerKey(String name) {
@@ -98,7 +108,8 @@ final class ScriptCaller {
 
     /** Renews with explicit (owner, lease, sequence) triples. */
     Object renewWithSequences(List<String> names, List<String> ownersLeasesAndSequences) {
-        return await(backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), ownersLeasesAndSequences));
+        return await(
+                backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), ownersLeasesAndSequences));
     }
 
     /** Extends with the next of this caller's sequence numbers. */
@@ -107,8 +118,8 @@ final class ScriptCaller {
     }
 
     Object extend(String name, String owner, long leaseMs, long sequenceNumber) {
-        return await(backend.eval(EXTEND, List.of(lockKey(name)),
-                List.of(owner, Long.toString(leaseMs), Long.toString(sequenceNumber))));
+        return await(backend.eval(
+                EXTEND, List.of(lockKey(name)), List.of(owner, Long.toString(leaseMs), Long.toString(sequenceNumber))));
     }
 
     CompletableFuture<Object> inspectAsync(String name) {
@@ -138,8 +149,8 @@ final class ScriptCaller {
 
     /** The exception {@code future} fails with, within the timeout. */
     static Throwable failure(CompletableFuture<?> future) {
-        ExecutionException e = assertThrows(ExecutionException.class,
-                () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         return e.getCause();
     }
 }

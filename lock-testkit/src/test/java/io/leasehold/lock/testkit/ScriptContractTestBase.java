@@ -68,7 +68,8 @@ abstract class ScriptContractTestBase {
         List<?> reply = scripts.handoff("orders", "waiter", "releasing", true);
 
         assertEquals(0L, reply.get(0), "the waiter does not get it: " + reply);
-        assertEquals(2L, reply.get(3), "released by the earlier yield (the marker names the releasing owner): " + reply);
+        assertEquals(
+                2L, reply.get(3), "released by the earlier yield (the marker names the releasing owner): " + reply);
     }
 
     @Test
@@ -78,7 +79,10 @@ abstract class ScriptContractTestBase {
 
         List<?> reply = scripts.handoff("orders", "waiter", "releasing", true);
 
-        assertEquals(List.of(0L, -1L), List.of(reply.get(0), reply.get(3)), "held by another owner, no yield of ours: " + reply);
+        assertEquals(
+                List.of(0L, -1L),
+                List.of(reply.get(0), reply.get(3)),
+                "held by another owner, no yield of ours: " + reply);
     }
 
     // ---- G3: fencing tokens, a hybrid logical clock ----
@@ -112,8 +116,10 @@ abstract class ScriptContractTestBase {
         long token = scripts.acquireToken("orders", "owner-a", 30_000);
 
         long after = serverTimeMicros();
-        assertTrue(before <= token && token <= after, () -> "token " + token + " is not the server time in µs,"
-                + " which was between " + before + " and " + after);
+        assertTrue(
+                before <= token && token <= after,
+                () -> "token " + token + " is not the server time in µs," + " which was between " + before + " and "
+                        + after);
     }
 
     @Test
@@ -132,8 +138,10 @@ abstract class ScriptContractTestBase {
 
         for (int i = 1; i < tokens.size(); i++) {
             int at = i;
-            assertTrue(tokens.get(i) > tokens.get(i - 1), () -> "token " + at + " (" + tokens.get(at)
-                    + ") is not above its predecessor (" + tokens.get(at - 1) + ")");
+            assertTrue(
+                    tokens.get(i) > tokens.get(i - 1),
+                    () -> "token " + at + " (" + tokens.get(at) + ") is not above its predecessor ("
+                            + tokens.get(at - 1) + ")");
         }
     }
 
@@ -145,7 +153,9 @@ abstract class ScriptContractTestBase {
 
         long ttl = pttl(fenceKey("orders"));
         assertTrue(ttl > 0 && ttl <= ScriptCaller.COUNTER_TTL_MS, "idle TTL " + ttl);
-        assertEquals(List.of(1L, Long.toString(token), 30_000L), scripts.acquire("orders", "owner-a", 30_000),
+        assertEquals(
+                List.of(1L, Long.toString(token), 30_000L),
+                scripts.acquire("orders", "owner-a", 30_000),
                 "a retried acquire by the holder keeps its token");
     }
 
@@ -204,7 +214,8 @@ abstract class ScriptContractTestBase {
         long token = scripts.acquireToken("orders", "owner", 30_000);
         scripts.renew(List.of("orders"), List.of("owner", "40000"));
 
-        assertEquals(String.valueOf(token), ((List<?>) scripts.inspect("orders")).get(0), "inspect gives the bare token");
+        assertEquals(
+                String.valueOf(token), ((List<?>) scripts.inspect("orders")).get(0), "inspect gives the bare token");
         List<?> contended = scripts.acquire("orders", "other", 30_000);
         assertEquals(List.of(0L, String.valueOf(token)), contended.subList(0, 2), "a contender sees the bare token");
         assertEquals(1L, scripts.release("orders", "owner"));
@@ -222,9 +233,11 @@ abstract class ScriptContractTestBase {
         fixture.writeForeignKey(lockKey("hash"));
         fixture.writeKey(lockKey("text"), "owner");
 
-        Object codes = scripts.renewWithSequences(List.of("mine", "extended", "absent", "theirs", "hash", "text"),
-                List.of("owner", "90000", "5", "owner", "90000", "6", "owner", "90000", "5",
-                        "owner", "90000", "5", "owner", "90000", "5", "owner", "90000", "5"));
+        Object codes = scripts.renewWithSequences(
+                List.of("mine", "extended", "absent", "theirs", "hash", "text"),
+                List.of(
+                        "owner", "90000", "5", "owner", "90000", "6", "owner", "90000", "5", "owner", "90000", "5",
+                        "owner", "90000", "5", "owner", "90000", "5"));
 
         // Then each key has its own code, and only the first was renewed
         assertEquals(List.of(1L, 2L, 0L, -1L, -2L, -2L), codes);
@@ -258,11 +271,13 @@ abstract class ScriptContractTestBase {
         scripts.acquire("orders", "owner", 30_000);
 
         // The second entry is numbered below the first: applied only if higher than what the first wrote
-        Object lower = scripts.renewWithSequences(List.of("orders", "orders"), List.of("owner", "90000", "6", "owner", "1000", "5"));
+        Object lower = scripts.renewWithSequences(
+                List.of("orders", "orders"), List.of("owner", "90000", "6", "owner", "1000", "5"));
         assertEquals(List.of(1L, 2L), lower);
         assertTrue(pttl(lockKey("orders")) > 60_000, "the first entry's TTL stands");
 
-        Object higher = scripts.renewWithSequences(List.of("orders", "orders"), List.of("owner", "90000", "7", "owner", "1000", "8"));
+        Object higher = scripts.renewWithSequences(
+                List.of("orders", "orders"), List.of("owner", "90000", "7", "owner", "1000", "8"));
         assertEquals(List.of(1L, 1L), higher);
         assertTrue(pttl(lockKey("orders")) <= 1_000, "the second entry's TTL is in force");
         assertEquals(2L, scripts.extend("orders", "owner", 60_000, 8), "8 is the number recorded");
@@ -276,7 +291,8 @@ abstract class ScriptContractTestBase {
         }
         fixture.writeForeignKey(lockKey("b"));
 
-        Object codes = scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
+        Object codes =
+                scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
 
         assertEquals(List.of(1L, -2L, 1L), codes);
         for (String healthy : List.of("a", "c")) {
@@ -292,7 +308,8 @@ abstract class ScriptContractTestBase {
         scripts.acquire("c", "owner", 30_000);
         fixture.writeKey(lockKey("b"), "owner");
 
-        Object codes = scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
+        Object codes =
+                scripts.renew(List.of("a", "b", "c"), List.of("owner", "90000", "owner", "90000", "owner", "90000"));
 
         assertEquals(List.of(1L, -2L, 1L), codes);
         assertTrue(pttl(lockKey("c")) > 60_000);

@@ -37,8 +37,10 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
     final AtomicInteger plainAcquires = new AtomicInteger();
     /** Every handoff's reply from the store, or what became of the send. */
     final List<String> handoffOutcomes = new CopyOnWriteArrayList<>();
+
     private final Queue<Send> script = new ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicReference<Runnable> held = new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> held =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     ScriptedHandoffBackend(InMemoryLockBackend delegate) {
         super(delegate);
@@ -78,7 +80,8 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
         switch (send == null ? Send.PASS : send) {
             case FAIL_BEFORE_RUN:
                 handoffOutcomes.add("failed before it ran");
-                return CompletableFuture.failedFuture(new java.net.ConnectException("Connection refused (the handoff never ran)"));
+                return CompletableFuture.failedFuture(
+                        new java.net.ConnectException("Connection refused (the handoff never ran)"));
             case NEVER_ARRIVES:
                 handoffOutcomes.add("never arrives");
                 return new CompletableFuture<>();
@@ -86,7 +89,8 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
                 CompletableFuture<Object> lost = new CompletableFuture<>();
                 super.eval(script, keys, args).whenComplete((reply, error) -> {
                     handoffOutcomes.add("ran: " + (error == null ? reply : error) + ", reply lost");
-                    lost.completeExceptionally(new java.net.SocketException("Connection reset (after the handoff ran)"));
+                    lost.completeExceptionally(
+                            new java.net.SocketException("Connection reset (after the handoff ran)"));
                 });
                 return lost;
             }
@@ -103,8 +107,8 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
                 return toEngine;
             }
             default:
-                return super.eval(script, keys, args).whenComplete((reply, error) ->
-                        handoffOutcomes.add("ran: " + (error == null ? reply : error)));
+                return super.eval(script, keys, args)
+                        .whenComplete((reply, error) -> handoffOutcomes.add("ran: " + (error == null ? reply : error)));
         }
     }
 }

@@ -79,7 +79,8 @@ class WaitQueueLingerTest {
         // ... the holder releases, and the message reaches the queue while nobody waits in it ...
         int messagesBefore = nodeBackend.messages.get();
         held.release();
-        Eventually.until("the release message reached the lingering subscription",
+        Eventually.until(
+                "the release message reached the lingering subscription",
                 () -> nodeBackend.messages.get() > messagesBefore);
         assertFalse(second.isDone(), "the new waiter has not had its reply yet");
         nodeBackend.sendHeldReply();

@@ -98,12 +98,14 @@ public final class BlockingSubscriber<C> {
     private final Set<String> sent = new HashSet<>();
     /** Channels Redis confirmed in this session (and not unsubscribed since). */
     private final Set<String> confirmed = new HashSet<>();
+
     private @Nullable C connection;
     private @Nullable Session<C> session;
     /** The session's first confirmation arrived: Jedis lets other threads write to it from now on. */
     private boolean ready;
     /** The last unsubscribe of the session is out: nothing more may be written. */
     private boolean draining;
+
     private boolean closed;
 
     /**
@@ -115,8 +117,12 @@ public final class BlockingSubscriber<C> {
      * @param newSession a new session of this subscriber, for each connection
      * @param events     where messages and lost channels go
      */
-    public BlockingSubscriber(String node, String threadName, Connector<C> connector,
-            Function<BlockingSubscriber<C>, Session<C>> newSession, Events events) {
+    public BlockingSubscriber(
+            String node,
+            String threadName,
+            Connector<C> connector,
+            Function<BlockingSubscriber<C>, Session<C>> newSession,
+            Events events) {
         this.node = node;
         this.connector = connector;
         this.newSession = newSession;
@@ -130,10 +136,12 @@ public final class BlockingSubscriber<C> {
     public CompletableFuture<Void> subscribe(String channel) {
         synchronized (lock) {
             if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the subscriber of " + node + " is closed"));
+                return CompletableFuture.failedFuture(
+                        new IllegalStateException("the subscriber of " + node + " is closed"));
             }
             wanted.add(channel);
-            CompletableFuture<Void> confirmation = subscribing.computeIfAbsent(channel, ignored -> new CompletableFuture<>());
+            CompletableFuture<Void> confirmation =
+                    subscribing.computeIfAbsent(channel, ignored -> new CompletableFuture<>());
             if (ready && !draining) {
                 reconcile();
             } else {
@@ -286,8 +294,7 @@ public final class BlockingSubscriber<C> {
             }
         }
         done.forEach(future -> future.complete(null));
-        Throwable cause = failure != null ? failure
-                : new IOException("the pub/sub connection to " + node + " ended");
+        Throwable cause = failure != null ? failure : new IOException("the pub/sub connection to " + node + " ended");
         failed.forEach(future -> future.completeExceptionally(cause));
         if (!lost.isEmpty() && !isClosed()) {
             events.lost(lost, cause);

@@ -14,8 +14,7 @@ import io.leasehold.lock.spi.TransientFailures;
  */
 public final class DriverFailures {
 
-    private DriverFailures() {
-    }
+    private DriverFailures() {}
 
     /**
      * Whether {@code failure} is transient: the first cause that is a {@code serverReply} decides by
@@ -25,8 +24,8 @@ public final class DriverFailures {
      *                    Jedis's {@code JedisDataException})
      * @param clientSide  the client's base exception type (Lettuce's {@code RedisException}, Jedis's {@code JedisException})
      */
-    public static boolean isTransient(Throwable failure, Class<? extends Throwable> serverReply,
-            Class<? extends Throwable> clientSide) {
+    public static boolean isTransient(
+            Throwable failure, Class<? extends Throwable> serverReply, Class<? extends Throwable> clientSide) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (serverReply.isInstance(cause)) {
                 return TransientFailures.isTransient(cause);

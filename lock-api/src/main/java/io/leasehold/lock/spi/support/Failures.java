@@ -10,8 +10,7 @@ import java.util.concurrent.ExecutionException;
  */
 public final class Failures {
 
-    private Failures() {
-    }
+    private Failures() {}
 
     /**
      * The failure itself, without the {@link CompletionException} and {@link ExecutionException}
@@ -19,7 +18,8 @@ public final class Failures {
      */
     public static Throwable unwrap(Throwable failure) {
         Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
             cause = cause.getCause();
         }
         return cause;

@@ -30,7 +30,8 @@ public final class LazyConnection<C> {
      * @param connector   starts an asynchronous connect and returns at once
      * @param closer      closes an open connection asynchronously
      */
-    public LazyConnection(String description, Supplier<CompletableFuture<C>> connector, Function<C, CompletableFuture<?>> closer) {
+    public LazyConnection(
+            String description, Supplier<CompletableFuture<C>> connector, Function<C, CompletableFuture<?>> closer) {
         this.description = description;
         this.connector = connector;
         this.closer = closer;
@@ -74,7 +75,8 @@ public final class LazyConnection<C> {
         if (connection == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return connection.handle((c, failure) -> c)
+        return connection
+                .handle((c, failure) -> c)
                 .thenCompose(c -> c == null ? CompletableFuture.completedFuture(null) : closer.apply(c))
                 .handle((ignored, failure) -> null);
     }

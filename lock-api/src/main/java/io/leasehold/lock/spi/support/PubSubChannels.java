@@ -51,12 +51,10 @@ public final class PubSubChannels {
         CompletableFuture<Void> unsubscribe(String channel);
 
         /** The channel is now subscribed (a cluster driver may want to remember where). */
-        default void subscribed(String channel) {
-        }
+        default void subscribed(String channel) {}
 
         /** The channel has no listeners any more. */
-        default void unsubscribed(String channel) {
-        }
+        default void unsubscribed(String channel) {}
 
         /** Runs {@code task} after {@code delay} on a thread that may block briefly; used for resubscribe back-off. */
         void schedule(Runnable task, Duration delay);
@@ -185,14 +183,19 @@ public final class PubSubChannels {
                 }
                 return;
             }
-            LOG.log(System.Logger.Level.DEBUG, () -> "resubscribe of " + channel.name + " failed, retrying in " + retryDelay, failure);
-            wire.schedule(() -> {
-                synchronized (lock) {
-                    if (!closed && channels.get(channel.name) == channel) {
-                        resubscribe(channel, min(retryDelay.multipliedBy(2), MAX_RETRY));
-                    }
-                }
-            }, retryDelay);
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "resubscribe of " + channel.name + " failed, retrying in " + retryDelay,
+                    failure);
+            wire.schedule(
+                    () -> {
+                        synchronized (lock) {
+                            if (!closed && channels.get(channel.name) == channel) {
+                                resubscribe(channel, min(retryDelay.multipliedBy(2), MAX_RETRY));
+                            }
+                        }
+                    },
+                    retryDelay);
         });
     }
 

@@ -38,7 +38,9 @@ public final class ScriptFallback {
      * {@code evalSource} (given the source). The future has the reply, or the driver's failure
      * without {@code CompletableFuture}'s wrappers.
      */
-    public CompletableFuture<Object> run(LuaScript script, Function<String, CompletableFuture<Object>> evalSha,
+    public CompletableFuture<Object> run(
+            LuaScript script,
+            Function<String, CompletableFuture<Object>> evalSha,
             Function<String, CompletableFuture<Object>> evalSource) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         call(evalSha, script.sha1()).whenComplete((reply, failure) -> {
@@ -68,7 +70,8 @@ public final class ScriptFallback {
     /** True when {@code failure}'s message is Redis's {@code NOSCRIPT} error reply. */
     public static boolean isNoScriptReply(Throwable failure) {
         String message = failure.getMessage();
-        return message != null && message.stripLeading().toUpperCase(Locale.ROOT).startsWith("NOSCRIPT");
+        return message != null
+                && message.stripLeading().toUpperCase(Locale.ROOT).startsWith("NOSCRIPT");
     }
 
     private static CompletableFuture<Object> call(Function<String, CompletableFuture<Object>> eval, String argument) {

@@ -11,8 +11,7 @@ public final class ServerFeatures {
 
     private static final int SHARDED_PUBSUB_MAJOR = 7;
 
-    private ServerFeatures() {
-    }
+    private ServerFeatures() {}
 
     /** True when the {@code INFO} text names a {@code redis_version} of 7 or later. */
     public static boolean supportsShardedPubSub(String info) {

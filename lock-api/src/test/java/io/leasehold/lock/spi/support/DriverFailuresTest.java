@@ -28,21 +28,27 @@ class DriverFailuresTest {
 
     @Test
     void shouldTakeTheServersNotNowRepliesAsTransientAndOtherRepliesAsFinal() {
-        assertThat(isTransient(new ServerReply("LOADING Redis is loading the dataset in memory"))).isTrue();
-        assertThat(isTransient(new ServerReply("READONLY You can't write against a read only replica."))).isTrue();
-        assertThat(isTransient(new ServerReply("WRONGTYPE Operation against a key holding the wrong kind of value"))).isFalse();
+        assertThat(isTransient(new ServerReply("LOADING Redis is loading the dataset in memory")))
+                .isTrue();
+        assertThat(isTransient(new ServerReply("READONLY You can't write against a read only replica.")))
+                .isTrue();
+        assertThat(isTransient(new ServerReply("WRONGTYPE Operation against a key holding the wrong kind of value")))
+                .isFalse();
         assertThat(isTransient(new ServerReply("ERR Error running script"))).isFalse();
     }
 
     @Test
     void shouldTakeEveryClientSideFailureAsTransientAlsoWhenWrapped() {
-        assertThat(isTransient(new ClientException("Failed to connect to 127.0.0.1:6379."))).isTrue();
-        assertThat(isTransient(new CompletionException(new ClientException("Connection reset")))).isTrue();
+        assertThat(isTransient(new ClientException("Failed to connect to 127.0.0.1:6379.")))
+                .isTrue();
+        assertThat(isTransient(new CompletionException(new ClientException("Connection reset"))))
+                .isTrue();
     }
 
     @Test
     void shouldFallBackToTheDefaultForOtherFailures() {
-        assertThat(isTransient(new java.net.SocketTimeoutException("Read timed out"))).isTrue();
+        assertThat(isTransient(new java.net.SocketTimeoutException("Read timed out")))
+                .isTrue();
         assertThat(isTransient(new IllegalArgumentException("bad key"))).isFalse();
     }
 }

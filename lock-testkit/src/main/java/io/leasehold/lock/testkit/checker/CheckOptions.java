@@ -63,8 +63,7 @@ public final class CheckOptions {
         private Duration maxSilence = DEFAULT_MAX_SILENCE;
         private int minAcquisitions = DEFAULT_MIN_ACQUISITIONS;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Adds a window in which Redis lost data (restart without persistence, failover to a lagging replica). */
         public Builder dataLoss(TimeWindow window) {

@@ -22,8 +22,15 @@ public final class CheckReport {
     private final List<LossDelay> lossDelays;
     private final List<String> notes;
 
-    CheckReport(int events, long runStart, long runEnd, List<Violation> violations, List<Overlap> overlaps,
-            Map<String, ProcessProgress> progress, List<LossDelay> lossDelays, List<String> notes) {
+    CheckReport(
+            int events,
+            long runStart,
+            long runEnd,
+            List<Violation> violations,
+            List<Overlap> overlaps,
+            Map<String, ProcessProgress> progress,
+            List<LossDelay> lossDelays,
+            List<String> notes) {
         this.events = events;
         this.runStart = runStart;
         this.runEnd = runEnd;
@@ -80,8 +87,11 @@ public final class CheckReport {
      * when no loss followed a declared fault.
      */
     public Long maxLossDetectionDelayMicros() {
-        return lossDelays.stream().map(LossDelay::afterFaultMicros).filter(Objects::nonNull)
-                .max(Long::compare).orElse(null);
+        return lossDelays.stream()
+                .map(LossDelay::afterFaultMicros)
+                .filter(Objects::nonNull)
+                .max(Long::compare)
+                .orElse(null);
     }
 
     /** What could not be checked, or was read around (a cut last line); not failures, but worth reading. */

@@ -45,8 +45,7 @@ import java.util.Objects;
  */
 public final class HistoryChecker {
 
-    private HistoryChecker() {
-    }
+    private HistoryChecker() {}
 
     /** Checks {@code history} with {@link CheckOptions#defaults()}. */
     public static CheckReport check(History history) {
@@ -69,8 +68,8 @@ public final class HistoryChecker {
         if (index.acquisitionsByLock.isEmpty() && !index.sectionsByLock.isEmpty()) {
             notes.add("no acquire records: token order NOT CHECKED");
         }
-        return new CheckReport(history.events().size(), index.runStart, index.runEnd, violations, overlaps, progress,
-                delays, notes);
+        return new CheckReport(
+                history.events().size(), index.runStart, index.runEnd, violations, overlaps, progress, delays, notes);
     }
 
     /** Runs the checker on the command line; see the class documentation. */

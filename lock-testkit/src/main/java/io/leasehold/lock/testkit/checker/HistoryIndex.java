@@ -97,8 +97,10 @@ final class HistoryIndex {
     private void addStart(SectionStarted start) {
         SectionKey key = new SectionKey(start.process(), start.lock(), start.token());
         if (tracked.containsKey(key)) {
-            violations.add(new Violation(ViolationKind.MALFORMED_HISTORY, "section " + key + " started twice (at "
-                    + tracked.get(key).start + " and " + start.time() + "): a token must identify one section"));
+            violations.add(new Violation(
+                    ViolationKind.MALFORMED_HISTORY,
+                    "section " + key + " started twice (at " + tracked.get(key).start + " and " + start.time()
+                            + "): a token must identify one section"));
             return;
         }
         tracked.put(key, new TrackedSection(key, start.time()));
@@ -109,22 +111,28 @@ final class HistoryIndex {
             SectionKey key = new SectionKey(end.process(), end.lock(), end.token());
             TrackedSection section = tracked.get(key);
             if (section == null) {
-                violations.add(new Violation(ViolationKind.MALFORMED_HISTORY, "section " + key + " ended at "
-                        + end.time() + " but never started"));
+                violations.add(new Violation(
+                        ViolationKind.MALFORMED_HISTORY,
+                        "section " + key + " ended at " + end.time() + " but never started"));
             } else if (section.end != null) {
-                violations.add(new Violation(ViolationKind.MALFORMED_HISTORY, "section " + key + " ended twice (at "
-                        + section.end + " and " + end.time() + ")"));
+                violations.add(new Violation(
+                        ViolationKind.MALFORMED_HISTORY,
+                        "section " + key + " ended twice (at " + section.end + " and " + end.time() + ")"));
             } else if (end.time() < section.start) {
-                violations.add(new Violation(ViolationKind.MALFORMED_HISTORY, "section " + key + " ended at "
-                        + end.time() + ", before it started at " + section.start));
+                violations.add(new Violation(
+                        ViolationKind.MALFORMED_HISTORY,
+                        "section " + key + " ended at " + end.time() + ", before it started at " + section.start));
             } else {
                 section.end = end.time();
                 section.ending = end.ending();
             }
         } else if (event instanceof AcquireAttempt attempt) {
             if (attempt.outcome() == AcquireOutcome.ACQUIRED) {
-                acquisitionsByLock.computeIfAbsent(attempt.lock(), l -> new ArrayList<>()).add(attempt);
-                TrackedSection section = tracked.get(new SectionKey(attempt.process(), attempt.lock(), attempt.token()));
+                acquisitionsByLock
+                        .computeIfAbsent(attempt.lock(), l -> new ArrayList<>())
+                        .add(attempt);
+                TrackedSection section =
+                        tracked.get(new SectionKey(attempt.process(), attempt.lock(), attempt.token()));
                 if (section != null) {
                     section.acquireStart = attempt.start();
                 }
@@ -137,12 +145,17 @@ final class HistoryIndex {
                 section.earliestLoss = loss.time();
             }
         } else if (event instanceof ResourceAccess access) {
-            accessesByResource.computeIfAbsent(access.resource(), r -> new ArrayList<>()).add(access);
+            accessesByResource
+                    .computeIfAbsent(access.resource(), r -> new ArrayList<>())
+                    .add(access);
             TrackedSection section = tracked.get(new SectionKey(access.process(), access.lock(), access.token()));
             if (section == null) {
-                violations.add(new Violation(ViolationKind.ACCESS_OUTSIDE_SECTION, describe(access)
-                        + " belongs to no section of " + access.process() + " on lock '" + access.lock() + "' with token "
-                        + access.token() + ": its overlap with other holders cannot be judged"));
+                violations.add(new Violation(
+                        ViolationKind.ACCESS_OUTSIDE_SECTION,
+                        describe(access)
+                                + " belongs to no section of " + access.process() + " on lock '" + access.lock()
+                                + "' with token "
+                                + access.token() + ": its overlap with other holders cannot be judged"));
             } else {
                 section.accesses.add(access);
             }
@@ -152,10 +165,13 @@ final class HistoryIndex {
                 resourceStates.put(state.resource(), state);
             }
         } else if (event instanceof ResourceUpdate update) {
-            updatesByResource.computeIfAbsent(update.resource(), r -> new ArrayList<>()).add(update);
+            updatesByResource
+                    .computeIfAbsent(update.resource(), r -> new ArrayList<>())
+                    .add(update);
         } else if (event instanceof FaultWindow fault) {
             faults.add(fault);
-        } else if (!(event instanceof SectionStarted || event instanceof ProcessStarted
+        } else if (!(event instanceof SectionStarted
+                || event instanceof ProcessStarted
                 || event instanceof ProcessEnded)) {
             throw new IllegalStateException("unhandled history event " + event);
         }
@@ -167,17 +183,23 @@ final class HistoryIndex {
             long openEnd = killed != null && killed >= section.start ? killed : runEnd;
             Section frozen = section.toSection(openEnd);
             sections.put(section.key, frozen);
-            sectionsByLock.computeIfAbsent(frozen.lock(), l -> new ArrayList<>()).add(frozen);
+            sectionsByLock
+                    .computeIfAbsent(frozen.lock(), l -> new ArrayList<>())
+                    .add(frozen);
             for (ResourceAccess access : section.accesses) {
                 if (access.start() < frozen.start() || access.end() > frozen.end()) {
-                    violations.add(new Violation(ViolationKind.ACCESS_OUTSIDE_SECTION, describe(access)
-                            + " is not within its section " + frozen.describe()
-                            + ": the section's times must contain every access it made"));
+                    violations.add(new Violation(
+                            ViolationKind.ACCESS_OUTSIDE_SECTION,
+                            describe(access)
+                                    + " is not within its section " + frozen.describe()
+                                    + ": the section's times must contain every access it made"));
                 }
             }
         }
-        sectionsByLock.values().forEach(list -> list.sort(Comparator.comparingLong(Section::start)
-                .thenComparingLong(Section::token)));
+        sectionsByLock
+                .values()
+                .forEach(list ->
+                        list.sort(Comparator.comparingLong(Section::start).thenComparingLong(Section::token)));
     }
 
     /** The accesses of {@code section}, in the resource's order where it numbered them, else by start. */

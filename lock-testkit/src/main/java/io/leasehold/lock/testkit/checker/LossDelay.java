@@ -14,6 +14,12 @@ package io.leasehold.lock.testkit.checker;
  *     (positive: told before it began); {@code null} when no later section exists
  * @param notificationLagMicros from the detection to when the worker's callback wrote the record
  */
-public record LossDelay(String process, String lock, long token, String reason, long toldAt, Long afterFaultMicros,
-        Long marginMicros, long notificationLagMicros) {
-}
+public record LossDelay(
+        String process,
+        String lock,
+        long token,
+        String reason,
+        long toldAt,
+        Long afterFaultMicros,
+        Long marginMicros,
+        long notificationLagMicros) {}

@@ -13,14 +13,16 @@ import java.util.List;
  */
 final class LossDelayCheck {
 
-    private LossDelayCheck() {
-    }
+    private LossDelayCheck() {}
 
     static List<LossDelay> run(HistoryIndex index) {
         List<LossDelay> delays = new ArrayList<>();
         index.losses.forEach((key, signals) -> {
-            LossSignal first = signals.stream().min(Comparator.comparingLong(LossSignal::time)).orElseThrow();
-            long lag = signals.stream().mapToLong(s -> s.seen() - s.time()).min().orElse(0);
+            LossSignal first = signals.stream()
+                    .min(Comparator.comparingLong(LossSignal::time))
+                    .orElseThrow();
+            long lag =
+                    signals.stream().mapToLong(s -> s.seen() - s.time()).min().orElse(0);
             Section section = index.sections.get(key);
             long sectionStart = section != null ? section.start() : first.time();
             Long afterFault = null;
@@ -37,8 +39,8 @@ final class LossDelayCheck {
                     break;
                 }
             }
-            delays.add(new LossDelay(key.process(), key.lock(), key.token(), first.reason(), first.time(), afterFault,
-                    margin, lag));
+            delays.add(new LossDelay(
+                    key.process(), key.lock(), key.token(), first.reason(), first.time(), afterFault, margin, lag));
         });
         delays.sort(Comparator.comparingLong(LossDelay::toldAt));
         return delays;

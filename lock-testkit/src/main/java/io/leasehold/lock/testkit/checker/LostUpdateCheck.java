@@ -29,8 +29,7 @@ import java.util.TreeSet;
  */
 final class LostUpdateCheck {
 
-    private LostUpdateCheck() {
-    }
+    private LostUpdateCheck() {}
 
     static void run(HistoryIndex index, List<Violation> violations, List<String> notes) {
         Set<String> resources = new TreeSet<>(index.accessesByResource.keySet());
@@ -43,27 +42,30 @@ final class LostUpdateCheck {
                         + " record for it (write FencedResource.snapshot().toHistory(...) after the run)");
                 continue;
             }
-            List<ResourceUpdate> log = distinctBySeq(resource, index.updatesByResource.getOrDefault(resource, List.of()),
-                    violations);
+            List<ResourceUpdate> log =
+                    distinctBySeq(resource, index.updatesByResource.getOrDefault(resource, List.of()), violations);
             counterAgainstLog(resource, state, log, violations);
             chain(resource, log, violations);
             List<ResourceAccess> accesses = index.accessesByResource.getOrDefault(resource, List.of());
             if (accesses.isEmpty()) {
-                notes.add("resource '" + resource + "': no access was recorded, so its log was not compared with the workers'");
+                notes.add("resource '" + resource
+                        + "': no access was recorded, so its log was not compared with the workers'");
             } else {
                 workersAgainstLog(index, resource, accesses, log, violations, notes);
             }
         }
     }
 
-    private static List<ResourceUpdate> distinctBySeq(String resource, List<ResourceUpdate> updates,
-            List<Violation> violations) {
+    private static List<ResourceUpdate> distinctBySeq(
+            String resource, List<ResourceUpdate> updates, List<Violation> violations) {
         Map<Long, ResourceUpdate> bySeq = new HashMap<>();
         for (ResourceUpdate update : updates) {
             ResourceUpdate known = bySeq.putIfAbsent(update.seq(), update);
             if (known != null && !sameWrite(known, update)) {
-                violations.add(new Violation(ViolationKind.MALFORMED_HISTORY, "resource '" + resource
-                        + "': two different logged writes carry seq " + update.seq() + ": " + known + " and " + update));
+                violations.add(new Violation(
+                        ViolationKind.MALFORMED_HISTORY,
+                        "resource '" + resource + "': two different logged writes carry seq " + update.seq() + ": "
+                                + known + " and " + update));
             }
         }
         List<ResourceUpdate> log = new ArrayList<>(bySeq.values());
@@ -75,19 +77,24 @@ final class LostUpdateCheck {
         return a.token() == b.token() && a.previous() == b.previous() && a.value() == b.value();
     }
 
-    private static void counterAgainstLog(String resource, ResourceState state, List<ResourceUpdate> log,
-            List<Violation> violations) {
+    private static void counterAgainstLog(
+            String resource, ResourceState state, List<ResourceUpdate> log, List<Violation> violations) {
         if (state.value() != log.size()) {
             long lost = log.size() - state.value();
-            violations.add(new Violation(ViolationKind.LOST_UPDATE, "resource '" + resource + "' counts " + state.value()
-                    + " but its log holds " + log.size() + " accepted increments"
-                    + (lost > 0 ? ": " + lost + " update(s) lost" : "")));
+            violations.add(new Violation(
+                    ViolationKind.LOST_UPDATE,
+                    "resource '" + resource + "' counts " + state.value()
+                            + " but its log holds " + log.size() + " accepted increments"
+                            + (lost > 0 ? ": " + lost + " update(s) lost" : "")));
         }
         if (!log.isEmpty() && log.get(log.size() - 1).value() != state.value()) {
             ResourceUpdate last = log.get(log.size() - 1);
-            violations.add(new Violation(ViolationKind.LOST_UPDATE, "resource '" + resource + "' holds " + state.value()
-                    + " but the last write in its log (seq " + last.seq() + ", token " + last.token() + ") wrote "
-                    + last.value()));
+            violations.add(new Violation(
+                    ViolationKind.LOST_UPDATE,
+                    "resource '" + resource + "' holds " + state.value()
+                            + " but the last write in its log (seq " + last.seq() + ", token " + last.token()
+                            + ") wrote "
+                            + last.value()));
         }
     }
 
@@ -95,22 +102,32 @@ final class LostUpdateCheck {
         long before = 0;
         for (ResourceUpdate update : log) {
             if (update.previous() != before) {
-                violations.add(new Violation(ViolationKind.LOST_UPDATE, "resource '" + resource + "': the write of seq "
-                        + update.seq() + " (token " + update.token() + ") replaced " + update.previous()
-                        + ", but the write before it had left " + before + ": the log misses a write"));
+                violations.add(new Violation(
+                        ViolationKind.LOST_UPDATE,
+                        "resource '" + resource + "': the write of seq "
+                                + update.seq() + " (token " + update.token() + ") replaced " + update.previous()
+                                + ", but the write before it had left " + before + ": the log misses a write"));
             }
             if (update.value() != update.previous() + 1) {
-                violations.add(new Violation(ViolationKind.LOST_UPDATE, "resource '" + resource + "': the write of seq "
-                        + update.seq() + " (token " + update.token() + ") wrote " + update.value() + " over "
-                        + update.previous() + ": not an increment of the value it replaced, so it was built on a stale"
-                        + " read and an update was lost"));
+                violations.add(new Violation(
+                        ViolationKind.LOST_UPDATE,
+                        "resource '" + resource + "': the write of seq "
+                                + update.seq() + " (token " + update.token() + ") wrote " + update.value() + " over "
+                                + update.previous()
+                                + ": not an increment of the value it replaced, so it was built on a stale"
+                                + " read and an update was lost"));
             }
             before = update.value();
         }
     }
 
-    private static void workersAgainstLog(HistoryIndex index, String resource, List<ResourceAccess> accesses,
-            List<ResourceUpdate> log, List<Violation> violations, List<String> notes) {
+    private static void workersAgainstLog(
+            HistoryIndex index,
+            String resource,
+            List<ResourceAccess> accesses,
+            List<ResourceUpdate> log,
+            List<Violation> violations,
+            List<String> notes) {
         Map<Long, ResourceUpdate> logBySeq = new HashMap<>();
         List<ResourceUpdate> unmatched = new ArrayList<>(log);
         log.forEach(update -> logBySeq.put(update.seq(), update));
@@ -118,12 +135,16 @@ final class LostUpdateCheck {
             if (access.op() != AccessOp.WRITE || access.outcome() != AccessOutcome.ACCEPTED) {
                 continue;
             }
-            ResourceUpdate logged = access.seq() != null ? logBySeq.get(access.seq()) : findByTokenAndValue(unmatched, access);
-            if (logged == null || logged.token() != access.token()
+            ResourceUpdate logged =
+                    access.seq() != null ? logBySeq.get(access.seq()) : findByTokenAndValue(unmatched, access);
+            if (logged == null
+                    || logged.token() != access.token()
                     || (access.value() != null && logged.value() != access.value())) {
-                violations.add(new Violation(ViolationKind.LOST_UPDATE, "resource '" + resource + "' acknowledged the "
-                        + HistoryIndex.describe(access) + " (value " + access.value() + ") but its log "
-                        + (logged == null ? "does not have it" : "has " + logged + " there instead")));
+                violations.add(new Violation(
+                        ViolationKind.LOST_UPDATE,
+                        "resource '" + resource + "' acknowledged the "
+                                + HistoryIndex.describe(access) + " (value " + access.value() + ") but its log "
+                                + (logged == null ? "does not have it" : "has " + logged + " there instead")));
             }
             unmatched.remove(logged);
         }
@@ -154,8 +175,10 @@ final class LostUpdateCheck {
 
     private static boolean writtenWithUnknownOutcome(List<ResourceAccess> accesses, ResourceUpdate update) {
         for (ResourceAccess access : accesses) {
-            if (access.op() == AccessOp.WRITE && access.outcome() == AccessOutcome.UNKNOWN
-                    && access.token() == update.token() && (access.value() == null || access.value() == update.value())) {
+            if (access.op() == AccessOp.WRITE
+                    && access.outcome() == AccessOutcome.UNKNOWN
+                    && access.token() == update.token()
+                    && (access.value() == null || access.value() == update.value())) {
                 return true;
             }
         }

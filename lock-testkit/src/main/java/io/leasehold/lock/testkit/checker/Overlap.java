@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param explanation for {@code DATA_LOSS} and {@code HOLDER_PAUSED} the declared fault that explains
  *     it, for the others {@code null}
  */
-public record Overlap(String lock, Section earlier, Section later, OverlapKind kind, long from, long to,
-        String explanation) {
+public record Overlap(
+        String lock, Section earlier, Section later, OverlapKind kind, long from, long to, String explanation) {
 
     public Overlap {
         Objects.requireNonNull(lock, "lock");

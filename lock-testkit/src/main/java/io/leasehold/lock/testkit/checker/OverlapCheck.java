@@ -27,8 +27,7 @@ import java.util.List;
  */
 final class OverlapCheck {
 
-    private OverlapCheck() {
-    }
+    private OverlapCheck() {}
 
     static List<Overlap> run(HistoryIndex index, List<TimeWindow> extraDataLoss, List<Violation> violations) {
         List<Overlap> overlaps = new ArrayList<>();
@@ -45,7 +44,12 @@ final class OverlapCheck {
         return overlaps;
     }
 
-    private static Overlap judge(HistoryIndex index, List<TimeWindow> extraDataLoss, String lock, Section a, Section b,
+    private static Overlap judge(
+            HistoryIndex index,
+            List<TimeWindow> extraDataLoss,
+            String lock,
+            Section a,
+            Section b,
             List<Violation> violations) {
         Section earlier = a.token() <= b.token() ? a : b;
         Section later = earlier == a ? b : a;
@@ -64,8 +68,9 @@ final class OverlapCheck {
         OverlapKind kind = dataLoss != null ? OverlapKind.DATA_LOSS : OverlapKind.HOLDER_PAUSED;
         Overlap overlap = new Overlap(lock, earlier, later, kind, from, to, dataLoss != null ? dataLoss : pause);
         if (earlier.toldAt() == null) {
-            violations.add(new Violation(ViolationKind.HOLDER_NEVER_TOLD, overlap.describe()
-                    + "; the stale holder must be told it lost the lease, if only afterwards"));
+            violations.add(new Violation(
+                    ViolationKind.HOLDER_NEVER_TOLD,
+                    overlap.describe() + "; the stale holder must be told it lost the lease, if only afterwards"));
         }
         staleHolderAccesses(index, overlap, violations);
         return overlap;
@@ -83,9 +88,12 @@ final class OverlapCheck {
             }
             for (ResourceAccess first : firstOnEachResource(laterAccesses, access.resource())) {
                 if (after(access, first)) {
-                    violations.add(new Violation(ViolationKind.STALE_HOLDER_ACCESS_ACCEPTED, overlap.kind() + " overlap on lock '"
-                            + overlap.lock() + "': the " + HistoryIndex.describe(access) + " came after the new holder's "
-                            + HistoryIndex.describe(first) + ", yet was accepted"));
+                    violations.add(new Violation(
+                            ViolationKind.STALE_HOLDER_ACCESS_ACCEPTED,
+                            overlap.kind() + " overlap on lock '"
+                                    + overlap.lock() + "': the " + HistoryIndex.describe(access)
+                                    + " came after the new holder's "
+                                    + HistoryIndex.describe(first) + ", yet was accepted"));
                 }
             }
         }
@@ -139,7 +147,8 @@ final class OverlapCheck {
 
     private static String pauseOf(HistoryIndex index, Section earlier, long laterStart) {
         for (FaultWindow fault : index.faults) {
-            if (fault.effect() == FaultEffect.PAUSE && earlier.process().equals(fault.target())
+            if (fault.effect() == FaultEffect.PAUSE
+                    && earlier.process().equals(fault.target())
                     && fault.intersects(earlier.start(), laterStart)) {
                 return "the declared pause '" + fault.kind() + "' of " + fault.target() + " [" + fault.start() + ".."
                         + fault.end() + "]";

@@ -18,7 +18,17 @@ package io.leasehold.lock.testkit.checker;
  *     when it never finished and was not killed)
  * @param finished whether it wrote {@code process-end}
  */
-public record ProcessProgress(String process, long attempts, long acquired, long timeouts, long errors, long cancelled,
-        long sections, long accepted, long rejected, long unknown, long losses, long longestSilenceMicros,
-        boolean finished) {
-}
+public record ProcessProgress(
+        String process,
+        long attempts,
+        long acquired,
+        long timeouts,
+        long errors,
+        long cancelled,
+        long sections,
+        long accepted,
+        long rejected,
+        long unknown,
+        long losses,
+        long longestSilenceMicros,
+        boolean finished) {}

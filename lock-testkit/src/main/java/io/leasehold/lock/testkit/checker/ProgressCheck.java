@@ -25,8 +25,7 @@ import java.util.TreeMap;
  */
 final class ProgressCheck {
 
-    private ProgressCheck() {
-    }
+    private ProgressCheck() {}
 
     static Map<String, ProcessProgress> run(HistoryIndex index, CheckOptions options, List<Violation> violations) {
         Map<String, ProcessProgress> progress = new TreeMap<>();
@@ -90,27 +89,49 @@ final class ProgressCheck {
             long until = killed != null ? Math.max(killed, times.get(times.size() - 1)) : index.runEnd;
             longestSilence = Math.max(longestSilence, until - times.get(times.size() - 1));
         }
-        return new ProcessProgress(process, attempts, acquired, timeouts, errors, cancelled, sections, accepted, rejected,
-                unknown, lost.size(), longestSilence, finished);
+        return new ProcessProgress(
+                process,
+                attempts,
+                acquired,
+                timeouts,
+                errors,
+                cancelled,
+                sections,
+                accepted,
+                rejected,
+                unknown,
+                lost.size(),
+                longestSilence,
+                finished);
     }
 
-    private static void judge(HistoryIndex index, CheckOptions options, List<HistoryEvent> records, ProcessProgress p,
+    private static void judge(
+            HistoryIndex index,
+            CheckOptions options,
+            List<HistoryEvent> records,
+            ProcessProgress p,
             List<Violation> violations) {
         if (p.acquired() < options.minAcquisitions()) {
-            violations.add(new Violation(ViolationKind.STARVED, p.process() + " acquired " + p.acquired() + " lease(s) in "
-                    + p.attempts() + " attempt(s) (" + p.timeouts() + " timed out, " + p.errors() + " failed, "
-                    + p.cancelled() + " cancelled); at least " + options.minAcquisitions() + " required"));
+            violations.add(new Violation(
+                    ViolationKind.STARVED,
+                    p.process() + " acquired " + p.acquired() + " lease(s) in "
+                            + p.attempts() + " attempt(s) (" + p.timeouts() + " timed out, " + p.errors() + " failed, "
+                            + p.cancelled() + " cancelled); at least " + options.minAcquisitions() + " required"));
         }
         long maxSilence = options.maxSilence().toNanos() / 1_000;
         if (p.longestSilenceMicros() > maxSilence) {
-            violations.add(new Violation(ViolationKind.HUNG, p.process() + " wrote nothing for "
-                    + Duration.ofNanos(p.longestSilenceMicros() * 1_000) + ", longer than the " + options.maxSilence()
-                    + " allowed" + (p.finished() ? "" : " (it never finished)")));
+            violations.add(new Violation(
+                    ViolationKind.HUNG,
+                    p.process() + " wrote nothing for "
+                            + Duration.ofNanos(p.longestSilenceMicros() * 1_000) + ", longer than the "
+                            + options.maxSilence()
+                            + " allowed" + (p.finished() ? "" : " (it never finished)")));
         }
         boolean started = records.stream().anyMatch(r -> r instanceof ProcessStarted);
         if (started && !p.finished() && !index.killed(p.process())) {
-            violations.add(new Violation(ViolationKind.UNFINISHED, p.process()
-                    + " started but never wrote process-end, and no KILL fault of it was declared"));
+            violations.add(new Violation(
+                    ViolationKind.UNFINISHED,
+                    p.process() + " started but never wrote process-end, and no KILL fault of it was declared"));
         }
     }
 }

@@ -19,8 +19,16 @@ import io.leasehold.lock.testkit.history.SectionEnding;
  * @param toldAt when its holder was told the lease was lost: the earliest loss signal, else the end of
  *     a section that ended {@code NOT_HELD} or {@code LOST}; {@code null} when never told
  */
-public record Section(String process, String lock, long token, long acquireStart, long start, long end, boolean open,
-        SectionEnding ending, Long toldAt) {
+public record Section(
+        String process,
+        String lock,
+        long token,
+        long acquireStart,
+        long start,
+        long end,
+        boolean open,
+        SectionEnding ending,
+        Long toldAt) {
 
     /** E.g. {@code w1 token 17 [100..300]} (times in microseconds). */
     public String describe() {

@@ -19,12 +19,10 @@ import java.util.Set;
  */
 final class StaleAccessCheck {
 
-    private StaleAccessCheck() {
-    }
+    private StaleAccessCheck() {}
 
     /** An accepted access in a form both sources share. */
-    private record Accepted(String what, long token, Long seq, long start, long end) {
-    }
+    private record Accepted(String what, long token, Long seq, long start, long end) {}
 
     static void run(HistoryIndex index, List<Violation> violations) {
         Set<String> resources = new HashSet<>(index.accessesByResource.keySet());
@@ -34,8 +32,8 @@ final class StaleAccessCheck {
             Set<Long> seqs = new HashSet<>();
             for (ResourceAccess access : index.accessesByResource.getOrDefault(resource, List.of())) {
                 if (access.outcome() == AccessOutcome.ACCEPTED) {
-                    accepted.add(new Accepted(HistoryIndex.describe(access), access.token(), access.seq(), access.start(),
-                            access.end()));
+                    accepted.add(new Accepted(
+                            HistoryIndex.describe(access), access.token(), access.seq(), access.start(), access.end()));
                     if (access.seq() != null) {
                         seqs.add(access.seq());
                     }
@@ -44,8 +42,13 @@ final class StaleAccessCheck {
             for (ResourceUpdate update : index.updatesByResource.getOrDefault(resource, List.of())) {
                 if (seqs.add(update.seq())) {
                     // A write in the resource's log that no worker recorded as accepted: judged by its number only.
-                    accepted.add(new Accepted("logged write of '" + resource + "' with token " + update.token() + " (seq "
-                            + update.seq() + ")", update.token(), update.seq(), Long.MIN_VALUE, Long.MIN_VALUE));
+                    accepted.add(new Accepted(
+                            "logged write of '" + resource + "' with token " + update.token() + " (seq " + update.seq()
+                                    + ")",
+                            update.token(),
+                            update.seq(),
+                            Long.MIN_VALUE,
+                            Long.MIN_VALUE));
                 }
             }
             Set<Accepted> reported = new HashSet<>();
@@ -54,7 +57,8 @@ final class StaleAccessCheck {
         }
     }
 
-    private static void bySeq(String resource, List<Accepted> accepted, Set<Accepted> reported, List<Violation> violations) {
+    private static void bySeq(
+            String resource, List<Accepted> accepted, Set<Accepted> reported, List<Violation> violations) {
         List<Accepted> numbered = new ArrayList<>();
         for (Accepted access : accepted) {
             if (access.seq() != null) {
@@ -66,8 +70,10 @@ final class StaleAccessCheck {
         for (Accepted access : numbered) {
             if (highest != null && access.token() < highest.token()) {
                 reported.add(access);
-                violations.add(new Violation(ViolationKind.STALE_ACCEPTED, "resource '" + resource + "' accepted the "
-                        + access.what() + " after it had accepted the " + highest.what() + " (by its own order)"));
+                violations.add(new Violation(
+                        ViolationKind.STALE_ACCEPTED,
+                        "resource '" + resource + "' accepted the " + access.what() + " after it had accepted the "
+                                + highest.what() + " (by its own order)"));
             }
             if (highest == null || access.token() > highest.token()) {
                 highest = access;
@@ -75,8 +81,8 @@ final class StaleAccessCheck {
         }
     }
 
-    private static void byRealTime(String resource, List<Accepted> accepted, Set<Accepted> reported,
-            List<Violation> violations) {
+    private static void byRealTime(
+            String resource, List<Accepted> accepted, Set<Accepted> reported, List<Violation> violations) {
         List<Accepted> timed = new ArrayList<>();
         for (Accepted access : accepted) {
             if (access.start() != Long.MIN_VALUE) {
@@ -94,9 +100,11 @@ final class StaleAccessCheck {
                 }
             }
             if (highestEnded != null && access.token() < highestEnded.token() && reported.add(access)) {
-                violations.add(new Violation(ViolationKind.STALE_ACCEPTED, "resource '" + resource + "' accepted the "
-                        + access.what() + " although the " + highestEnded.what()
-                        + " had been accepted and answered before it was sent"));
+                violations.add(new Violation(
+                        ViolationKind.STALE_ACCEPTED,
+                        "resource '" + resource + "' accepted the "
+                                + access.what() + " although the " + highestEnded.what()
+                                + " had been accepted and answered before it was sent"));
             }
             notYetEnded.add(access);
         }

@@ -23,14 +23,16 @@ public record TimeWindow(long start, long end) {
     public static TimeWindow parse(String text) {
         int dots = text.indexOf("..");
         if (dots < 0) {
-            throw new IllegalArgumentException("a time window must be START..END in microseconds since the epoch, but was '"
-                    + text + "'");
+            throw new IllegalArgumentException(
+                    "a time window must be START..END in microseconds since the epoch, but was '" + text + "'");
         }
         try {
-            return new TimeWindow(Long.parseLong(text.substring(0, dots).trim()), Long.parseLong(text.substring(dots + 2).trim()));
+            return new TimeWindow(
+                    Long.parseLong(text.substring(0, dots).trim()),
+                    Long.parseLong(text.substring(dots + 2).trim()));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("a time window must be START..END in microseconds since the epoch, but was '"
-                    + text + "'", e);
+            throw new IllegalArgumentException(
+                    "a time window must be START..END in microseconds since the epoch, but was '" + text + "'", e);
         }
     }
 

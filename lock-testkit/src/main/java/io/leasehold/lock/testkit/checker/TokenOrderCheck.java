@@ -16,8 +16,7 @@ import java.util.PriorityQueue;
  */
 final class TokenOrderCheck {
 
-    private TokenOrderCheck() {
-    }
+    private TokenOrderCheck() {}
 
     static void run(HistoryIndex index, List<Violation> violations) {
         index.acquisitionsByLock.forEach((lock, attempts) -> check(lock, attempts, violations));
@@ -28,8 +27,10 @@ final class TokenOrderCheck {
         for (AcquireAttempt attempt : attempts) {
             AcquireAttempt first = byToken.putIfAbsent(attempt.token(), attempt);
             if (first != null) {
-                violations.add(new Violation(ViolationKind.DUPLICATE_TOKEN, "lock '" + lock + "': token "
-                        + attempt.token() + " was granted twice, to " + describe(first) + " and to " + describe(attempt)));
+                violations.add(new Violation(
+                        ViolationKind.DUPLICATE_TOKEN,
+                        "lock '" + lock + "': token " + attempt.token() + " was granted twice, to " + describe(first)
+                                + " and to " + describe(attempt)));
             }
         }
         List<AcquireAttempt> byStart = new ArrayList<>(attempts);
@@ -44,9 +45,11 @@ final class TokenOrderCheck {
                 }
             }
             if (highestEnded != null && attempt.token() < highestEnded.token()) {
-                violations.add(new Violation(ViolationKind.NON_MONOTONIC_TOKEN, "lock '" + lock + "': "
-                        + describe(attempt) + " got a smaller token than " + describe(highestEnded)
-                        + ", which had returned before it was called"));
+                violations.add(new Violation(
+                        ViolationKind.NON_MONOTONIC_TOKEN,
+                        "lock '" + lock + "': "
+                                + describe(attempt) + " got a smaller token than " + describe(highestEnded)
+                                + ", which had returned before it was called"));
             }
             notYetEnded.add(attempt);
         }

@@ -31,7 +31,15 @@ final class TrackedSection {
         if (toldAt == null && (ending == SectionEnding.NOT_HELD || ending == SectionEnding.LOST)) {
             toldAt = end;
         }
-        return new Section(key.process(), key.lock(), key.token(), acquireStart == null ? start : acquireStart, start,
-                effectiveEnd, open, ending, toldAt);
+        return new Section(
+                key.process(),
+                key.lock(),
+                key.token(),
+                acquireStart == null ? start : acquireStart,
+                start,
+                effectiveEnd,
+                open,
+                ending,
+                toldAt);
     }
 }

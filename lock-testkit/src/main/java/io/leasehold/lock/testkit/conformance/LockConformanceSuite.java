@@ -44,7 +44,8 @@ public abstract class LockConformanceSuite {
     /** The fixture under test, for subclasses that add tests of their own. */
     protected final LockBackendFixture fixture() {
         if (fixture == null) {
-            throw new IllegalStateException("the fixture is created before the first test of " + getClass().getName());
+            throw new IllegalStateException("the fixture is created before the first test of "
+                    + getClass().getName());
         }
         return fixture;
     }
@@ -258,7 +259,8 @@ public abstract class LockConformanceSuite {
         run("shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled");
     }
 
-    // ---- callLocked / runLocked / callLockedAsync: release on every path (G8), reentrancy by thread (G10) (BodyScenarios.kt)
+    // ---- callLocked / runLocked / callLockedAsync: release on every path (G8), reentrancy by thread (G10)
+    // (BodyScenarios.kt)
     /** G8. */
     @Test
     public void shouldReleaseWhenCallLockedBodyThrows() {

@@ -6,8 +6,7 @@ package io.leasehold.lock.testkit.conformance;
  */
 final class Nulls {
 
-    private Nulls() {
-    }
+    private Nulls() {}
 
     @SuppressWarnings("TypeParameterUnusedInFormals")
     static <T> T nothing() {

@@ -12,20 +12,21 @@ import java.util.function.IntFunction;
  */
 final class BoundedInFlight {
 
-    private BoundedInFlight() {
-    }
+    private BoundedInFlight() {}
 
     /**
      * Starts {@code operation(i)} for every i below {@code count}, at most {@code inFlight} at a time,
      * and waits until all completed; fails with the first failure, or after {@code timeoutSeconds}.
      */
-    static void run(int count, int inFlight, long timeoutSeconds, IntFunction<CompletableFuture<?>> operation) throws Exception {
+    static void run(int count, int inFlight, long timeoutSeconds, IntFunction<CompletableFuture<?>> operation)
+            throws Exception {
         Semaphore permits = new Semaphore(inFlight);
         CompletableFuture<Void> firstFailure = new CompletableFuture<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         for (int i = 0; i < count && !firstFailure.isDone(); i++) {
             if (!permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                throw new AssertionError("timed out after " + timeoutSeconds + " s with " + i + " of " + count + " started");
+                throw new AssertionError(
+                        "timed out after " + timeoutSeconds + " s with " + i + " of " + count + " started");
             }
             CompletableFuture<?> started;
             try {
@@ -40,7 +41,8 @@ final class BoundedInFlight {
                 permits.release();
             });
         }
-        if (!permits.tryAcquire(inFlight, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS) && !firstFailure.isDone()) {
+        if (!permits.tryAcquire(inFlight, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                && !firstFailure.isDone()) {
             throw new AssertionError("timed out after " + timeoutSeconds + " s waiting for the last "
                     + (inFlight - permits.availablePermits()) + " of " + count + " operations");
         }

@@ -72,15 +72,28 @@ public abstract class ClusterDriverTests {
             int slot = 100 + node * (ClusterSlots.SLOTS / 3);
             namesBySlot.put(slot, namesInSlot(slot, 3));
         }
-        assertEquals(3, namesBySlot.keySet().stream().map(cluster::nodeForSlot).distinct().count());
-        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(900)).build();
+        assertEquals(
+                3,
+                namesBySlot.keySet().stream()
+                        .map(cluster::nodeForSlot)
+                        .distinct()
+                        .count());
+        LockOptions shortLease =
+                LockOptions.builder().leaseTime(Duration.ofMillis(900)).build();
         RecordingBackend recording = new RecordingBackend(driver().open(cluster).backend(), ScriptNames.RENEW);
         try (LockClient locks = LockClient.create(recording)) {
             List<Lease> leases = new ArrayList<>();
-            namesBySlot.values().forEach(names -> names.forEach(name -> leases.add(locks.lock(name, shortLease).acquire(Duration.ofSeconds(10)))));
+            namesBySlot
+                    .values()
+                    .forEach(names -> names.forEach(
+                            name -> leases.add(locks.lock(name, shortLease).acquire(Duration.ofSeconds(10)))));
 
-            Eventually.until("every slot's three leases were renewed in one call", () -> namesBySlot.keySet().stream()
-                    .allMatch(slot -> recording.calls.stream().anyMatch(keys -> keys.size() == 3 && slotsOf(keys).equals(Set.of(slot)))));
+            Eventually.until(
+                    "every slot's three leases were renewed in one call",
+                    () -> namesBySlot.keySet().stream()
+                            .allMatch(slot -> recording.calls.stream()
+                                    .anyMatch(keys ->
+                                            keys.size() == 3 && slotsOf(keys).equals(Set.of(slot)))));
             Eventually.until("several renewal rounds passed", () -> recording.calls.size() >= 9);
 
             for (List<String> keys : recording.calls) {
@@ -117,12 +130,20 @@ public abstract class ClusterDriverTests {
                     String channel = entry.getKey();
                     String resubscribed = entry.getValue().resubscribed.poll(20, TimeUnit.SECONDS);
                     int kill = round;
-                    assertEquals(channel, resubscribed,
-                            () -> "resubscribed " + channel + " after kill " + kill + "; " + Eventually.threadsNamed("leasehold-"));
+                    assertEquals(
+                            channel,
+                            resubscribed,
+                            () -> "resubscribed " + channel + " after kill " + kill + "; "
+                                    + Eventually.threadsNamed("leasehold-"));
                     RedisNode owner = cluster.masterForKey(channel);
-                    Eventually.until(channel + " is subscribed on its slot's master", () -> shardSubscribers(owner, channel) == 1);
+                    Eventually.until(
+                            channel + " is subscribed on its slot's master",
+                            () -> shardSubscribers(owner, channel) == 1);
                     owner.command("SPUBLISH", channel, "after kill " + round);
-                    assertEquals("after kill " + round, entry.getValue().messages.poll(10, TimeUnit.SECONDS), "message on " + channel);
+                    assertEquals(
+                            "after kill " + round,
+                            entry.getValue().messages.poll(10, TimeUnit.SECONDS),
+                            "message on " + channel);
                 }
             }
         }
@@ -133,7 +154,10 @@ public abstract class ClusterDriverTests {
         String channel = channelInSlot(42);
         int slot = ClusterSlots.slot(channel);
         RedisNode source = cluster.nodeForSlot(slot);
-        RedisNode target = cluster.masters().stream().filter(node -> node != source).findFirst().orElseThrow();
+        RedisNode target = cluster.masters().stream()
+                .filter(node -> node != source)
+                .findFirst()
+                .orElseThrow();
         MessageRecorder recorder = new MessageRecorder();
         try (LockBackend backend = driver().open(cluster).backend()) {
             backend.subscribe(channel, recorder).get(10, TimeUnit.SECONDS);

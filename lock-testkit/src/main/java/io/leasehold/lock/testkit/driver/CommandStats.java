@@ -24,7 +24,8 @@ final class CommandStats {
     /** The server's counts now. */
     static CommandStats read(RedisNode server) {
         Map<String, Long> calls = new TreeMap<>();
-        for (String line : String.valueOf(server.command("INFO", "commandstats")).split("\r?\n")) {
+        for (String line :
+                String.valueOf(server.command("INFO", "commandstats")).split("\r?\n")) {
             // cmdstat_evalsha:calls=12,usec=345,usec_per_call=28.75,rejected_calls=0,failed_calls=0
             if (line.startsWith("cmdstat_")) {
                 String command = line.substring("cmdstat_".length(), line.indexOf(':'));

@@ -22,20 +22,27 @@ final class DistinctNamesLoad {
 
     /** Generous: a loaded machine stalls for seconds (see {@link LoadDriverTests#LOADED_WAIT}). */
     private static final Duration WAIT = LoadDriverTests.LOADED_WAIT;
+
     private static final long TIMEOUT_SECONDS = 300;
 
-    private DistinctNamesLoad() {
-    }
+    private DistinctNamesLoad() {}
 
     /** Acquires and releases each of {@code count} names once, {@code inFlight} pairs at a time; fails if a release finds its lock gone. */
-    static void acquireAndReleaseEach(LockClient client, int count, int inFlight, IntFunction<String> names) throws Exception {
+    static void acquireAndReleaseEach(LockClient client, int count, int inFlight, IntFunction<String> names)
+            throws Exception {
         AtomicInteger notReleased = new AtomicInteger();
-        BoundedInFlight.run(count, inFlight, TIMEOUT_SECONDS, i -> client.lock(names.apply(i)).acquireAsync(WAIT)
-                .thenCompose(Lease::releaseAsync).thenAccept(released -> {
-                    if (!released) {
-                        notReleased.incrementAndGet();
-                    }
-                }));
+        BoundedInFlight.run(
+                count,
+                inFlight,
+                TIMEOUT_SECONDS,
+                i -> client.lock(names.apply(i))
+                        .acquireAsync(WAIT)
+                        .thenCompose(Lease::releaseAsync)
+                        .thenAccept(released -> {
+                            if (!released) {
+                                notReleased.incrementAndGet();
+                            }
+                        }));
         assertEquals(0, notReleased.get(), "releases that found their lock gone");
     }
 
@@ -44,26 +51,39 @@ final class DistinctNamesLoad {
      * (each a queue and a release-channel subscription of its own), then {@code holder} release them
      * all, and {@code waiter} acquire and release each in turn.
      */
-    static void handOverEach(LockClient holder, LockClient waiter, int count, int inFlight, IntFunction<String> names) throws Exception {
+    static void handOverEach(LockClient holder, LockClient waiter, int count, int inFlight, IntFunction<String> names)
+            throws Exception {
         AtomicReferenceArray<Lease> held = new AtomicReferenceArray<>(count);
-        BoundedInFlight.run(count, inFlight, TIMEOUT_SECONDS, i -> holder.lock(names.apply(i)).acquireAsync(WAIT)
-                .thenAccept(lease -> held.set(i, lease)));
+        BoundedInFlight.run(
+                count,
+                inFlight,
+                TIMEOUT_SECONDS,
+                i -> holder.lock(names.apply(i)).acquireAsync(WAIT).thenAccept(lease -> held.set(i, lease)));
         AtomicInteger notReleased = new AtomicInteger();
         CompletableFuture<?>[] waited = new CompletableFuture<?>[count];
         for (int i = 0; i < count; i++) {
-            waited[i] = waiter.lock(names.apply(i)).acquireAsync(WAIT).thenCompose(Lease::releaseAsync).thenAccept(released -> {
-                if (!released) {
-                    notReleased.incrementAndGet();
-                }
-            });
+            waited[i] = waiter.lock(names.apply(i))
+                    .acquireAsync(WAIT)
+                    .thenCompose(Lease::releaseAsync)
+                    .thenAccept(released -> {
+                        if (!released) {
+                            notReleased.incrementAndGet();
+                        }
+                    });
         }
-        awaitFootprints("every name waited for, its channel subscribed",
-                footprint -> footprint.acquisitions() == count && footprint.subscribedNames() == count, waiter);
-        BoundedInFlight.run(count, inFlight, TIMEOUT_SECONDS, i -> held.get(i).releaseAsync().thenAccept(released -> {
-            if (!released) {
-                notReleased.incrementAndGet();
-            }
-        }));
+        awaitFootprints(
+                "every name waited for, its channel subscribed",
+                footprint -> footprint.acquisitions() == count && footprint.subscribedNames() == count,
+                waiter);
+        BoundedInFlight.run(
+                count,
+                inFlight,
+                TIMEOUT_SECONDS,
+                i -> held.get(i).releaseAsync().thenAccept(released -> {
+                    if (!released) {
+                        notReleased.incrementAndGet();
+                    }
+                }));
         CompletableFuture.allOf(waited).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         assertEquals(0, notReleased.get(), "releases (holder's and waiter's) that found their lock gone");
     }
@@ -81,8 +101,10 @@ final class DistinctNamesLoad {
         try {
             Eventually.until(what, () -> Arrays.stream(clients).allMatch(c -> condition.test(EngineFootprint.of(c))));
         } catch (AssertionError notYet) {
-            throw new AssertionError(notYet.getMessage() + "; footprints now: "
-                    + Arrays.stream(clients).map(EngineFootprint::of).toList(), notYet);
+            throw new AssertionError(
+                    notYet.getMessage() + "; footprints now: "
+                            + Arrays.stream(clients).map(EngineFootprint::of).toList(),
+                    notYet);
         }
     }
 }

@@ -23,6 +23,5 @@ public interface DriverUnderTest {
      * @param backend         the backend; closing it closes its client
      * @param scriptFallbacks how many calls fell back from {@code EVALSHA} to {@code EVAL} so far
      */
-    record OpenedBackend(LockBackend backend, LongSupplier scriptFallbacks) {
-    }
+    record OpenedBackend(LockBackend backend, LongSupplier scriptFallbacks) {}
 }

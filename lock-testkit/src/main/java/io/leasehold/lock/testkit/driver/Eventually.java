@@ -9,8 +9,7 @@ public final class Eventually {
     /** The default deadline: generous, for a noisy two-core machine. */
     public static final Duration DEFAULT = Duration.ofSeconds(20);
 
-    private Eventually() {
-    }
+    private Eventually() {}
 
     /** Polls {@code condition} every 20 ms until it holds (an exception counts as "not yet"); fails after {@link #DEFAULT}. */
     public static void until(String what, BooleanSupplier condition) {

@@ -50,6 +50,7 @@ public abstract class LoadDriverTests {
      * where these tests run) does not end a lease before its next renewal: 3 s leases were lost that way.
      */
     static final Duration RENEWED_LEASE_TIME = Duration.ofSeconds(6);
+
     static final Duration RENEWAL_PERIOD = RENEWED_LEASE_TIME.dividedBy(3);
     /** Six renewal periods, two whole lease times: a lease the watchdog missed for one would be gone. */
     static final Duration HOLD = RENEWED_LEASE_TIME.multipliedBy(2);
@@ -134,16 +135,25 @@ public abstract class LoadDriverTests {
     void shouldKeepTenThousandLeasesThroughSeveralRenewalPeriodsInBatchedCalls() throws Exception {
         CountingLockBackend counting = new CountingLockBackend(backend());
         LockClient client = client(counting);
-        LockOptions shortLease = LockOptions.builder().leaseTime(RENEWED_LEASE_TIME).build();
+        LockOptions shortLease =
+                LockOptions.builder().leaseTime(RENEWED_LEASE_TIME).build();
         AtomicReferenceArray<Lease> leases = new AtomicReferenceArray<>(RENEWED_LEASES);
         // Given 10,000 leases of one client
         long started = System.nanoTime();
-        BoundedInFlight.run(RENEWED_LEASES, IN_FLIGHT, 60, i -> client.lock(name("held", i), shortLease)
-                .acquireAsync(LOADED_WAIT).thenAccept(lease -> leases.set(i, lease)));
+        BoundedInFlight.run(
+                RENEWED_LEASES,
+                IN_FLIGHT,
+                60,
+                i -> client.lock(name("held", i), shortLease)
+                        .acquireAsync(LOADED_WAIT)
+                        .thenAccept(lease -> leases.set(i, lease)));
         long acquiredNanos = System.nanoTime() - started;
         EngineFootprint holding = EngineFootprint.of(client); // (the footprint counts what is there, not just zeros)
-        assertTrue(holding.heldLeases() == RENEWED_LEASES && holding.localHolders() == RENEWED_LEASES
-                && holding.renewedLeases() == RENEWED_LEASES, "footprint while holding: " + holding);
+        assertTrue(
+                holding.heldLeases() == RENEWED_LEASES
+                        && holding.localHolders() == RENEWED_LEASES
+                        && holding.renewedLeases() == RENEWED_LEASES,
+                "footprint while holding: " + holding);
         CompletableFuture<?>[] losses = new CompletableFuture<?>[RENEWED_LEASES];
         for (int i = 0; i < RENEWED_LEASES; i++) {
             losses[i] = leases.get(i).lost();
@@ -164,31 +174,55 @@ public abstract class LoadDriverTests {
         // Then none was lost: each still valid and held, its key present with its own token
         for (int i = 0; i < RENEWED_LEASES; i++) {
             Lease lease = leases.get(i);
-            assertTrue(lease.isValid() && lease.state() == LeaseState.HELD && !lease.lost().isDone(), "lease " + lease);
+            assertTrue(
+                    lease.isValid()
+                            && lease.state() == LeaseState.HELD
+                            && !lease.lost().isDone(),
+                    "lease " + lease);
         }
         assertKeysHeldBy(counting, leases);
         // And renewal took a few batched calls per period, by the client's count and by Redis's
         double perPeriod = renewCalls / periods;
         double redisPerPeriod = redisCalls.scriptCalls() / periods;
-        report("renewal", String.format("%d leases acquired in %d ms; held %.1f renewal periods: %d renew calls"
-                + " (%.1f per period), Redis saw %d script calls (%.1f per period)", RENEWED_LEASES,
-                TimeUnit.NANOSECONDS.toMillis(acquiredNanos), periods, renewCalls, perPeriod, redisCalls.scriptCalls(), redisPerPeriod));
+        report(
+                "renewal",
+                String.format(
+                        "%d leases acquired in %d ms; held %.1f renewal periods: %d renew calls"
+                                + " (%.1f per period), Redis saw %d script calls (%.1f per period)",
+                        RENEWED_LEASES,
+                        TimeUnit.NANOSECONDS.toMillis(acquiredNanos),
+                        periods,
+                        renewCalls,
+                        perPeriod,
+                        redisCalls.scriptCalls(),
+                        redisPerPeriod));
         assertTrue(perPeriod <= MAX_RENEW_CALLS_PER_PERIOD, "renew calls per period: " + perPeriod);
-        assertTrue(redisPerPeriod <= MAX_RENEW_CALLS_PER_PERIOD, "script calls per period at Redis: " + redisPerPeriod + " " + redisCalls);
+        assertTrue(
+                redisPerPeriod <= MAX_RENEW_CALLS_PER_PERIOD,
+                "script calls per period at Redis: " + redisPerPeriod + " " + redisCalls);
         // And each release finds its lock still this lease's (a failure says how the others ended)
         long releasing = System.nanoTime();
         AtomicReferenceArray<Boolean> released = new AtomicReferenceArray<>(RENEWED_LEASES);
-        BoundedInFlight.run(RENEWED_LEASES, IN_FLIGHT, 60, i -> leases.get(i).releaseAsync().thenAccept(ok -> released.set(i, ok)));
+        BoundedInFlight.run(
+                RENEWED_LEASES, IN_FLIGHT, 60, i -> leases.get(i).releaseAsync().thenAccept(ok -> released.set(i, ok)));
         Map<String, Integer> endings = new TreeMap<>();
         for (int i = 0; i < RENEWED_LEASES; i++) {
             Lease lease = leases.get(i);
-            String ending = released.get(i) ? "released" : lease.state() == LeaseState.LOST
-                    ? "told lost " + (lease.lost().isDone() ? lease.lost().join().reason() : "(signal on its way)")
-                    : "found gone at release";
+            String ending = released.get(i)
+                    ? "released"
+                    : lease.state() == LeaseState.LOST
+                            ? "told lost "
+                                    + (lease.lost().isDone()
+                                            ? lease.lost().join().reason()
+                                            : "(signal on its way)")
+                            : "found gone at release";
             endings.merge(ending, 1, Integer::sum);
         }
-        report("renewal", String.format("released in %d ms; leases ended %s", TimeUnit.NANOSECONDS.toMillis(
-                System.nanoTime() - releasing), endings));
+        report(
+                "renewal",
+                String.format(
+                        "released in %d ms; leases ended %s",
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasing), endings));
         assertEquals(Map.of("released", RENEWED_LEASES), endings, "how the leases ended");
     }
 
@@ -196,15 +230,19 @@ public abstract class LoadDriverTests {
     private void assertKeysHeldBy(LockBackend backend, AtomicReferenceArray<Lease> leases) throws Exception {
         List<String> keys = new ArrayList<>(leases.length());
         for (int i = 0; i < leases.length(); i++) {
-            keys.add(LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, leases.get(i).lockName()));
+            keys.add(LockKeys.lockKey(
+                    LockClient.Builder.DEFAULT_KEY_PREFIX, leases.get(i).lockName()));
         }
-        LuaScript readAll = LuaScript.of("load-read-keys",
+        LuaScript readAll = LuaScript.of(
+                "load-read-keys",
                 "local out = {} for i, key in ipairs(KEYS) do out[i] = redis.call('GET', key) or '' end return out");
         List<?> values = (List<?>) backend.eval(readAll, keys, List.of()).get(30, TimeUnit.SECONDS);
         for (int i = 0; i < leases.length(); i++) {
             String value = String.valueOf(values.get(i)); // "<owner>:<token>" or "<owner>:<token>:<seq>"
             String[] parts = value.split(":");
-            assertTrue(parts.length >= 2 && parts[1].equals(Long.toString(leases.get(i).fencingToken())),
+            assertTrue(
+                    parts.length >= 2
+                            && parts[1].equals(Long.toString(leases.get(i).fencingToken())),
                     "key " + keys.get(i) + " holds '" + value + "', not lease " + leases.get(i));
         }
     }
@@ -223,10 +261,17 @@ public abstract class LoadDriverTests {
         CompletableFuture<?>[] served = new CompletableFuture<?>[WAITERS];
         for (int w = 0; w < WAITERS; w++) {
             int waiter = w;
-            served[w] = nodes.get(w % NODES).lock(name).acquireAsync(Duration.ofMinutes(5))
+            served[w] = nodes.get(w % NODES)
+                    .lock(name)
+                    .acquireAsync(Duration.ofMinutes(5))
                     .thenCompose(lease -> log.criticalSection(waiter, lease).releaseAsync());
         }
-        Eventually.until("all waiters queued", () -> nodes.stream().mapToInt(n -> EngineFootprint.of(n).acquisitions()).sum() == WAITERS);
+        Eventually.until(
+                "all waiters queued",
+                () -> nodes.stream()
+                                .mapToInt(n -> EngineFootprint.of(n).acquisitions())
+                                .sum()
+                        == WAITERS);
         // When the holder releases
         long started = System.nanoTime();
         gate.release();
@@ -234,22 +279,36 @@ public abstract class LoadDriverTests {
         try {
             CompletableFuture.allOf(served).get(2, TimeUnit.MINUTES);
         } catch (TimeoutException stalled) {
-            fail("waiters still waiting after 2 minutes (a lost wake-up?): served " + log.servedCount() + " of " + WAITERS
-                    + "; footprints " + nodes.stream().map(EngineFootprint::of).toList());
+            fail("waiters still waiting after 2 minutes (a lost wake-up?): served " + log.servedCount() + " of "
+                    + WAITERS + "; footprints "
+                    + nodes.stream().map(EngineFootprint::of).toList());
         }
         long elapsed = System.nanoTime() - started;
         CommandStats traffic = CommandStats.read(redis.server()).since(before);
         log.assertServedOnceEachInTokenOrderOneAtATime();
-        assertTrue(log.maxGapNanos() < MAX_HANDOFF_GAP.toNanos(), "the lock sat free for " + Duration.ofNanos(log.maxGapNanos())
-                + " between two waiters (a lost wake-up?)");
+        assertTrue(
+                log.maxGapNanos() < MAX_HANDOFF_GAP.toNanos(),
+                "the lock sat free for " + Duration.ofNanos(log.maxGapNanos())
+                        + " between two waiters (a lost wake-up?)");
         // And the traffic per acquisition is a small constant (no polling)
         double commands = (double) traffic.total() / WAITERS;
         double scripts = (double) traffic.scriptCalls() / WAITERS;
-        report("waiters", String.format("%d waiters on %d nodes served in %d ms (longest handoff %.1f ms): %.2f commands and"
-                + " %.2f script calls per acquisition; %s", WAITERS, NODES, TimeUnit.NANOSECONDS.toMillis(elapsed),
-                log.maxGapNanos() / 1e6, commands, scripts, traffic));
+        report(
+                "waiters",
+                String.format(
+                        "%d waiters on %d nodes served in %d ms (longest handoff %.1f ms): %.2f commands and"
+                                + " %.2f script calls per acquisition; %s",
+                        WAITERS,
+                        NODES,
+                        TimeUnit.NANOSECONDS.toMillis(elapsed),
+                        log.maxGapNanos() / 1e6,
+                        commands,
+                        scripts,
+                        traffic));
         assertTrue(commands <= MAX_COMMANDS_PER_ACQUISITION, "commands per acquisition: " + commands + " " + traffic);
-        assertTrue(scripts <= MAX_SCRIPT_CALLS_PER_ACQUISITION, "script calls per acquisition: " + scripts + " " + traffic);
+        assertTrue(
+                scripts <= MAX_SCRIPT_CALLS_PER_ACQUISITION,
+                "script calls per acquisition: " + scripts + " " + traffic);
     }
 
     @Test
@@ -265,13 +324,28 @@ public abstract class LoadDriverTests {
         // Then, once the last subscription's linger passed, neither engine keeps anything per name
         DistinctNamesLoad.awaitIdle(client, other);
         // And Redis holds no lock and no subscription of theirs (the drivers dropped every channel)
-        assertEquals(0L, redis.server().command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0",
-                LockClient.Builder.DEFAULT_KEY_PREFIX + "{" + run + ":*}"), "lock keys left");
-        Eventually.until("no channel subscribed at Redis", () -> ((List<?>) redis.server().command("PUBSUB", "SHARDCHANNELS")).isEmpty()
-                && ((List<?>) redis.server().command("PUBSUB", "CHANNELS")).isEmpty());
-        report("names", String.format("%d names acquired and released in %d ms (%.0f pairs/s); footprints %s %s", DISTINCT_NAMES,
-                TimeUnit.NANOSECONDS.toMillis(pairsNanos), DISTINCT_NAMES / (pairsNanos / 1e9), EngineFootprint.of(client),
-                EngineFootprint.of(other)));
+        assertEquals(
+                0L,
+                redis.server()
+                        .command(
+                                "EVAL",
+                                "return #redis.call('KEYS', ARGV[1])",
+                                "0",
+                                LockClient.Builder.DEFAULT_KEY_PREFIX + "{" + run + ":*}"),
+                "lock keys left");
+        Eventually.until(
+                "no channel subscribed at Redis",
+                () -> ((List<?>) redis.server().command("PUBSUB", "SHARDCHANNELS")).isEmpty()
+                        && ((List<?>) redis.server().command("PUBSUB", "CHANNELS")).isEmpty());
+        report(
+                "names",
+                String.format(
+                        "%d names acquired and released in %d ms (%.0f pairs/s); footprints %s %s",
+                        DISTINCT_NAMES,
+                        TimeUnit.NANOSECONDS.toMillis(pairsNanos),
+                        DISTINCT_NAMES / (pairsNanos / 1e9),
+                        EngineFootprint.of(client),
+                        EngineFootprint.of(other)));
     }
 
     private String name(String kind, int i) {

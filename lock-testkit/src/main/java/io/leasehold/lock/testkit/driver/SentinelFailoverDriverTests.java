@@ -41,9 +41,12 @@ public abstract class SentinelFailoverDriverTests {
         sentinel.restoreAll();
         String name = "failover:" + UUID.randomUUID();
         // A 1 s lease cannot be confirmed through a failover: Sentinel alone waits 1 s before it calls the master down.
-        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build();
+        LockOptions shortLease =
+                LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build();
         LockBackend backend = driver().open(sentinel).backend();
-        try (LockClient locks = LockClient.builder(backend).commandTimeout(Duration.ofSeconds(1)).build()) {
+        try (LockClient locks = LockClient.builder(backend)
+                .commandTimeout(Duration.ofSeconds(1))
+                .build()) {
             // Given a held, auto-renewed lease and an active subscription
             Lease held = locks.lock(name, shortLease).acquire(Duration.ofSeconds(10));
             String channel = "failover:{" + UUID.randomUUID() + "}:released";
@@ -64,13 +67,16 @@ public abstract class SentinelFailoverDriverTests {
             // And a new acquisition succeeds on the promoted master, with a higher fencing token
             Lease next = acquireThroughFailover(locks, name);
             assertTrue(next.fencingToken() > held.fencingToken(), "token after the failover is higher");
-            assertEquals(1L, sentinel.master().command("EXISTS", LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, name)),
+            assertEquals(
+                    1L,
+                    sentinel.master().command("EXISTS", LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, name)),
                     "the lock lives on the promoted master");
             assertTrue(next.release());
 
             // And the subscription was made again on the promoted master, and its listener told
             assertEquals(channel, recorder.resubscribed.poll(FAILOVER_BOUND.toSeconds(), TimeUnit.SECONDS));
-            Eventually.until("the promoted master has the subscription", () -> shardSubscribers(sentinel, channel) == 1);
+            Eventually.until(
+                    "the promoted master has the subscription", () -> shardSubscribers(sentinel, channel) == 1);
             sentinel.master().command("SPUBLISH", channel, "released");
             assertEquals("released", recorder.messages.poll(10, TimeUnit.SECONDS));
         } finally {

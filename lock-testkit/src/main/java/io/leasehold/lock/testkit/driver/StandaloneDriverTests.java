@@ -172,7 +172,10 @@ public abstract class StandaloneDriverTests {
     void shouldWakeAWaiterByTheReleaseWhenItsPubSubConnectionWasKilledWhileWaiting() throws Exception {
         String name = "pubsub-kill:" + UUID.randomUUID();
         String channel = LockKeys.releaseChannel(LockClient.Builder.DEFAULT_KEY_PREFIX, name);
-        LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofSeconds(60)).autoRenew(false).build();
+        LockOptions longLease = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(60))
+                .autoRenew(false)
+                .build();
         try (LockClient holder = LockClient.create(driver().open(redis).backend());
                 LockClient waiter = LockClient.create(backend)) {
             Lease held = holder.lock(name, longLease).acquire(Duration.ofSeconds(5));

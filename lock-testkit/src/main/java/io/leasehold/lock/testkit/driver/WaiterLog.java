@@ -67,11 +67,14 @@ final class WaiterLog {
             assertEquals(1, servedTimes.get(w), "times waiter " + w + " was served");
         }
         assertEquals(1, maxInside.get(), "most holders inside the critical section at once");
-        assertEquals(servedTimes.length(), updates, "updates of the shared counter (fewer: one was lost to an overlap)");
+        assertEquals(
+                servedTimes.length(), updates, "updates of the shared counter (fewer: one was lost to an overlap)");
         synchronized (tokens) {
             for (int i = 1; i < tokens.size(); i++) {
-                assertTrue(tokens.get(i) > tokens.get(i - 1), "token of acquisition " + i + " (" + tokens.get(i)
-                        + ") not above the one before (" + tokens.get(i - 1) + ")");
+                assertTrue(
+                        tokens.get(i) > tokens.get(i - 1),
+                        "token of acquisition " + i + " (" + tokens.get(i) + ") not above the one before ("
+                                + tokens.get(i - 1) + ")");
             }
         }
     }

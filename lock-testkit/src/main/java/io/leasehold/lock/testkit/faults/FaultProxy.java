@@ -109,8 +109,10 @@ public final class FaultProxy implements AutoCloseable {
         try {
             server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind a loopback port for a FaultProxy to "
-                    + targetHost + ":" + targetPort + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot bind a loopback port for a FaultProxy to " + targetHost + ":" + targetPort + ": "
+                            + e.getMessage(),
+                    e);
         }
         FaultProxy proxy = new FaultProxy(new InetSocketAddress(targetHost, targetPort), server);
         proxy.threads.start(proxy.threadPrefix + "-acceptor", proxy::acceptLoop);
@@ -151,8 +153,8 @@ public final class FaultProxy implements AutoCloseable {
      */
     public FaultProxy latency(Duration latency) {
         long nanos = latencyNanos(latency);
-        change(faults -> faults.withLatency(Direction.CLIENT_TO_TARGET, nanos)
-                .withLatency(Direction.TARGET_TO_CLIENT, nanos));
+        change(faults ->
+                faults.withLatency(Direction.CLIENT_TO_TARGET, nanos).withLatency(Direction.TARGET_TO_CLIENT, nanos));
         return this;
     }
 
@@ -277,15 +279,15 @@ public final class FaultProxy implements AutoCloseable {
             return;
         }
         if (!alive.isEmpty()) {
-            throw new IllegalStateException(this + ": threads still alive " + CLOSE_TIMEOUT_SECONDS
-                    + " s after close: " + alive);
+            throw new IllegalStateException(
+                    this + ": threads still alive " + CLOSE_TIMEOUT_SECONDS + " s after close: " + alive);
         }
     }
 
     @Override
     public String toString() {
-        return "FaultProxy " + host() + ":" + port() + " -> " + target.getHostString() + ":" + target.getPort()
-                + " [" + (closed ? "closed" : faults()) + "]";
+        return "FaultProxy " + host() + ":" + port() + " -> " + target.getHostString() + ":" + target.getPort() + " ["
+                + (closed ? "closed" : faults()) + "]";
     }
 
     private void acceptLoop() {
@@ -313,8 +315,8 @@ public final class FaultProxy implements AutoCloseable {
                 continue;
             }
             String name = threadPrefix + "-c" + connectionIds.incrementAndGet();
-            ProxiedConnection connection = new ProxiedConnection(name, client, target, board, threads, droppedBytes,
-                    connections::remove);
+            ProxiedConnection connection =
+                    new ProxiedConnection(name, client, target, board, threads, droppedBytes, connections::remove);
             connections.add(connection);
             connection.start();
             if (closed) {
@@ -351,8 +353,8 @@ public final class FaultProxy implements AutoCloseable {
         try {
             return latency.toNanos();
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("latency must be at most " + Duration.ofNanos(Long.MAX_VALUE)
-                    + ", but was " + latency, e);
+            throw new IllegalArgumentException(
+                    "latency must be at most " + Duration.ofNanos(Long.MAX_VALUE) + ", but was " + latency, e);
         }
     }
 }

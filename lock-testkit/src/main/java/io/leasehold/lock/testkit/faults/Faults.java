@@ -14,8 +14,8 @@ import java.util.List;
  * @param toClient the silence on the way to the client, or {@code null} while bytes flow
  * @param refusing whether new connections are reset as soon as they are accepted
  */
-record Faults(long toTargetLatencyNanos, long toClientLatencyNanos, Silence toTarget, Silence toClient,
-        boolean refusing) {
+record Faults(
+        long toTargetLatencyNanos, long toClientLatencyNanos, Silence toTarget, Silence toClient, boolean refusing) {
 
     static final Faults NONE = new Faults(0, 0, null, null, false);
 

@@ -40,8 +40,14 @@ final class ProxiedConnection {
      * @param droppedBytes the proxy's count of bytes discarded by {@link Silence#DROP}
      * @param onEnd told once, with this connection, when it has ended, however it ended
      */
-    ProxiedConnection(String name, Socket client, InetSocketAddress targetAddress, FaultBoard board, Threads threads,
-            AtomicLong droppedBytes, Consumer<ProxiedConnection> onEnd) {
+    ProxiedConnection(
+            String name,
+            Socket client,
+            InetSocketAddress targetAddress,
+            FaultBoard board,
+            Threads threads,
+            AtomicLong droppedBytes,
+            Consumer<ProxiedConnection> onEnd) {
         this.droppedBytes = droppedBytes;
         this.name = name;
         this.client = client;

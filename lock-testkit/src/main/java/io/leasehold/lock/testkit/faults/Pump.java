@@ -31,7 +31,12 @@ final class Pump {
     private final AtomicLong droppedBytes;
     private final BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(QUEUED_CHUNKS);
 
-    Pump(Direction direction, Socket from, Socket to, FaultBoard board, ProxiedConnection connection,
+    Pump(
+            Direction direction,
+            Socket from,
+            Socket to,
+            FaultBoard board,
+            ProxiedConnection connection,
             AtomicLong droppedBytes) {
         this.direction = direction;
         this.droppedBytes = droppedBytes;

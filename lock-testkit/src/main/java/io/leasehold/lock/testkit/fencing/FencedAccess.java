@@ -19,8 +19,8 @@ import java.util.Objects;
  * @param value read accepted: the value read; write accepted: the value written; rejected: {@code null}
  * @param previous write accepted: the value the write replaced; otherwise {@code null}
  */
-public record FencedAccess(String resource, AccessOp op, long token, boolean accepted, long seq, long highest,
-        Long value, Long previous) {
+public record FencedAccess(
+        String resource, AccessOp op, long token, boolean accepted, long seq, long highest, Long value, Long previous) {
 
     public FencedAccess {
         Objects.requireNonNull(resource, "resource");
@@ -32,7 +32,17 @@ public record FencedAccess(String resource, AccessOp op, long token, boolean acc
      * sent at {@code start} and answered at {@code end} (microseconds, {@link io.leasehold.lock.testkit.history.HistoryClock}).
      */
     public ResourceAccess toHistory(String process, String lock, long start, long end) {
-        return new ResourceAccess(process, lock, resource, op, token,
-                accepted ? AccessOutcome.ACCEPTED : AccessOutcome.REJECTED, value, seq, start, end, null);
+        return new ResourceAccess(
+                process,
+                lock,
+                resource,
+                op,
+                token,
+                accepted ? AccessOutcome.ACCEPTED : AccessOutcome.REJECTED,
+                value,
+                seq,
+                start,
+                end,
+                null);
     }
 }

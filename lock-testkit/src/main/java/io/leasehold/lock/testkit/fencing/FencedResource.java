@@ -77,8 +77,8 @@ public final class FencedResource implements AutoCloseable {
             throw new IllegalArgumentException("name must not be blank, but was '" + name + "'");
         }
         if (timeout.isZero() || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must be greater than 0, but was " + timeout
-                    + " (resource '" + name + "')");
+            throw new IllegalArgumentException(
+                    "timeout must be greater than 0, but was " + timeout + " (resource '" + name + "')");
         }
         return new FencedResource(server, name, timeout);
     }
@@ -99,8 +99,15 @@ public final class FencedResource implements AutoCloseable {
         List<?> reply = (List<?>) run(ACCESS, List.of("read", Long.toString(token)));
         boolean accepted = (Long) reply.get(0) == 1L;
         Long value = accepted ? Long.valueOf((String) reply.get(3)) : null;
-        return new FencedAccess(name, AccessOp.READ, token, accepted, (Long) reply.get(1),
-                Long.parseLong((String) reply.get(2)), value, null);
+        return new FencedAccess(
+                name,
+                AccessOp.READ,
+                token,
+                accepted,
+                (Long) reply.get(1),
+                Long.parseLong((String) reply.get(2)),
+                value,
+                null);
     }
 
     /**
@@ -113,8 +120,14 @@ public final class FencedResource implements AutoCloseable {
         checkToken(token);
         List<?> reply = (List<?>) run(ACCESS, List.of("write", Long.toString(token), Long.toString(value)));
         boolean accepted = (Long) reply.get(0) == 1L;
-        return new FencedAccess(name, AccessOp.WRITE, token, accepted, (Long) reply.get(1),
-                Long.parseLong((String) reply.get(2)), accepted ? value : null,
+        return new FencedAccess(
+                name,
+                AccessOp.WRITE,
+                token,
+                accepted,
+                (Long) reply.get(1),
+                Long.parseLong((String) reply.get(2)),
+                accepted ? value : null,
                 accepted ? Long.valueOf((String) reply.get(3)) : null);
     }
 
@@ -130,12 +143,20 @@ public final class FencedResource implements AutoCloseable {
         List<ResourceSnapshot.Update> updates = new ArrayList<>();
         for (Object entry : (List<?>) reply.get(4)) {
             String[] fields = ((String) entry).split(" ");
-            updates.add(new ResourceSnapshot.Update(Long.parseLong(fields[0]), Long.parseLong(fields[1]),
-                    Long.parseLong(fields[2]), Long.parseLong(fields[3]), Long.parseLong(fields[4])));
+            updates.add(new ResourceSnapshot.Update(
+                    Long.parseLong(fields[0]),
+                    Long.parseLong(fields[1]),
+                    Long.parseLong(fields[2]),
+                    Long.parseLong(fields[3]),
+                    Long.parseLong(fields[4])));
         }
-        return new ResourceSnapshot(name, Long.parseLong((String) reply.get(0)),
-                highest == null ? null : Long.valueOf(highest), Long.parseLong((String) reply.get(2)),
-                Long.parseLong((String) reply.get(3)), updates);
+        return new ResourceSnapshot(
+                name,
+                Long.parseLong((String) reply.get(0)),
+                highest == null ? null : Long.valueOf(highest),
+                Long.parseLong((String) reply.get(2)),
+                Long.parseLong((String) reply.get(3)),
+                updates);
     }
 
     /** Deletes the resource's state (counter, highest token, numbering and log): for a run's setup. */
@@ -201,8 +222,8 @@ public final class FencedResource implements AutoCloseable {
     }
 
     private FencedResourceException unknown(IOException e) {
-        return new FencedResourceException(this + ": no answer within " + timeout
-                + ", the access may or may not have taken effect: " + e, e);
+        return new FencedResourceException(
+                this + ": no answer within " + timeout + ", the access may or may not have taken effect: " + e, e);
     }
 
     private void checkToken(long token) {

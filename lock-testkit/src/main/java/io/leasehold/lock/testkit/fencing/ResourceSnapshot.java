@@ -20,8 +20,7 @@ import java.util.Objects;
  * @param time when the snapshot was taken, microseconds since the epoch by the resource server's clock
  * @param updates the accepted writes, in the order they were applied
  */
-public record ResourceSnapshot(String resource, long value, Long highest, long seq, long time,
-        List<Update> updates) {
+public record ResourceSnapshot(String resource, long value, Long highest, long seq, long time, List<Update> updates) {
 
     public ResourceSnapshot {
         Objects.requireNonNull(resource, "resource");
@@ -37,8 +36,7 @@ public record ResourceSnapshot(String resource, long value, Long highest, long s
      * @param value the value it wrote
      * @param time when it was applied, microseconds since the epoch by the resource server's clock
      */
-    public record Update(long seq, long token, long previous, long value, long time) {
-    }
+    public record Update(long seq, long token, long previous, long value, long time) {}
 
     /**
      * The snapshot as history records, written by {@code process}: one {@link ResourceState} and one
@@ -48,8 +46,8 @@ public record ResourceSnapshot(String resource, long value, Long highest, long s
         List<HistoryEvent> events = new ArrayList<>(updates.size() + 1);
         events.add(new ResourceState(process, resource, value, highest, seq, time));
         for (Update update : updates) {
-            events.add(new ResourceUpdate(process, resource, update.seq(), update.token(), update.previous(),
-                    update.value(), update.time()));
+            events.add(new ResourceUpdate(
+                    process, resource, update.seq(), update.token(), update.previous(), update.value(), update.time()));
         }
         return events;
     }

@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param token the fencing token when {@link AcquireOutcome#ACQUIRED}, else {@code null}
  * @param error a short description of the failure for {@code ERROR} (or any outcome), else {@code null}
  */
-public record AcquireAttempt(String process, String lock, long start, long end, AcquireOutcome outcome, Long token,
-        String error) implements HistoryEvent {
+public record AcquireAttempt(
+        String process, String lock, long start, long end, AcquireOutcome outcome, Long token, String error)
+        implements HistoryEvent {
 
     public static final String TYPE = "acquire";
 
@@ -27,8 +28,9 @@ public record AcquireAttempt(String process, String lock, long start, long end, 
         Objects.requireNonNull(outcome, TYPE + ".outcome");
         Checks.order(TYPE, start, end);
         if ((outcome == AcquireOutcome.ACQUIRED) != (token != null)) {
-            throw new IllegalArgumentException(TYPE + ".token must be given exactly when the outcome is ACQUIRED, but was "
-                    + token + " with outcome " + outcome);
+            throw new IllegalArgumentException(
+                    TYPE + ".token must be given exactly when the outcome is ACQUIRED, but was " + token
+                            + " with outcome " + outcome);
         }
         if (token != null) {
             Checks.token(TYPE, token);
@@ -41,8 +43,8 @@ public record AcquireAttempt(String process, String lock, long start, long end, 
     }
 
     /** An attempt that ended without a lease. */
-    public static AcquireAttempt failed(String process, String lock, long start, long end, AcquireOutcome outcome,
-            String error) {
+    public static AcquireAttempt failed(
+            String process, String lock, long start, long end, AcquireOutcome outcome, String error) {
         return new AcquireAttempt(process, lock, start, end, outcome, null, error);
     }
 

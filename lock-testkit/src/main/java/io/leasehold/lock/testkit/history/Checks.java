@@ -5,8 +5,7 @@ import java.util.Objects;
 /** Argument checks for the records, with messages that name the record, the field, the rule and the value. */
 final class Checks {
 
-    private Checks() {
-    }
+    private Checks() {}
 
     static String name(String type, String field, String value) {
         Objects.requireNonNull(value, () -> type + "." + field);
@@ -18,7 +17,8 @@ final class Checks {
 
     static void order(String type, long start, long end) {
         if (end < start) {
-            throw new IllegalArgumentException(type + ".end must not be before its start (" + start + "), but was " + end);
+            throw new IllegalArgumentException(
+                    type + ".end must not be before its start (" + start + "), but was " + end);
         }
     }
 

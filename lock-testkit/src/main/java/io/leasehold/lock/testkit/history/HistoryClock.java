@@ -23,8 +23,7 @@ import java.util.Objects;
  */
 public final class HistoryClock {
 
-    private HistoryClock() {
-    }
+    private HistoryClock() {}
 
     /** Now, in microseconds since the epoch. */
     public static long nowMicros() {

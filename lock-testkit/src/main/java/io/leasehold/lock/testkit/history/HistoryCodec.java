@@ -25,8 +25,7 @@ public final class HistoryCodec {
 
     private static final Gson GSON = new Gson();
 
-    private HistoryCodec() {
-    }
+    private HistoryCodec() {}
 
     /** One line of JSON for {@code event}, without the line break. */
     public static String encode(HistoryEvent event) {
@@ -53,7 +52,9 @@ public final class HistoryCodec {
     public static HistoryEvent decode(String line) {
         JsonObject object = parseObject(line);
         JsonElement typeElement = object.get("type");
-        if (typeElement == null || !typeElement.isJsonPrimitive() || !typeElement.getAsJsonPrimitive().isString()) {
+        if (typeElement == null
+                || !typeElement.isJsonPrimitive()
+                || !typeElement.getAsJsonPrimitive().isString()) {
             throw new HistoryFormatException("a record must have a string field 'type', but this one has "
                     + (typeElement == null ? "none" : typeElement.toString()));
         }
@@ -63,31 +64,84 @@ public final class HistoryCodec {
             return switch (type) {
                 case ProcessStarted.TYPE -> new ProcessStarted(f.string("process"), f.integer("time"));
                 case ProcessEnded.TYPE -> new ProcessEnded(f.string("process"), f.integer("time"));
-                case AcquireAttempt.TYPE -> new AcquireAttempt(f.string("process"), f.string("lock"), f.integer("start"),
-                        f.integer("end"), f.enumValue("outcome", AcquireOutcome.class), f.optionalToken("token"),
-                        f.optionalString("error"));
-                case SectionStarted.TYPE -> new SectionStarted(f.string("process"), f.string("lock"), f.token("token"),
-                        f.integer("time"));
-                case SectionEnded.TYPE -> new SectionEnded(f.string("process"), f.string("lock"), f.token("token"),
-                        f.integer("time"), f.enumValue("ending", SectionEnding.class));
-                case ResourceAccess.TYPE -> new ResourceAccess(f.string("process"), f.string("lock"),
-                        f.string("resource"), f.enumValue("op", AccessOp.class), f.token("token"),
-                        f.enumValue("outcome", AccessOutcome.class), f.optionalInteger("value"),
-                        f.optionalInteger("seq"), f.integer("start"), f.integer("end"), f.optionalString("error"));
-                case LossSignal.TYPE -> new LossSignal(f.string("process"), f.string("lock"), f.token("token"),
-                        f.string("reason"), f.integer("time"), f.integer("seen"));
-                case FaultWindow.TYPE -> new FaultWindow(f.string("process"), f.string("kind"),
-                        f.enumValue("effect", FaultEffect.class), f.optionalString("target"), f.integer("start"),
-                        f.integer("end"));
-                case ResourceState.TYPE -> new ResourceState(f.string("process"), f.string("resource"),
-                        f.integer("value"), f.optionalToken("highest"), f.integer("seq"), f.integer("time"));
-                case ResourceUpdate.TYPE -> new ResourceUpdate(f.string("process"), f.string("resource"),
-                        f.integer("seq"), f.token("token"), f.integer("previous"), f.integer("value"),
-                        f.integer("time"));
-                default -> throw new HistoryFormatException("unknown record type '" + type + "'; known types: "
-                        + String.join(", ", ProcessStarted.TYPE, ProcessEnded.TYPE, AcquireAttempt.TYPE,
-                                SectionStarted.TYPE, ResourceAccess.TYPE, LossSignal.TYPE, SectionEnded.TYPE,
-                                FaultWindow.TYPE, ResourceState.TYPE, ResourceUpdate.TYPE));
+                case AcquireAttempt.TYPE ->
+                    new AcquireAttempt(
+                            f.string("process"),
+                            f.string("lock"),
+                            f.integer("start"),
+                            f.integer("end"),
+                            f.enumValue("outcome", AcquireOutcome.class),
+                            f.optionalToken("token"),
+                            f.optionalString("error"));
+                case SectionStarted.TYPE ->
+                    new SectionStarted(f.string("process"), f.string("lock"), f.token("token"), f.integer("time"));
+                case SectionEnded.TYPE ->
+                    new SectionEnded(
+                            f.string("process"),
+                            f.string("lock"),
+                            f.token("token"),
+                            f.integer("time"),
+                            f.enumValue("ending", SectionEnding.class));
+                case ResourceAccess.TYPE ->
+                    new ResourceAccess(
+                            f.string("process"),
+                            f.string("lock"),
+                            f.string("resource"),
+                            f.enumValue("op", AccessOp.class),
+                            f.token("token"),
+                            f.enumValue("outcome", AccessOutcome.class),
+                            f.optionalInteger("value"),
+                            f.optionalInteger("seq"),
+                            f.integer("start"),
+                            f.integer("end"),
+                            f.optionalString("error"));
+                case LossSignal.TYPE ->
+                    new LossSignal(
+                            f.string("process"),
+                            f.string("lock"),
+                            f.token("token"),
+                            f.string("reason"),
+                            f.integer("time"),
+                            f.integer("seen"));
+                case FaultWindow.TYPE ->
+                    new FaultWindow(
+                            f.string("process"),
+                            f.string("kind"),
+                            f.enumValue("effect", FaultEffect.class),
+                            f.optionalString("target"),
+                            f.integer("start"),
+                            f.integer("end"));
+                case ResourceState.TYPE ->
+                    new ResourceState(
+                            f.string("process"),
+                            f.string("resource"),
+                            f.integer("value"),
+                            f.optionalToken("highest"),
+                            f.integer("seq"),
+                            f.integer("time"));
+                case ResourceUpdate.TYPE ->
+                    new ResourceUpdate(
+                            f.string("process"),
+                            f.string("resource"),
+                            f.integer("seq"),
+                            f.token("token"),
+                            f.integer("previous"),
+                            f.integer("value"),
+                            f.integer("time"));
+                default ->
+                    throw new HistoryFormatException("unknown record type '" + type + "'; known types: "
+                            + String.join(
+                                    ", ",
+                                    ProcessStarted.TYPE,
+                                    ProcessEnded.TYPE,
+                                    AcquireAttempt.TYPE,
+                                    SectionStarted.TYPE,
+                                    ResourceAccess.TYPE,
+                                    LossSignal.TYPE,
+                                    SectionEnded.TYPE,
+                                    FaultWindow.TYPE,
+                                    ResourceState.TYPE,
+                                    ResourceUpdate.TYPE));
             };
         } catch (IllegalArgumentException | NullPointerException e) {
             // A record's own checks (blank name, end before start, ...) reject the values.
@@ -112,8 +166,12 @@ public final class HistoryCodec {
                 throw format;
             }
             // Gson's advice to parse leniently is about its API, not about the line: keep only where it broke.
-            String message = String.valueOf(e.getMessage()).lines().findFirst().orElse("")
-                    .replace("Use JsonReader.setStrictness(Strictness.LENIENT) to accept malformed JSON", "").trim();
+            String message = String.valueOf(e.getMessage())
+                    .lines()
+                    .findFirst()
+                    .orElse("")
+                    .replace("Use JsonReader.setStrictness(Strictness.LENIENT) to accept malformed JSON", "")
+                    .trim();
             throw new HistoryFormatException("not valid JSON" + (message.startsWith("at ") ? " " : ": ") + message, e);
         }
     }
@@ -185,7 +243,8 @@ public final class HistoryCodec {
             json.name("value").value(e.value());
             json.name("time").value(e.time());
         } else {
-            throw new IllegalArgumentException("unknown history event " + event.getClass().getName());
+            throw new IllegalArgumentException(
+                    "unknown history event " + event.getClass().getName());
         }
     }
 

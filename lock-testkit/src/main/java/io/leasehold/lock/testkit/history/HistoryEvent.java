@@ -6,8 +6,17 @@ package io.leasehold.lock.testkit.history;
  *
  * <p>Implementations are immutable records and threadsafe.
  */
-public sealed interface HistoryEvent permits ProcessStarted, ProcessEnded, AcquireAttempt, SectionStarted,
-        ResourceAccess, LossSignal, SectionEnded, FaultWindow, ResourceState, ResourceUpdate {
+public sealed interface HistoryEvent
+        permits ProcessStarted,
+                ProcessEnded,
+                AcquireAttempt,
+                SectionStarted,
+                ResourceAccess,
+                LossSignal,
+                SectionEnded,
+                FaultWindow,
+                ResourceState,
+                ResourceUpdate {
 
     /** The process that wrote the record: a name chosen by the run, e.g. {@code worker-3}. */
     String process();

@@ -23,8 +23,7 @@ public final class HistoryReader {
     /** The file name ending read from directories. */
     public static final String EXTENSION = ".jsonl";
 
-    private HistoryReader() {
-    }
+    private HistoryReader() {}
 
     /** Reads every record of {@code paths}; see the class documentation. */
     public static History read(Path... paths) throws IOException {

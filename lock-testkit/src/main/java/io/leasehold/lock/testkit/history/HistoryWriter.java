@@ -55,8 +55,12 @@ public final class HistoryWriter implements AutoCloseable {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Writer writer = new BufferedWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
+        Writer writer = new BufferedWriter(Files.newBufferedWriter(
+                file,
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND,
+                StandardOpenOption.WRITE));
         return new HistoryWriter(writer, process);
     }
 

@@ -113,12 +113,12 @@ final class JsonFields {
     }
 
     private HistoryFormatException missing(String field, String what) {
-        return new HistoryFormatException("field '" + field + "' of a '" + type + "' record is required ("
-                + what + "), but is missing");
+        return new HistoryFormatException(
+                "field '" + field + "' of a '" + type + "' record is required (" + what + "), but is missing");
     }
 
     private HistoryFormatException wrong(String field, String what, JsonPrimitive raw) {
-        return new HistoryFormatException("field '" + field + "' of a '" + type + "' record must be " + what
-                + ", but was " + raw);
+        return new HistoryFormatException(
+                "field '" + field + "' of a '" + type + "' record must be " + what + ", but was " + raw);
     }
 }

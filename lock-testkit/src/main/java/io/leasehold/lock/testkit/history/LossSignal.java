@@ -33,8 +33,13 @@ public record LossSignal(String process, String lock, long token, String reason,
     /** The record of {@code loss}, seen now by {@code process}. */
     public static LossSignal of(String process, LeaseLoss loss) {
         Objects.requireNonNull(loss, "loss");
-        return new LossSignal(process, loss.lockName(), loss.fencingToken(), loss.reason().name(),
-                HistoryClock.micros(loss.detectedAt()), HistoryClock.nowMicros());
+        return new LossSignal(
+                process,
+                loss.lockName(),
+                loss.fencingToken(),
+                loss.reason().name(),
+                HistoryClock.micros(loss.detectedAt()),
+                HistoryClock.nowMicros());
     }
 
     @Override

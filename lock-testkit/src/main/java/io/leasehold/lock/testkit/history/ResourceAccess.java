@@ -21,8 +21,19 @@ import java.util.Objects;
  * @param end when its reply came (or the attempt gave up)
  * @param error a short description for {@code UNKNOWN}, else {@code null}
  */
-public record ResourceAccess(String process, String lock, String resource, AccessOp op, long token,
-        AccessOutcome outcome, Long value, Long seq, long start, long end, String error) implements HistoryEvent {
+public record ResourceAccess(
+        String process,
+        String lock,
+        String resource,
+        AccessOp op,
+        long token,
+        AccessOutcome outcome,
+        Long value,
+        Long seq,
+        long start,
+        long end,
+        String error)
+        implements HistoryEvent {
 
     public static final String TYPE = "access";
 

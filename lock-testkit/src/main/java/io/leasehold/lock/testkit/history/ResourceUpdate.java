@@ -12,8 +12,9 @@ package io.leasehold.lock.testkit.history;
  * @param value the value written
  * @param time when the resource applied it, in microseconds (the resource server's clock)
  */
-public record ResourceUpdate(String process, String resource, long seq, long token, long previous, long value,
-        long time) implements HistoryEvent {
+public record ResourceUpdate(
+        String process, String resource, long seq, long token, long previous, long value, long time)
+        implements HistoryEvent {
 
     public static final String TYPE = "resource-update";
 

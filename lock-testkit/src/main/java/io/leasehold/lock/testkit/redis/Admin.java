@@ -7,8 +7,7 @@ import java.util.List;
 /** Runs one admin command over a fresh {@link RespClient} connection; see {@link RedisNode#command}. */
 final class Admin {
 
-    private Admin() {
-    }
+    private Admin() {}
 
     static Object call(RedisEndpoint endpoint, List<List<String>> preamble, Duration timeout, String... args) {
         try (RespClient client = RespClient.connect(endpoint, timeout)) {
@@ -17,8 +16,10 @@ final class Admin {
             }
             return client.call(args);
         } catch (IOException e) {
-            throw new RedisFixtureException("admin command " + String.join(" ", args) + " to " + endpoint
-                    + " failed within " + timeout + ": " + e, e);
+            throw new RedisFixtureException(
+                    "admin command " + String.join(" ", args) + " to " + endpoint + " failed within " + timeout + ": "
+                            + e,
+                    e);
         }
     }
 }

@@ -8,8 +8,7 @@ import java.util.function.Supplier;
 /** Polls a condition until it holds or a deadline passes (for fixture setup, never for test assertions on timing). */
 final class Await {
 
-    private Await() {
-    }
+    private Await() {}
 
     /**
      * Polls {@code condition} every 50 ms until it is true; otherwise throws a
@@ -19,7 +18,8 @@ final class Await {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!safely(condition)) {
             if (System.nanoTime() - deadline > 0) {
-                throw new RedisFixtureException("timed out after " + timeout + " waiting for " + what + "; " + detail.get());
+                throw new RedisFixtureException(
+                        "timed out after " + timeout + " waiting for " + what + "; " + detail.get());
             }
             try {
                 TimeUnit.MILLISECONDS.sleep(50);

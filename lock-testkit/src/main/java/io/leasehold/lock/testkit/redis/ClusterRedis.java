@@ -46,8 +46,8 @@ public final class ClusterRedis implements RedisTopology {
         List<RedisServerProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < masters; i++) {
-                nodes.add(RedisServerProcess.startClusterNode(binary, "cluster-" + (i + 1),
-                        List.of("cluster-node-timeout " + NODE_TIMEOUT_MILLIS)));
+                nodes.add(RedisServerProcess.startClusterNode(
+                        binary, "cluster-" + (i + 1), List.of("cluster-node-timeout " + NODE_TIMEOUT_MILLIS)));
             }
             ClusterRedis cluster = new ClusterRedis(nodes);
             cluster.create();
@@ -144,7 +144,8 @@ public final class ClusterRedis implements RedisTopology {
     /** Freezes every node with one signal, so that none of them sees another as failed. */
     @Override
     public void pauseAll() {
-        RedisServerProcess.pauseAll(nodes.stream().filter(RedisServerProcess::isRunning).collect(Collectors.toList()));
+        RedisServerProcess.pauseAll(
+                nodes.stream().filter(RedisServerProcess::isRunning).collect(Collectors.toList()));
     }
 
     /** Resumes every node with one signal and waits until each reports {@code cluster_state:ok}. */
@@ -183,13 +184,16 @@ public final class ClusterRedis implements RedisTopology {
 
     private void awaitClusterOk() {
         for (RedisServerProcess node : nodes) {
-            Await.until(node + " to report cluster_state:ok with all slots and " + nodes.size() + " known nodes",
-                    SETTLE_TIMEOUT, () -> {
+            Await.until(
+                    node + " to report cluster_state:ok with all slots and " + nodes.size() + " known nodes",
+                    SETTLE_TIMEOUT,
+                    () -> {
                         Map<String, String> info = Replies.info(node.command(PROBE_TIMEOUT, "CLUSTER", "INFO"));
                         return "ok".equals(info.get("cluster_state"))
                                 && String.valueOf(ClusterSlots.SLOTS).equals(info.get("cluster_slots_ok"))
                                 && String.valueOf(nodes.size()).equals(info.get("cluster_known_nodes"));
-                    }, () -> clusterInfo(node));
+                    },
+                    () -> clusterInfo(node));
         }
     }
 

@@ -14,8 +14,7 @@ public final class ClusterSlots {
     /** The number of slots in a Redis cluster. */
     public static final int SLOTS = 16384;
 
-    private ClusterSlots() {
-    }
+    private ClusterSlots() {}
 
     /** The slot of {@code key}. */
     public static int slot(String key) {

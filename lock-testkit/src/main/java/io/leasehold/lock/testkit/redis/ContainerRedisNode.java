@@ -64,13 +64,19 @@ public final class ContainerRedisNode implements RedisNode, AutoCloseable {
 
     @Override
     public void pause() {
-        container.getDockerClient().pauseContainerCmd(container.getContainerId()).exec();
+        container
+                .getDockerClient()
+                .pauseContainerCmd(container.getContainerId())
+                .exec();
         paused = true;
     }
 
     @Override
     public void resume() {
-        container.getDockerClient().unpauseContainerCmd(container.getContainerId()).exec();
+        container
+                .getDockerClient()
+                .unpauseContainerCmd(container.getContainerId())
+                .exec();
         paused = false;
     }
 

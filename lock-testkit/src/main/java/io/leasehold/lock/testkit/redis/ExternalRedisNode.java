@@ -34,8 +34,9 @@ public final class ExternalRedisNode implements RedisNode {
         try {
             uri = new URI(url.trim());
         } catch (URISyntaxException e) {
-            throw new RedisFixtureException("REDIS_URL must look like redis://[[user]:password@]host[:port][/db],"
-                    + " but was '" + url + "'", e);
+            throw new RedisFixtureException(
+                    "REDIS_URL must look like redis://[[user]:password@]host[:port][/db]," + " but was '" + url + "'",
+                    e);
         }
         if (!"redis".equals(uri.getScheme()) || uri.getHost() == null) {
             throw new RedisFixtureException("REDIS_URL must look like redis://[[user]:password@]host[:port][/db]"

@@ -26,8 +26,7 @@ final class FreePorts {
     private static final Set<Integer> FORBIDDEN = Set.of(6379, 16379, 26379);
     private static final Set<Integer> RESERVED = ConcurrentHashMap.newKeySet();
 
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /** Reserves a port that is free now (and whose cluster bus port is free too, when asked). */
     static int reserve(boolean withClusterBus) {

@@ -21,8 +21,7 @@ final class ProcessReaper {
         Runtime.getRuntime().addShutdownHook(new Thread(ProcessReaper::reapAll, "leasehold-redis-reaper"));
     }
 
-    private ProcessReaper() {
-    }
+    private ProcessReaper() {}
 
     static void register(AutoCloseable resource) {
         LIVE.add(resource);

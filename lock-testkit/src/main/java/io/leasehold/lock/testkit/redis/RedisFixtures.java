@@ -23,8 +23,7 @@ public final class RedisFixtures {
     private static SentinelRedis sharedSentinel;
     private static ClusterRedis sharedCluster;
 
-    private RedisFixtures() {
-    }
+    private RedisFixtures() {}
 
     /** Starts a standalone Redis for the caller, who closes it. */
     public static StandaloneRedis startStandalone() {

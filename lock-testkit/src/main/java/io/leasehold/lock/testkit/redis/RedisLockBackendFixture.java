@@ -46,6 +46,7 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     private static final Duration EXPIRY_WAIT = Duration.ofSeconds(5);
     /** The field and value of the hash {@link #writeForeignKey(String)} writes. */
     private static final String FOREIGN_FIELD = "written-by";
+
     private static final String FOREIGN_VALUE = "another application";
 
     private final String name;
@@ -56,8 +57,8 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     private final List<FaultInjectingBackend> backends = new ArrayList<>(); // guarded by this
     private boolean closed; // guarded by this
 
-    private RedisLockBackendFixture(String name, T topology, boolean ownsTopology,
-            Function<? super T, ? extends LockBackend> backendFactory) {
+    private RedisLockBackendFixture(
+            String name, T topology, boolean ownsTopology, Function<? super T, ? extends LockBackend> backendFactory) {
         this.name = Objects.requireNonNull(name, "name");
         this.topology = Objects.requireNonNull(topology, "topology");
         this.ownsTopology = ownsTopology;
@@ -65,34 +66,34 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     }
 
     /** A fixture that stops {@code topology} when closed. */
-    public static <T extends RedisTopology> RedisLockBackendFixture<T> owning(String name, T topology,
-            Function<? super T, ? extends LockBackend> backendFactory) {
+    public static <T extends RedisTopology> RedisLockBackendFixture<T> owning(
+            String name, T topology, Function<? super T, ? extends LockBackend> backendFactory) {
         return new RedisLockBackendFixture<>(name, topology, true, backendFactory);
     }
 
     /** A fixture over a topology others use too: it restores and flushes it now and when closed, never stops it. */
-    public static <T extends RedisTopology> RedisLockBackendFixture<T> sharing(String name, T topology,
-            Function<? super T, ? extends LockBackend> backendFactory) {
+    public static <T extends RedisTopology> RedisLockBackendFixture<T> sharing(
+            String name, T topology, Function<? super T, ? extends LockBackend> backendFactory) {
         RedisLockBackendFixture<T> fixture = new RedisLockBackendFixture<>(name, topology, false, backendFactory);
         fixture.cleanTopology();
         return fixture;
     }
 
     /** A fixture over {@link RedisFixtures#sharedStandalone()}. */
-    public static RedisLockBackendFixture<StandaloneRedis> sharedStandalone(String name,
-            Function<? super StandaloneRedis, ? extends LockBackend> backendFactory) {
+    public static RedisLockBackendFixture<StandaloneRedis> sharedStandalone(
+            String name, Function<? super StandaloneRedis, ? extends LockBackend> backendFactory) {
         return sharing(name, RedisFixtures.sharedStandalone(), backendFactory);
     }
 
     /** A fixture over {@link RedisFixtures#sharedSentinel()}. */
-    public static RedisLockBackendFixture<SentinelRedis> sharedSentinel(String name,
-            Function<? super SentinelRedis, ? extends LockBackend> backendFactory) {
+    public static RedisLockBackendFixture<SentinelRedis> sharedSentinel(
+            String name, Function<? super SentinelRedis, ? extends LockBackend> backendFactory) {
         return sharing(name, RedisFixtures.sharedSentinel(), backendFactory);
     }
 
     /** A fixture over {@link RedisFixtures#sharedCluster()}. */
-    public static RedisLockBackendFixture<ClusterRedis> sharedCluster(String name,
-            Function<? super ClusterRedis, ? extends LockBackend> backendFactory) {
+    public static RedisLockBackendFixture<ClusterRedis> sharedCluster(
+            String name, Function<? super ClusterRedis, ? extends LockBackend> backendFactory) {
         return sharing(name, RedisFixtures.sharedCluster(), backendFactory);
     }
 
@@ -113,8 +114,8 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
                 throw new IllegalStateException("fixture " + name + " is closed; cannot create a backend");
             }
         }
-        LockBackend created = Objects.requireNonNull(backendFactory.apply(topology),
-                () -> "the backend factory of fixture " + name + " returned null");
+        LockBackend created = Objects.requireNonNull(
+                backendFactory.apply(topology), () -> "the backend factory of fixture " + name + " returned null");
         FaultInjectingBackend backend = new FaultInjectingBackend(created, faults);
         synchronized (this) {
             if (!closed) {
@@ -136,8 +137,11 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
         RedisNode master = topology.masterForKey(key);
         if (Long.valueOf(1L).equals(master.command("PEXPIRE", key, "1"))) {
             // EXISTS expires the key lazily once its millisecond has passed; then every reader sees it gone.
-            Await.until("key '" + key + "' to expire on " + master.endpoint(), EXPIRY_WAIT,
-                    () -> Long.valueOf(0L).equals(master.command("EXISTS", key)), () -> "it still exists");
+            Await.until(
+                    "key '" + key + "' to expire on " + master.endpoint(),
+                    EXPIRY_WAIT,
+                    () -> Long.valueOf(0L).equals(master.command("EXISTS", key)),
+                    () -> "it still exists");
         }
     }
 
@@ -149,8 +153,14 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     @Override
     public void writeForeignKey(String key) {
         // One script, so that no script of the code under test runs between the DEL and the HSET.
-        topology.masterForKey(key).command("EVAL", "redis.call('DEL', KEYS[1]) return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])",
-                "1", key, FOREIGN_FIELD, FOREIGN_VALUE);
+        topology.masterForKey(key)
+                .command(
+                        "EVAL",
+                        "redis.call('DEL', KEYS[1]) return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])",
+                        "1",
+                        key,
+                        FOREIGN_FIELD,
+                        FOREIGN_VALUE);
     }
 
     @Override

@@ -49,8 +49,8 @@ public final class RedisServerBinary {
         if (explicit != null && !explicit.isBlank()) {
             Path path = Path.of(explicit.trim());
             if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-                throw new RedisFixtureException(ENV_VARIABLE + " is set to '" + explicit
-                        + "', but no executable redis-server is there");
+                throw new RedisFixtureException(
+                        ENV_VARIABLE + " is set to '" + explicit + "', but no executable redis-server is there");
             }
             return Optional.of(new RedisServerBinary(path));
         }

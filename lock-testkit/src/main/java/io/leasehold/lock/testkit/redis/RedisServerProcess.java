@@ -41,8 +41,9 @@ public final class RedisServerProcess implements RedisNode, AutoCloseable {
     private volatile boolean paused;
     private volatile boolean closed;
 
-    private RedisServerProcess(RedisServerBinary binary, String label, boolean sentinel, int port, Path dir,
-            List<String> extraConfig) throws IOException {
+    private RedisServerProcess(
+            RedisServerBinary binary, String label, boolean sentinel, int port, Path dir, List<String> extraConfig)
+            throws IOException {
         this.binary = binary;
         this.label = label;
         this.sentinel = sentinel;
@@ -69,19 +70,21 @@ public final class RedisServerProcess implements RedisNode, AutoCloseable {
     }
 
     /** Starts a Sentinel ({@code redis-server sentinel.conf --sentinel}) with the given {@code sentinel ...} lines. */
-    public static RedisServerProcess startSentinel(RedisServerBinary binary, String label, List<String> sentinelConfig) {
+    public static RedisServerProcess startSentinel(
+            RedisServerBinary binary, String label, List<String> sentinelConfig) {
         return start(binary, label, true, false, sentinelConfig);
     }
 
     /** Starts a cluster-enabled server whose cluster bus port ({@code port + 10000}) is free too. */
-    public static RedisServerProcess startClusterNode(RedisServerBinary binary, String label, List<String> extraConfig) {
+    public static RedisServerProcess startClusterNode(
+            RedisServerBinary binary, String label, List<String> extraConfig) {
         List<String> lines = new ArrayList<>(List.of("cluster-enabled yes", "cluster-config-file nodes.conf"));
         lines.addAll(extraConfig);
         return start(binary, label, false, true, lines);
     }
 
-    private static RedisServerProcess start(RedisServerBinary binary, String label, boolean sentinel,
-            boolean clusterBus, List<String> extraConfig) {
+    private static RedisServerProcess start(
+            RedisServerBinary binary, String label, boolean sentinel, boolean clusterBus, List<String> extraConfig) {
         String lastTaken = "";
         for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
             int port = FreePorts.reserve(clusterBus);
@@ -138,7 +141,8 @@ public final class RedisServerProcess implements RedisNode, AutoCloseable {
             if (!started.isAlive()) {
                 String tail = logTail();
                 if (tail.contains("Address already in use")) {
-                    throw new PortTaken(describe() + " could not bind: " + firstLineWith(tail, "Address already in use"));
+                    throw new PortTaken(
+                            describe() + " could not bind: " + firstLineWith(tail, "Address already in use"));
                 }
                 throw new RedisFixtureException(describe() + " exited with code " + started.exitValue()
                         + " during startup. Log tail:\n" + tail);
@@ -148,8 +152,8 @@ public final class RedisServerProcess implements RedisNode, AutoCloseable {
             }
             if (System.nanoTime() - deadline > 0) {
                 started.destroyForcibly();
-                throw new RedisFixtureException(describe() + " did not answer PING within " + STARTUP_SECONDS
-                        + " s. Log tail:\n" + logTail());
+                throw new RedisFixtureException(
+                        describe() + " did not answer PING within " + STARTUP_SECONDS + " s. Log tail:\n" + logTail());
             }
             sleepQuietly(50);
         }
@@ -206,8 +210,10 @@ public final class RedisServerProcess implements RedisNode, AutoCloseable {
             try {
                 launchAndAwait();
             } catch (PortTaken e) {
-                throw new RedisFixtureException(describe() + " cannot restart on its port, which another process"
-                        + " took while it was down: " + e.getMessage(), e);
+                throw new RedisFixtureException(
+                        describe() + " cannot restart on its port, which another process" + " took while it was down: "
+                                + e.getMessage(),
+                        e);
             }
         }
     }

@@ -13,7 +13,8 @@ import org.opentest4j.TestAbortedException;
  */
 final class RedisSource {
 
-    static final String HOW_TO_GET_REDIS = String.join("\n",
+    static final String HOW_TO_GET_REDIS = String.join(
+            "\n",
             "Get Redis one of these ways:",
             "  - install redis-server 7+ so that it is on PATH (Debian/Ubuntu: sudo apt-get install redis-server;"
                     + " macOS: brew install redis);",
@@ -26,14 +27,13 @@ final class RedisSource {
             "Sentinel and cluster topologies need a local redis-server binary.",
             "To skip the tests that need Redis instead, run with -D" + RedisEnvironment.SKIP_PROPERTY + "=true.");
 
-    private RedisSource() {
-    }
+    private RedisSource() {}
 
     static StandaloneRedis standalone(RedisEnvironment env) {
         if (env.redisUrl().isPresent()) {
             String url = env.redisUrl().get();
             ExternalRedisNode node = ExternalRedisNode.fromUrl(url);
-            return new StandaloneRedis(node, url, () -> { });
+            return new StandaloneRedis(node, url, () -> {});
         }
         RedisServerBinary binary = locate(env, "a standalone Redis");
         if (binary != null) {
@@ -43,18 +43,22 @@ final class RedisSource {
             ContainerRedisNode node = ContainerRedisNode.start();
             return new StandaloneRedis(node, node.endpoint().uri(), node);
         }
-        throw unavailable(env, "No Redis for a standalone topology: " + RedisEnvironment.REDIS_URL
-                + " is not set, no redis-server is on PATH, " + RedisServerBinary.ENV_VARIABLE
-                + " is not set, and Docker is not available.");
+        throw unavailable(
+                env,
+                "No Redis for a standalone topology: " + RedisEnvironment.REDIS_URL
+                        + " is not set, no redis-server is on PATH, " + RedisServerBinary.ENV_VARIABLE
+                        + " is not set, and Docker is not available.");
     }
 
     /** The local binary a Sentinel or cluster topology needs. */
     static RedisServerBinary binaryFor(RedisEnvironment env, String topology) {
         RedisServerBinary binary = locate(env, "a " + topology + " topology");
         if (binary == null) {
-            throw unavailable(env, "No redis-server binary for a " + topology + " topology (which needs a local"
-                    + " binary; " + RedisEnvironment.REDIS_URL + " and Docker give only a standalone server):"
-                    + " none is on PATH and " + RedisServerBinary.ENV_VARIABLE + " is not set.");
+            throw unavailable(
+                    env,
+                    "No redis-server binary for a " + topology + " topology (which needs a local"
+                            + " binary; " + RedisEnvironment.REDIS_URL + " and Docker give only a standalone server):"
+                            + " none is on PATH and " + RedisServerBinary.ENV_VARIABLE + " is not set.");
         }
         return binary;
     }
@@ -70,7 +74,8 @@ final class RedisSource {
     private static RuntimeException unavailable(RedisEnvironment env, String problem) {
         String message = problem + "\n" + HOW_TO_GET_REDIS;
         if (env.skipRequested()) {
-            return new TestAbortedException("skipped because -D" + RedisEnvironment.SKIP_PROPERTY + "=true: " + message);
+            return new TestAbortedException(
+                    "skipped because -D" + RedisEnvironment.SKIP_PROPERTY + "=true: " + message);
         }
         return new RedisFixtureException(message);
     }

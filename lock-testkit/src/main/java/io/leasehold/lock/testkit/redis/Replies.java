@@ -7,8 +7,7 @@ import java.util.Map;
 /** Parsers for the admin replies the fixtures read: {@code INFO} text and flat field/value arrays. */
 final class Replies {
 
-    private Replies() {
-    }
+    private Replies() {}
 
     /** {@code INFO} (or {@code CLUSTER INFO}) text as a map of {@code field:value} lines. */
     static Map<String, String> info(Object reply) {

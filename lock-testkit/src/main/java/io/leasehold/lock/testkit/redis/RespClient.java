@@ -120,7 +120,8 @@ public final class RespClient implements AutoCloseable {
                 return items;
             }
             default:
-                throw new IOException("RESP protocol error: unexpected type byte '" + (char) type + "' before '" + line + "'");
+                throw new IOException(
+                        "RESP protocol error: unexpected type byte '" + (char) type + "' before '" + line + "'");
         }
     }
 

@@ -45,16 +45,19 @@ public final class SentinelRedis implements RedisTopology {
         try {
             RedisServerProcess master = RedisServerProcess.startServer(binary, "sentinel-master", List.of());
             servers.add(master);
-            servers.add(RedisServerProcess.startServer(binary, "sentinel-replica",
-                    List.of("replicaof 127.0.0.1 " + master.port())));
+            servers.add(RedisServerProcess.startServer(
+                    binary, "sentinel-replica", List.of("replicaof 127.0.0.1 " + master.port())));
             SentinelRedis group = new SentinelRedis(servers, sentinels);
             group.awaitReplicasInSync(master.endpoint());
             for (int i = 1; i <= 3; i++) {
-                RedisServerProcess sentinel = RedisServerProcess.startSentinel(binary, "sentinel-" + i, List.of(
-                        "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
-                        "sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER_MILLIS,
-                        "sentinel failover-timeout " + MASTER_NAME + " " + FAILOVER_TIMEOUT_MILLIS,
-                        "sentinel parallel-syncs " + MASTER_NAME + " 1"));
+                RedisServerProcess sentinel = RedisServerProcess.startSentinel(
+                        binary,
+                        "sentinel-" + i,
+                        List.of(
+                                "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
+                                "sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER_MILLIS,
+                                "sentinel failover-timeout " + MASTER_NAME + " " + FAILOVER_TIMEOUT_MILLIS,
+                                "sentinel parallel-syncs " + MASTER_NAME + " 1"));
                 sentinels.add(sentinel);
                 shortenTilt(sentinel);
             }
@@ -129,11 +132,17 @@ public final class SentinelRedis implements RedisTopology {
      * server reports the master role; returns its address.
      */
     public RedisEndpoint awaitFailover(RedisEndpoint previous, Duration timeout) {
-        Await.until("the Sentinels to promote a new master instead of " + previous, timeout, () -> {
-            List<RedisEndpoint> named = namedMasters();
-            return !named.isEmpty() && named.stream().allMatch(endpoint -> !endpoint.equals(previous))
-                    && named.stream().distinct().count() == 1 && isMaster(serverAt(named.get(0)));
-        }, () -> "Sentinels name " + safeNamedMasters());
+        Await.until(
+                "the Sentinels to promote a new master instead of " + previous,
+                timeout,
+                () -> {
+                    List<RedisEndpoint> named = namedMasters();
+                    return !named.isEmpty()
+                            && named.stream().allMatch(endpoint -> !endpoint.equals(previous))
+                            && named.stream().distinct().count() == 1
+                            && isMaster(serverAt(named.get(0)));
+                },
+                () -> "Sentinels name " + safeNamedMasters());
         return currentMasterEndpoint();
     }
 
@@ -145,8 +154,9 @@ public final class SentinelRedis implements RedisTopology {
     /** {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#leasehold}, as Lettuce and Jedis read it. */
     @Override
     public String uri() {
-        return "redis-sentinel://" + sentinelEndpoints().stream().map(RedisEndpoint::toString)
-                .collect(Collectors.joining(",")) + "#" + MASTER_NAME;
+        return "redis-sentinel://"
+                + sentinelEndpoints().stream().map(RedisEndpoint::toString).collect(Collectors.joining(",")) + "#"
+                + MASTER_NAME;
     }
 
     /** The Sentinels' endpoints. */
@@ -176,7 +186,8 @@ public final class SentinelRedis implements RedisTopology {
     public void pauseAll() {
         List<RedisServerProcess> all = new ArrayList<>(sentinels);
         all.addAll(servers);
-        RedisServerProcess.pauseAll(all.stream().filter(RedisServerProcess::isRunning).collect(Collectors.toList()));
+        RedisServerProcess.pauseAll(
+                all.stream().filter(RedisServerProcess::isRunning).collect(Collectors.toList()));
     }
 
     /** Resumes the data servers, waits until they answer, then resumes the Sentinels. */
@@ -190,8 +201,11 @@ public final class SentinelRedis implements RedisTopology {
         RedisServerProcess.resumeAll(processes);
         for (RedisServerProcess process : processes) {
             if (process.isRunning()) {
-                Await.until(process + " to answer PING after resume", SETTLE_TIMEOUT,
-                        () -> process.ping(PROBE_TIMEOUT), process::logTail);
+                Await.until(
+                        process + " to answer PING after resume",
+                        SETTLE_TIMEOUT,
+                        () -> process.ping(PROBE_TIMEOUT),
+                        process::logTail);
             }
         }
     }
@@ -241,20 +255,25 @@ public final class SentinelRedis implements RedisTopology {
 
     @Override
     public String toString() {
-        return "Sentinel group " + MASTER_NAME + " (data servers " + servers.stream().map(s -> s.endpoint().toString())
-                .collect(Collectors.joining(", ")) + "; sentinels " + sentinelEndpoints() + ")";
+        return "Sentinel group " + MASTER_NAME + " (data servers "
+                + servers.stream().map(s -> s.endpoint().toString()).collect(Collectors.joining(", ")) + "; sentinels "
+                + sentinelEndpoints() + ")";
     }
 
     private void awaitSentinelsAgree() {
-        Await.until("the Sentinels of " + this + " to agree on a master and know each other and the replica",
-                SETTLE_TIMEOUT, () -> {
+        Await.until(
+                "the Sentinels of " + this + " to agree on a master and know each other and the replica",
+                SETTLE_TIMEOUT,
+                () -> {
                     List<RedisEndpoint> named = namedMasters();
-                    if (named.size() != sentinels.size() || named.stream().distinct().count() != 1
+                    if (named.size() != sentinels.size()
+                            || named.stream().distinct().count() != 1
                             || !isMaster(serverAt(named.get(0)))) {
                         return false;
                     }
                     for (RedisServerProcess sentinel : sentinels) {
-                        Map<String, String> state = Replies.fieldMap(sentinel.command(PROBE_TIMEOUT, "SENTINEL", "MASTER", MASTER_NAME));
+                        Map<String, String> state =
+                                Replies.fieldMap(sentinel.command(PROBE_TIMEOUT, "SENTINEL", "MASTER", MASTER_NAME));
                         if (!"master".equals(state.get("flags"))
                                 || !String.valueOf(servers.size() - 1).equals(state.get("num-slaves"))
                                 || !String.valueOf(sentinels.size() - 1).equals(state.get("num-other-sentinels"))) {
@@ -262,7 +281,8 @@ public final class SentinelRedis implements RedisTopology {
                         }
                     }
                     return true;
-                }, this::sentinelStates);
+                },
+                this::sentinelStates);
     }
 
     private void awaitReplicasInSync(RedisEndpoint master) {
@@ -270,11 +290,16 @@ public final class SentinelRedis implements RedisTopology {
             if (server.endpoint().equals(master)) {
                 continue;
             }
-            Await.until(server + " to replicate from " + master, SETTLE_TIMEOUT, () -> {
-                Map<String, String> info = Replies.info(server.command(PROBE_TIMEOUT, "INFO", "replication"));
-                return "slave".equals(info.get("role")) && "up".equals(info.get("master_link_status"))
-                        && String.valueOf(master.port()).equals(info.get("master_port"));
-            }, server::logTail);
+            Await.until(
+                    server + " to replicate from " + master,
+                    SETTLE_TIMEOUT,
+                    () -> {
+                        Map<String, String> info = Replies.info(server.command(PROBE_TIMEOUT, "INFO", "replication"));
+                        return "slave".equals(info.get("role"))
+                                && "up".equals(info.get("master_link_status"))
+                                && String.valueOf(master.port()).equals(info.get("master_port"));
+                    },
+                    server::logTail);
         }
     }
 
@@ -300,7 +325,9 @@ public final class SentinelRedis implements RedisTopology {
         StringBuilder states = new StringBuilder();
         for (RedisServerProcess sentinel : sentinels) {
             try {
-                states.append('\n').append(sentinel).append(": ")
+                states.append('\n')
+                        .append(sentinel)
+                        .append(": ")
                         .append(sentinel.command(PROBE_TIMEOUT, "SENTINEL", "MASTER", MASTER_NAME));
             } catch (RuntimeException e) {
                 states.append('\n').append(sentinel).append(": ").append(e.getMessage());

@@ -13,8 +13,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Signals {
 
-    private Signals() {
-    }
+    private Signals() {}
 
     static void send(String signal, List<Long> pids) {
         if (pids.isEmpty()) {
@@ -32,8 +31,8 @@ final class Signals {
                 throw new RedisFixtureException(String.join(" ", command) + " did not finish within 10 s");
             }
             if (kill.exitValue() != 0) {
-                throw new RedisFixtureException(String.join(" ", command) + " failed with exit code "
-                        + kill.exitValue() + ": " + output);
+                throw new RedisFixtureException(
+                        String.join(" ", command) + " failed with exit code " + kill.exitValue() + ": " + output);
             }
         } catch (IOException e) {
             throw new RedisFixtureException("cannot run " + String.join(" ", command) + ": " + e, e);

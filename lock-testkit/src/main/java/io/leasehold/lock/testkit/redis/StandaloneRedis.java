@@ -88,8 +88,11 @@ public final class StandaloneRedis implements RedisTopology {
     @Override
     public void resumeAll() {
         server.resume();
-        Await.until(server.endpoint() + " to answer PING after resume", RESUME_TIMEOUT,
-                () -> server.ping(Duration.ofSeconds(1)), () -> "it stays silent");
+        Await.until(
+                server.endpoint() + " to answer PING after resume",
+                RESUME_TIMEOUT,
+                () -> server.ping(Duration.ofSeconds(1)),
+                () -> "it stays silent");
     }
 
     @Override

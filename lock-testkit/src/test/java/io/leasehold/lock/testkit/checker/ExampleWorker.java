@@ -46,8 +46,10 @@ final class ExampleWorker {
             try {
                 lease = lock.acquire(wait);
             } catch (LockTimeoutException | LockBackendException e) {
-                AcquireOutcome outcome = e instanceof LockTimeoutException ? AcquireOutcome.TIMEOUT : AcquireOutcome.ERROR;
-                history.write(AcquireAttempt.failed(process, lockName, start, HistoryClock.nowMicros(), outcome, e.toString()));
+                AcquireOutcome outcome =
+                        e instanceof LockTimeoutException ? AcquireOutcome.TIMEOUT : AcquireOutcome.ERROR;
+                history.write(AcquireAttempt.failed(
+                        process, lockName, start, HistoryClock.nowMicros(), outcome, e.toString()));
                 continue;
             }
             long token = lease.fencingToken();
@@ -78,8 +80,18 @@ final class ExampleWorker {
             history.write(access.toHistory(process, lockName, start, HistoryClock.nowMicros()));
             return access;
         } catch (FencedResourceException e) {
-            history.write(new ResourceAccess(process, lockName, counter.name(), op, token, AccessOutcome.UNKNOWN,
-                    op == AccessOp.WRITE ? value : null, null, start, HistoryClock.nowMicros(), e.toString()));
+            history.write(new ResourceAccess(
+                    process,
+                    lockName,
+                    counter.name(),
+                    op,
+                    token,
+                    AccessOutcome.UNKNOWN,
+                    op == AccessOp.WRITE ? value : null,
+                    null,
+                    start,
+                    HistoryClock.nowMicros(),
+                    e.toString()));
             return null;
         }
     }

@@ -25,7 +25,9 @@ class HistoryCheckerCommandLineTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        return HistoryChecker.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        return HistoryChecker.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
@@ -41,7 +43,8 @@ class HistoryCheckerCommandLineTest {
     private Path writeRun(String name, List<HistoryEvent> events) throws IOException {
         Path runDir = dir.resolve(name);
         for (HistoryEvent event : events) {
-            try (HistoryWriter writer = HistoryWriter.open(runDir.resolve(event.process() + ".jsonl"), event.process())) {
+            try (HistoryWriter writer =
+                    HistoryWriter.open(runDir.resolve(event.process() + ".jsonl"), event.process())) {
                 writer.write(event);
             }
         }
@@ -51,7 +54,11 @@ class HistoryCheckerCommandLineTest {
     @Test
     void shouldExitZeroAndPrintThePassedReportForACleanRunDirectory() throws IOException {
         RunBuilder run = new RunBuilder().started("w1", 0).started("w2", 0);
-        run.section("w1", 1, 100).section("w2", 2, 200).ended("w1", 300).ended("w2", 300).snapshot(301);
+        run.section("w1", 1, 100)
+                .section("w2", 2, 200)
+                .ended("w1", 300)
+                .ended("w2", 300)
+                .snapshot(301);
         Path runDir = writeRun("clean", run.events());
 
         assertEquals(0, run(runDir.toString()), err());
@@ -71,8 +78,10 @@ class HistoryCheckerCommandLineTest {
     void shouldAcceptDataLossWindowsAndOtherOptions() throws IOException {
         Path runDir = writeRun("overlap", overlap().events());
 
-        assertEquals(0, run("--data-loss", "150..170", "--max-silence", "PT1M", "--min-acquisitions", "1",
-                runDir.toString()), out() + err());
+        assertEquals(
+                0,
+                run("--data-loss", "150..170", "--max-silence", "PT1M", "--min-acquisitions", "1", runDir.toString()),
+                out() + err());
         assertTrue(out().contains("DATA_LOSS on lock 'L'"), out());
     }
 
@@ -83,7 +92,9 @@ class HistoryCheckerCommandLineTest {
         assertTrue(err().contains("usage: HistoryChecker"), err());
 
         assertEquals(2, run("--data-loss", "soon", dir.toString()));
-        assertTrue(err().contains("a time window must be START..END in microseconds since the epoch, but was 'soon'"), err());
+        assertTrue(
+                err().contains("a time window must be START..END in microseconds since the epoch, but was 'soon'"),
+                err());
 
         assertEquals(2, run("--frobnicate", dir.toString()));
         assertTrue(err().contains("unknown option --frobnicate"), err());
@@ -99,7 +110,8 @@ class HistoryCheckerCommandLineTest {
     @Test
     void shouldPrintUsageOnHelp() {
         assertEquals(0, run("--help"));
-        assertTrue(out().contains("exit status: 0 passed, 1 violations found, 2 bad usage or unreadable history"), out());
+        assertTrue(
+                out().contains("exit status: 0 passed, 1 violations found, 2 bad usage or unreadable history"), out());
     }
 
     private static RunBuilder overlap() {

@@ -25,7 +25,11 @@ class HistoryCheckerTest {
     }
 
     private static List<ViolationKind> kinds(CheckReport report) {
-        return report.violations().stream().map(Violation::kind).distinct().sorted().collect(Collectors.toList());
+        return report.violations().stream()
+                .map(Violation::kind)
+                .distinct()
+                .sorted()
+                .collect(Collectors.toList());
     }
 
     /** Two workers taking turns, ten healthy sections, the resource's snapshot at the end. */
@@ -71,13 +75,14 @@ class HistoryCheckerTest {
         ProcessProgress w1 = report.progress().get("w1");
         assertEquals(new ProcessProgress("w1", 5, 5, 0, 0, 0, 5, 10, 0, 0, 0, 140, true), w1);
         assertEquals(2, report.progress().size(), "the runner that copied the snapshot is not a worker");
-        assertTrue(report.summary().startsWith("Leasehold history check: PASSED (0 violation(s), 0 overlap(s))"),
+        assertTrue(
+                report.summary().startsWith("Leasehold history check: PASSED (0 violation(s), 0 overlap(s))"),
                 report.summary());
     }
 
     @Test
     void shouldReportAnOverlapWhoseEarlierHolderWasNotToldInTimeOutsideAnyDataLoss() {
-        CheckReport report = check(overlapRun(run -> { }, false));
+        CheckReport report = check(overlapRun(run -> {}, false));
 
         assertEquals(List.of(ViolationKind.UNTOLD_OVERLAP), kinds(report), report.summary());
         Overlap overlap = report.overlaps().get(0);
@@ -87,7 +92,8 @@ class HistoryCheckerTest {
         assertEquals(200, overlap.from());
         assertEquals(260, overlap.to());
         assertEquals(260L, overlap.earlier().toldAt(), "told only by its failed release");
-        assertTrue(report.violations().get(0).message().contains("w1 token 1 [100..260] and w2 token 2 [200..300]"),
+        assertTrue(
+                report.violations().get(0).message().contains("w1 token 1 [100..260] and w2 token 2 [200..300]"),
                 report.violations().get(0).message());
         assertFalse(report.passed());
         assertFalse(report.safe());
@@ -104,8 +110,8 @@ class HistoryCheckerTest {
 
     @Test
     void shouldAllowAnUntoldOverlapWithinADeclaredDataLossWhenTheStaleHolderWasToldAfterAndRejected() {
-        CheckReport report = check(overlapRun(run -> run.fault("restart-without-persistence", FaultEffect.DATA_LOSS,
-                null, 150, 170), false));
+        CheckReport report = check(overlapRun(
+                run -> run.fault("restart-without-persistence", FaultEffect.DATA_LOSS, null, 150, 170), false));
 
         assertTrue(report.passed(), report.summary());
         Overlap overlap = report.overlaps().get(0);
@@ -115,9 +121,10 @@ class HistoryCheckerTest {
 
     @Test
     void shouldTakeDataLossWindowsGivenToTheCheckerAsWellAsDeclaredOnes() {
-        RunBuilder run = overlapRun(r -> { }, false);
+        RunBuilder run = overlapRun(r -> {}, false);
 
-        CheckReport report = HistoryChecker.check(run.history(),
+        CheckReport report = HistoryChecker.check(
+                run.history(),
                 CheckOptions.builder().dataLoss(new TimeWindow(150, 170)).build());
 
         assertTrue(report.passed(), report.summary());
@@ -154,8 +161,12 @@ class HistoryCheckerTest {
         List<ViolationKind> kinds = kinds(report);
         assertTrue(kinds.contains(ViolationKind.STALE_HOLDER_ACCESS_ACCEPTED), report.summary());
         assertTrue(kinds.contains(ViolationKind.STALE_ACCEPTED), report.summary());
-        assertTrue(report.violations(ViolationKind.STALE_HOLDER_ACCESS_ACCEPTED).get(0).message()
-                .contains("WRITE of 'counter' by w1 with token 1 [230..235] ACCEPTED (seq 3)"), report.summary());
+        assertTrue(
+                report.violations(ViolationKind.STALE_HOLDER_ACCESS_ACCEPTED)
+                        .get(0)
+                        .message()
+                        .contains("WRITE of 'counter' by w1 with token 1 [230..235] ACCEPTED (seq 3)"),
+                report.summary());
     }
 
     @Test
@@ -179,8 +190,9 @@ class HistoryCheckerTest {
         CheckReport report = check(overlapRun(run -> run.loss("w1", 1, 150), true));
 
         assertEquals(List.of(ViolationKind.STALE_ACCEPTED), kinds(report), report.summary());
-        assertEquals("resource 'counter' accepted the WRITE of 'counter' by w1 with token 1 [230..235] ACCEPTED (seq 3)"
-                + " after it had accepted the READ of 'counter' by w2 with token 2 [210..215] ACCEPTED (seq 2) (by its own order)",
+        assertEquals(
+                "resource 'counter' accepted the WRITE of 'counter' by w1 with token 1 [230..235] ACCEPTED (seq 3)"
+                        + " after it had accepted the READ of 'counter' by w2 with token 2 [210..215] ACCEPTED (seq 2) (by its own order)",
                 report.violations().get(0).message());
     }
 
@@ -189,10 +201,10 @@ class HistoryCheckerTest {
         RunBuilder run = new RunBuilder().started("w1", 0).started("w2", 0);
         run.acquired("w1", 1, 80, 98).sectionStart("w1", 1, 100).loss("w1", 1, 150);
         run.acquired("w2", 2, 180, 198).sectionStart("w2", 2, 200);
-        run.add(new ResourceAccess("w2", RunBuilder.LOCK, "ledger", AccessOp.READ, 2, AccessOutcome.ACCEPTED, 0L, null,
-                210, 215, null));
-        run.add(new ResourceAccess("w1", RunBuilder.LOCK, "ledger", AccessOp.WRITE, 1, AccessOutcome.ACCEPTED, 1L, null,
-                230, 235, null));
+        run.add(new ResourceAccess(
+                "w2", RunBuilder.LOCK, "ledger", AccessOp.READ, 2, AccessOutcome.ACCEPTED, 0L, null, 210, 215, null));
+        run.add(new ResourceAccess(
+                "w1", RunBuilder.LOCK, "ledger", AccessOp.WRITE, 1, AccessOutcome.ACCEPTED, 1L, null, 230, 235, null));
         run.sectionEnd("w1", 1, 260, SectionEnding.LOST).sectionEnd("w2", 2, 300, SectionEnding.RELEASED);
         run.ended("w1", 400).ended("w2", 400);
 
@@ -200,7 +212,9 @@ class HistoryCheckerTest {
 
         assertEquals(List.of(ViolationKind.STALE_ACCEPTED), kinds(report), report.summary());
         assertTrue(report.violations().get(0).message().contains("had been accepted and answered before it was sent"));
-        assertTrue(report.notes().get(0).contains("resource 'ledger': NOT CHECKED for lost updates"), report.notes().toString());
+        assertTrue(
+                report.notes().get(0).contains("resource 'ledger': NOT CHECKED for lost updates"),
+                report.notes().toString());
     }
 
     @Test
@@ -216,8 +230,12 @@ class HistoryCheckerTest {
         CheckReport report = check(run);
 
         assertEquals(List.of(ViolationKind.LOST_UPDATE), kinds(report), report.summary());
-        assertTrue(report.violations().get(0).message().equals(
-                "resource 'counter' counts 9 but its log holds 10 accepted increments: 1 update(s) lost"),
+        assertTrue(
+                report.violations()
+                        .get(0)
+                        .message()
+                        .equals(
+                                "resource 'counter' counts 9 but its log holds 10 accepted increments: 1 update(s) lost"),
                 report.summary());
     }
 
@@ -228,16 +246,24 @@ class HistoryCheckerTest {
         List<io.leasehold.lock.testkit.history.HistoryEvent> events = run.events();
         for (int i = 0; i < events.size(); i++) {
             if (events.get(i) instanceof ResourceUpdate u && u.seq() == 10) {
-                events.set(i, new ResourceUpdate(u.process(), u.resource(), u.seq(), u.token(), u.previous(), u.previous(),
-                        u.time()));
+                events.set(
+                        i,
+                        new ResourceUpdate(
+                                u.process(), u.resource(), u.seq(), u.token(), u.previous(), u.previous(), u.time()));
             }
         }
 
         CheckReport report = check(run);
 
-        List<String> messages = report.violations(ViolationKind.LOST_UPDATE).stream().map(Violation::message).toList();
-        assertTrue(messages.stream().anyMatch(m -> m.contains("the write of seq 10 (token 1004) wrote 4 over 4")), messages.toString());
-        assertTrue(messages.stream().anyMatch(m -> m.contains("acknowledged the WRITE of 'counter' by w1 with token 1004")),
+        List<String> messages = report.violations(ViolationKind.LOST_UPDATE).stream()
+                .map(Violation::message)
+                .toList();
+        assertTrue(
+                messages.stream().anyMatch(m -> m.contains("the write of seq 10 (token 1004) wrote 4 over 4")),
+                messages.toString());
+        assertTrue(
+                messages.stream()
+                        .anyMatch(m -> m.contains("acknowledged the WRITE of 'counter' by w1 with token 1004")),
                 "the worker's acknowledged value 5 is not in the log: " + messages);
     }
 
@@ -249,9 +275,12 @@ class HistoryCheckerTest {
 
         CheckReport report = check(run);
 
-        assertTrue(kinds(report).containsAll(List.of(ViolationKind.LOST_UPDATE, ViolationKind.UNLOGGED_UPDATE)),
+        assertTrue(
+                kinds(report).containsAll(List.of(ViolationKind.LOST_UPDATE, ViolationKind.UNLOGGED_UPDATE)),
                 report.summary());
-        assertTrue(report.violations(ViolationKind.UNLOGGED_UPDATE).get(0).message()
+        assertTrue(report.violations(ViolationKind.UNLOGGED_UPDATE)
+                .get(0)
+                .message()
                 .contains("logged the write of seq 99 (token 1009, 10 -> 11) that no worker recorded"));
     }
 
@@ -267,8 +296,11 @@ class HistoryCheckerTest {
         CheckReport report = check(run);
 
         assertEquals(1, report.violations(ViolationKind.NON_MONOTONIC_TOKEN).size(), report.summary());
-        assertTrue(report.violations(ViolationKind.NON_MONOTONIC_TOKEN).get(0).message()
-                .contains("w2 (token 40, acquire [180..198]) got a smaller token than w1 (token 50, acquire [80..98])"));
+        assertTrue(report.violations(ViolationKind.NON_MONOTONIC_TOKEN)
+                .get(0)
+                .message()
+                .contains(
+                        "w2 (token 40, acquire [180..198]) got a smaller token than w1 (token 50, acquire [80..98])"));
         assertEquals(1, report.violations(ViolationKind.DUPLICATE_TOKEN).size(), report.summary());
     }
 
@@ -294,15 +326,22 @@ class HistoryCheckerTest {
         run.ended("w3", 1100);
         run.started("w4", 0).failed("w4", AcquireOutcome.TIMEOUT, 10, 20);
 
-        CheckReport report = HistoryChecker.check(run.history(),
+        CheckReport report = HistoryChecker.check(
+                run.history(),
                 CheckOptions.builder().maxSilence(Duration.ofNanos(500_000)).build());
 
-        assertEquals(List.of(ViolationKind.STARVED, ViolationKind.HUNG, ViolationKind.UNFINISHED), kinds(report),
+        assertEquals(
+                List.of(ViolationKind.STARVED, ViolationKind.HUNG, ViolationKind.UNFINISHED),
+                kinds(report),
                 report.summary());
         assertTrue(report.safe(), "progress problems are not safety violations");
-        assertEquals(List.of("w3", "w4"), report.violations(ViolationKind.STARVED).stream()
-                .map(v -> v.message().split(" ")[0]).toList());
-        assertEquals("w4 wrote nothing for PT0.001081S, longer than the PT0.0005S allowed (it never finished)",
+        assertEquals(
+                List.of("w3", "w4"),
+                report.violations(ViolationKind.STARVED).stream()
+                        .map(v -> v.message().split(" ")[0])
+                        .toList());
+        assertEquals(
+                "w4 wrote nothing for PT0.001081S, longer than the PT0.0005S allowed (it never finished)",
                 report.violations(ViolationKind.HUNG).get(0).message());
         assertEquals(1081, report.progress().get("w4").longestSilenceMicros());
     }
@@ -330,7 +369,8 @@ class HistoryCheckerTest {
 
         CheckReport report = check(run);
 
-        assertTrue(kinds(report).containsAll(List.of(ViolationKind.UNTOLD_OVERLAP, ViolationKind.UNFINISHED)),
+        assertTrue(
+                kinds(report).containsAll(List.of(ViolationKind.UNTOLD_OVERLAP, ViolationKind.UNFINISHED)),
                 report.summary());
         assertTrue(report.overlaps().get(0).earlier().open());
         assertEquals(400, report.overlaps().get(0).earlier().end(), "an open section lasts until the run's end");
@@ -339,10 +379,30 @@ class HistoryCheckerTest {
     @Test
     void shouldReportAnAccessOutsideItsSection() {
         RunBuilder run = cleanRun();
-        run.add(new ResourceAccess("w1", RunBuilder.LOCK, RunBuilder.RESOURCE, AccessOp.READ, 1000,
-                AccessOutcome.REJECTED, null, 77L, 900, 905, null));
-        run.add(new ResourceAccess("w9", RunBuilder.LOCK, RunBuilder.RESOURCE, AccessOp.READ, 5,
-                AccessOutcome.REJECTED, null, 78L, 900, 905, null));
+        run.add(new ResourceAccess(
+                "w1",
+                RunBuilder.LOCK,
+                RunBuilder.RESOURCE,
+                AccessOp.READ,
+                1000,
+                AccessOutcome.REJECTED,
+                null,
+                77L,
+                900,
+                905,
+                null));
+        run.add(new ResourceAccess(
+                "w9",
+                RunBuilder.LOCK,
+                RunBuilder.RESOURCE,
+                AccessOp.READ,
+                5,
+                AccessOutcome.REJECTED,
+                null,
+                78L,
+                900,
+                905,
+                null));
 
         CheckReport report = check(run);
 
@@ -363,13 +423,15 @@ class HistoryCheckerTest {
 
     @Test
     void shouldMeasureTheLossDetectionDelayAfterADeclaredFaultAndTheMarginBeforeTheNextHolder() {
-        CheckReport report = check(overlapRun(run -> run.loss("w1", 1, 150)
-                .fault("partition", FaultEffect.OTHER, null, 120, 400), false));
+        CheckReport report = check(
+                overlapRun(run -> run.loss("w1", 1, 150).fault("partition", FaultEffect.OTHER, null, 120, 400), false));
 
         LossDelay delay = report.lossDelays().get(0);
         assertEquals(new LossDelay("w1", RunBuilder.LOCK, 1, "EXPIRED", 150, 30L, 50L, 3), delay);
         assertEquals(30L, report.maxLossDetectionDelayMicros());
-        assertTrue(report.summary().contains("loss signals: 1, longest after a declared fault PT0.00003S"), report.summary());
+        assertTrue(
+                report.summary().contains("loss signals: 1, longest after a declared fault PT0.00003S"),
+                report.summary());
     }
 
     @Test

@@ -88,8 +88,17 @@ final class RunBuilder {
         if (accepted) {
             highest = token;
         }
-        return add(new ResourceAccess(process, LOCK, RESOURCE, AccessOp.READ, token,
-                accepted ? AccessOutcome.ACCEPTED : AccessOutcome.REJECTED, accepted ? value : null, seq, time, time + 5,
+        return add(new ResourceAccess(
+                process,
+                LOCK,
+                RESOURCE,
+                AccessOp.READ,
+                token,
+                accepted ? AccessOutcome.ACCEPTED : AccessOutcome.REJECTED,
+                accepted ? value : null,
+                seq,
+                time,
+                time + 5,
                 null));
     }
 
@@ -102,9 +111,18 @@ final class RunBuilder {
             log.add(new ResourceUpdate("runner", RESOURCE, seq, token, value, newValue, time + 2));
             value = newValue;
         }
-        return add(new ResourceAccess(process, LOCK, RESOURCE, AccessOp.WRITE, token,
-                accepted ? AccessOutcome.ACCEPTED : AccessOutcome.REJECTED, accepted ? newValue : null, seq, time,
-                time + 5, null));
+        return add(new ResourceAccess(
+                process,
+                LOCK,
+                RESOURCE,
+                AccessOp.WRITE,
+                token,
+                accepted ? AccessOutcome.ACCEPTED : AccessOutcome.REJECTED,
+                accepted ? newValue : null,
+                seq,
+                time,
+                time + 5,
+                null));
     }
 
     /** A write the resource wrongly accepts although it saw a higher token: a broken resource, planted. */
@@ -112,8 +130,18 @@ final class RunBuilder {
         seq++;
         log.add(new ResourceUpdate("runner", RESOURCE, seq, token, value, newValue, time + 2));
         value = newValue;
-        return add(new ResourceAccess(process, LOCK, RESOURCE, AccessOp.WRITE, token, AccessOutcome.ACCEPTED, newValue,
-                seq, time, time + 5, null));
+        return add(new ResourceAccess(
+                process,
+                LOCK,
+                RESOURCE,
+                AccessOp.WRITE,
+                token,
+                AccessOutcome.ACCEPTED,
+                newValue,
+                seq,
+                time,
+                time + 5,
+                null));
     }
 
     /** The current value of the modelled resource (what the next reader would get). */

@@ -39,7 +39,7 @@ class SafetyPiecesTogetherTest {
     @Test
     void shouldPassTheHistoryOfAHealthyContendedRun() throws Exception {
         try (StandaloneRedis resourceServer = RedisFixtures.startStandalone();
-             FencedResource runnerView = FencedResource.on(resourceServer.endpoint(), "counter")) {
+                FencedResource runnerView = FencedResource.on(resourceServer.endpoint(), "counter")) {
             runnerView.reset();
             InMemoryLockBackend store = new InMemoryLockBackend();
             ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
@@ -49,10 +49,11 @@ class SafetyPiecesTogetherTest {
                     String process = "w" + w;
                     done.add(pool.submit(() -> {
                         try (HistoryWriter history = HistoryWriter.open(dir.resolve(process + ".jsonl"), process);
-                             InMemoryLockBackend node = store.newNode();
-                             LockClient locks = LockClient.create(node);
-                             FencedResource counter = FencedResource.on(resourceServer.endpoint(), "counter")) {
-                            new ExampleWorker(process, locks, counter, history).run("L", SECTIONS, Duration.ofSeconds(30));
+                                InMemoryLockBackend node = store.newNode();
+                                LockClient locks = LockClient.create(node);
+                                FencedResource counter = FencedResource.on(resourceServer.endpoint(), "counter")) {
+                            new ExampleWorker(process, locks, counter, history)
+                                    .run("L", SECTIONS, Duration.ofSeconds(30));
                         }
                         return null;
                     }));
@@ -80,7 +81,12 @@ class SafetyPiecesTogetherTest {
             assertEquals(SECTIONS, progress.acquired(), report.summary());
             assertEquals(2L * SECTIONS, progress.accepted(), report.summary());
         }
-        assertEquals(0, HistoryChecker.run(new String[] {dir.toString()}, new java.io.PrintStream(
-                java.io.OutputStream.nullOutputStream()), System.err), "the command line agrees");
+        assertEquals(
+                0,
+                HistoryChecker.run(
+                        new String[] {dir.toString()},
+                        new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+                        System.err),
+                "the command line agrees");
     }
 }

@@ -15,18 +15,23 @@ class LockConformanceSuiteCoverageTest {
 
     @Test
     void shouldHaveOneJUnitTestPerScenario() {
-        Set<String> scenarios = ConformanceScenarios.getAll().stream().map(Scenario::getName)
+        Set<String> scenarios = ConformanceScenarios.getAll().stream()
+                .map(Scenario::getName)
                 .collect(Collectors.toCollection(TreeSet::new));
         Set<String> tests = Arrays.stream(LockConformanceSuite.class.getDeclaredMethods())
-                .filter(m -> m.isAnnotationPresent(Test.class)).map(Method::getName)
+                .filter(m -> m.isAnnotationPresent(Test.class))
+                .map(Method::getName)
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(scenarios, tests, "scenarios vs @Test methods of LockConformanceSuite");
     }
 
     @Test
     void shouldRunAtLeastTwentyFiveScenariosCoveringEveryGuarantee() {
-        assertTrue(ConformanceScenarios.getAll().size() >= 25, "scenario count " + ConformanceScenarios.getAll().size());
-        Set<String> covered = ConformanceScenarios.getAll().stream().flatMap(s -> s.getGuarantees().stream())
+        assertTrue(
+                ConformanceScenarios.getAll().size() >= 25,
+                "scenario count " + ConformanceScenarios.getAll().size());
+        Set<String> covered = ConformanceScenarios.getAll().stream()
+                .flatMap(s -> s.getGuarantees().stream())
                 .collect(Collectors.toCollection(TreeSet::new));
         for (int g = 1; g <= 13; g++) {
             assertTrue(covered.contains("G" + g), "no scenario proves G" + g + "; covered: " + covered);

@@ -28,7 +28,8 @@ class InMemoryDistinctNamesLoadTest {
     @Test
     void shouldLeaveNoPerNameStateAfterTenThousandNames() throws Exception {
         DistinctNamesLoad.acquireAndReleaseEach(client, NAMES, LoadDriverTests.IN_FLIGHT, i -> "distinct:" + i);
-        DistinctNamesLoad.handOverEach(client, other, LoadDriverTests.CONTENDED_NAMES, LoadDriverTests.IN_FLIGHT, i -> "contended:" + i);
+        DistinctNamesLoad.handOverEach(
+                client, other, LoadDriverTests.CONTENDED_NAMES, LoadDriverTests.IN_FLIGHT, i -> "contended:" + i);
 
         DistinctNamesLoad.awaitIdle(client, other);
     }

@@ -103,8 +103,9 @@ class FaultProxyTest {
         assertEquals("PONG", client.call("PING"));
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
-        assertTrue(elapsedMillis >= 600, "300 ms each way must delay the round trip by at least 600 ms, but it took "
-                + elapsedMillis + " ms");
+        assertTrue(
+                elapsedMillis >= 600,
+                "300 ms each way must delay the round trip by at least 600 ms, but it took " + elapsedMillis + " ms");
         assertEquals("latency to-target PT0.3S, latency to-client PT0.3S", proxy.faults());
     }
 
@@ -205,7 +206,8 @@ class FaultProxyTest {
         proxy.blackhole(Direction.TARGET_TO_CLIENT);
         client.send("INCR", "k");
 
-        Eventually.until("Redis ran the INCR whose reply is blackholed", () -> "1".equals(server().command("GET", "k")));
+        Eventually.until(
+                "Redis ran the INCR whose reply is blackholed", () -> "1".equals(server().command("GET", "k")));
         assertTrue(client.staysSilentFor(SILENCE_WINDOW));
 
         proxy.resume();
@@ -282,7 +284,7 @@ class FaultProxyTest {
             closedPort = placeholder.getLocalPort();
         }
         try (FaultProxy nowhere = FaultProxy.start("127.0.0.1", closedPort);
-             RawConnection client = RawConnection.open(nowhere)) {
+                RawConnection client = RawConnection.open(nowhere)) {
             assertThrows(IOException.class, () -> client.call("PING"));
             Eventually.until("the failed connection is forgotten", () -> nowhere.openConnections() == 0);
         }
@@ -357,22 +359,24 @@ class FaultProxyTest {
 
     @Test
     void shouldRejectBadArgumentsNamingTheParameterAndTheValue() {
-        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> proxy.latency(Duration.ofMillis(-5)));
+        IllegalArgumentException negative =
+                assertThrows(IllegalArgumentException.class, () -> proxy.latency(Duration.ofMillis(-5)));
         assertEquals("latency must not be negative, but was PT-0.005S", negative.getMessage());
-        NullPointerException direction = assertThrows(NullPointerException.class,
-                () -> proxy.blackhole(null));
+        NullPointerException direction = assertThrows(NullPointerException.class, () -> proxy.blackhole(null));
         assertEquals("direction", direction.getMessage());
-        IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
-                () -> FaultProxy.start("127.0.0.1", 0));
+        IllegalArgumentException port =
+                assertThrows(IllegalArgumentException.class, () -> FaultProxy.start("127.0.0.1", 0));
         assertEquals("targetPort must be between 1 and 65535, but was 0", port.getMessage());
     }
 
     private long connectedClients() {
         String info = (String) server().command("INFO", "clients");
-        return info.lines().filter(line -> line.startsWith("connected_clients:"))
-                .mapToLong(line -> Long.parseLong(line.substring("connected_clients:".length()).trim()))
-                .findFirst().orElseThrow();
+        return info.lines()
+                .filter(line -> line.startsWith("connected_clients:"))
+                .mapToLong(line -> Long.parseLong(
+                        line.substring("connected_clients:".length()).trim()))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static long liveThreads(String prefix) {

@@ -122,7 +122,9 @@ class FencedResourceTest {
         assertEquals(List.of(3L, 3L, 1L, 2L), List.of(second.seq(), second.token(), second.previous(), second.value()));
         assertTrue(first.time() <= second.time() && second.time() <= snapshot.time(), "the server's clock, in order");
         long nowMicros = System.currentTimeMillis() * 1000;
-        assertTrue(Math.abs(snapshot.time() - nowMicros) < 60_000_000L, "microseconds since the epoch: " + snapshot.time());
+        assertTrue(
+                Math.abs(snapshot.time() - nowMicros) < 60_000_000L,
+                "microseconds since the epoch: " + snapshot.time());
 
         List<HistoryEvent> records = snapshot.toHistory("runner");
         assertEquals(new ResourceState("runner", "stock", 2, 3L, 4, snapshot.time()), records.get(0));
@@ -176,27 +178,39 @@ class FencedResourceTest {
     void shouldTurnAnAccessIntoItsHistoryRecord() {
         FencedAccess write = stock.write(4, 9);
         ResourceAccess record = write.toHistory("w1", "L", 100, 200);
-        assertEquals(new ResourceAccess("w1", "L", "stock", AccessOp.WRITE, 4, AccessOutcome.ACCEPTED, 9L, 1L, 100, 200,
-                null), record);
+        assertEquals(
+                new ResourceAccess(
+                        "w1", "L", "stock", AccessOp.WRITE, 4, AccessOutcome.ACCEPTED, 9L, 1L, 100, 200, null),
+                record);
     }
 
     @Test
     void shouldRejectBadArgumentsNamingTheParameterTheRuleAndTheValue() {
         IllegalArgumentException token = assertThrows(IllegalArgumentException.class, () -> stock.read(-1));
         assertEquals("token must be >= 0, but was -1 (resource 'stock')", token.getMessage());
-        IllegalArgumentException timeout = assertThrows(IllegalArgumentException.class,
-                () -> FencedResource.on(redis.endpoint(), "x", Duration.ZERO));
+        IllegalArgumentException timeout = assertThrows(
+                IllegalArgumentException.class, () -> FencedResource.on(redis.endpoint(), "x", Duration.ZERO));
         assertEquals("timeout must be greater than 0, but was PT0S (resource 'x')", timeout.getMessage());
-        IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
-                () -> FencedResource.on(redis.endpoint(), " "));
+        IllegalArgumentException name =
+                assertThrows(IllegalArgumentException.class, () -> FencedResource.on(redis.endpoint(), " "));
         assertEquals("name must not be blank, but was ' '", name.getMessage());
     }
 
     @Test
     void shouldLetTheScriptRefuseMalformedTokensSentByOtherClients() {
-        RedisErrorReply error = assertThrows(RedisErrorReply.class, () -> redis.server().command("EVAL",
-                scriptText(), "2", "leasehold-resource:{x}", "leasehold-resource:{x}:log", "read", "007"));
-        assertTrue(error.getMessage().contains("token must be a decimal integer >= 0 without leading zeros, but was 007"),
+        RedisErrorReply error = assertThrows(
+                RedisErrorReply.class,
+                () -> redis.server()
+                        .command(
+                                "EVAL",
+                                scriptText(),
+                                "2",
+                                "leasehold-resource:{x}",
+                                "leasehold-resource:{x}:log",
+                                "read",
+                                "007"));
+        assertTrue(
+                error.getMessage().contains("token must be a decimal integer >= 0 without leading zeros, but was 007"),
                 error.getMessage());
     }
 

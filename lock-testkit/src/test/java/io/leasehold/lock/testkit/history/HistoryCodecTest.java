@@ -14,12 +14,14 @@ class HistoryCodecTest {
     static final List<HistoryEvent> EVERY_TYPE = List.of(
             new ProcessStarted("w1", 1_764_072_000_000_000L),
             AcquireAttempt.acquired("w1", "orders:42", 10, 20, Long.MAX_VALUE),
-            AcquireAttempt.failed("w1", "orders:42", 30, 40, AcquireOutcome.ERROR, "LockBackendException: \"refused\"\n"),
+            AcquireAttempt.failed(
+                    "w1", "orders:42", 30, 40, AcquireOutcome.ERROR, "LockBackendException: \"refused\"\n"),
             AcquireAttempt.failed("w1", "orders:42", 30, 40, AcquireOutcome.TIMEOUT, null),
             new SectionStarted("w1", "orders:42", 17, 21),
-            new ResourceAccess("w1", "orders:42", "stock", AccessOp.READ, 17, AccessOutcome.ACCEPTED, -3L, 8L, 22, 23, null),
-            new ResourceAccess("w1", "orders:42", "stock", AccessOp.WRITE, 17, AccessOutcome.UNKNOWN, 4L, null, 24, 25,
-                    "timeout"),
+            new ResourceAccess(
+                    "w1", "orders:42", "stock", AccessOp.READ, 17, AccessOutcome.ACCEPTED, -3L, 8L, 22, 23, null),
+            new ResourceAccess(
+                    "w1", "orders:42", "stock", AccessOp.WRITE, 17, AccessOutcome.UNKNOWN, 4L, null, 24, 25, "timeout"),
             new LossSignal("w1", "orders:42", 17, "STOLEN", 26, 27),
             new SectionEnded("w1", "orders:42", 17, 28, SectionEnding.NOT_HELD),
             new FaultWindow("nemesis", "sigstop", FaultEffect.PAUSE, "w1", 29, 30),
@@ -38,10 +40,13 @@ class HistoryCodecTest {
 
     @Test
     void shouldWriteOneLineWithTokensAsStringsAndLeaveAbsentFieldsOut() {
-        assertEquals("{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"orders:42\",\"start\":10,\"end\":20,"
-                + "\"outcome\":\"ACQUIRED\",\"token\":\"9223372036854775807\"}", HistoryCodec.encode(EVERY_TYPE.get(1)));
-        assertEquals("{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"orders:42\",\"start\":30,\"end\":40,"
-                + "\"outcome\":\"ERROR\",\"error\":\"LockBackendException: \\\"refused\\\"\\n\"}",
+        assertEquals(
+                "{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"orders:42\",\"start\":10,\"end\":20,"
+                        + "\"outcome\":\"ACQUIRED\",\"token\":\"9223372036854775807\"}",
+                HistoryCodec.encode(EVERY_TYPE.get(1)));
+        assertEquals(
+                "{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"orders:42\",\"start\":30,\"end\":40,"
+                        + "\"outcome\":\"ERROR\",\"error\":\"LockBackendException: \\\"refused\\\"\\n\"}",
                 HistoryCodec.encode(EVERY_TYPE.get(2)));
     }
 
@@ -65,44 +70,59 @@ class HistoryCodecTest {
 
     @Test
     void shouldRejectLinesThatAreNotOneValidRecordNamingTheFieldAndTheRule() {
-        assertEquals("not valid JSON at line 1 column 3 path $.",
-                message("{type:1}"));
+        assertEquals("not valid JSON at line 1 column 3 path $.", message("{type:1}"));
         assertEquals("a line must hold exactly one JSON object, but more follows it", message("{\"type\":\"x\"} {}"));
         assertEquals("a line must hold one JSON object, but was [1]", message("[1]"));
-        assertEquals("a record must have a string field 'type', but this one has none", message("{\"process\":\"w1\"}"));
-        assertEquals("unknown record type 'lock'; known types: process-start, process-end, acquire, section-start, access,"
-                + " loss, section-end, fault, resource-state, resource-update", message("{\"type\":\"lock\"}"));
-        assertEquals("field 'time' of a 'process-start' record is required (an integer), but is missing",
+        assertEquals(
+                "a record must have a string field 'type', but this one has none", message("{\"process\":\"w1\"}"));
+        assertEquals(
+                "unknown record type 'lock'; known types: process-start, process-end, acquire, section-start, access,"
+                        + " loss, section-end, fault, resource-state, resource-update",
+                message("{\"type\":\"lock\"}"));
+        assertEquals(
+                "field 'time' of a 'process-start' record is required (an integer), but is missing",
                 message("{\"type\":\"process-start\",\"process\":\"w1\"}"));
-        assertEquals("field 'time' of a 'process-start' record must be an integer, but was \"soon\"",
+        assertEquals(
+                "field 'time' of a 'process-start' record must be an integer, but was \"soon\"",
                 message("{\"type\":\"process-start\",\"process\":\"w1\",\"time\":\"soon\"}"));
-        assertEquals("field 'time' of a 'process-start' record must be an integer that fits in 64 bits, but was 1.5",
+        assertEquals(
+                "field 'time' of a 'process-start' record must be an integer that fits in 64 bits, but was 1.5",
                 message("{\"type\":\"process-start\",\"process\":\"w1\",\"time\":1.5}"));
-        assertEquals("field 'token' of a 'section-start' record must be a token (decimal string), but was \"x17\"",
+        assertEquals(
+                "field 'token' of a 'section-start' record must be a token (decimal string), but was \"x17\"",
                 message("{\"type\":\"section-start\",\"process\":\"w1\",\"lock\":\"L\",\"token\":\"x17\",\"time\":1}"));
-        assertEquals("field 'outcome' of a 'acquire' record must be one of [ACQUIRED, TIMEOUT, ERROR, CANCELLED], but was 'WON'",
-                message("{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"L\",\"start\":1,\"end\":2,\"outcome\":\"WON\"}"));
-        assertEquals("invalid 'acquire' record: acquire.end must not be before its start (5), but was 2",
-                message("{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"L\",\"start\":5,\"end\":2,\"outcome\":\"TIMEOUT\"}"));
-        assertEquals("invalid 'fault' record: fault.target must not be blank, but was ' '", message(
-                "{\"type\":\"fault\",\"process\":\"n\",\"kind\":\"kill\",\"effect\":\"KILL\",\"target\":\" \",\"start\":1,\"end\":1}"));
+        assertEquals(
+                "field 'outcome' of a 'acquire' record must be one of [ACQUIRED, TIMEOUT, ERROR, CANCELLED], but was 'WON'",
+                message(
+                        "{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"L\",\"start\":1,\"end\":2,\"outcome\":\"WON\"}"));
+        assertEquals(
+                "invalid 'acquire' record: acquire.end must not be before its start (5), but was 2",
+                message(
+                        "{\"type\":\"acquire\",\"process\":\"w1\",\"lock\":\"L\",\"start\":5,\"end\":2,\"outcome\":\"TIMEOUT\"}"));
+        assertEquals(
+                "invalid 'fault' record: fault.target must not be blank, but was ' '",
+                message(
+                        "{\"type\":\"fault\",\"process\":\"n\",\"kind\":\"kill\",\"effect\":\"KILL\",\"target\":\" \",\"start\":1,\"end\":1}"));
     }
 
     @Test
     void shouldCheckRecordsWhenTheyAreMadeInCode() {
-        IllegalArgumentException token = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException token = assertThrows(
+                IllegalArgumentException.class,
                 () -> AcquireAttempt.failed("w1", "L", 1, 2, AcquireOutcome.ACQUIRED, null));
-        assertEquals("acquire.token must be given exactly when the outcome is ACQUIRED, but was null with outcome ACQUIRED",
+        assertEquals(
+                "acquire.token must be given exactly when the outcome is ACQUIRED, but was null with outcome ACQUIRED",
                 token.getMessage());
-        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> new SectionStarted("w1", "L", -1, 2));
+        IllegalArgumentException negative =
+                assertThrows(IllegalArgumentException.class, () -> new SectionStarted("w1", "L", -1, 2));
         assertEquals("section-start.token must be >= 0, but was -1", negative.getMessage());
-        NullPointerException target = assertThrows(NullPointerException.class,
-                () -> new FaultWindow("n", "kill", FaultEffect.KILL, null, 1, 1));
+        NullPointerException target = assertThrows(
+                NullPointerException.class, () -> new FaultWindow("n", "kill", FaultEffect.KILL, null, 1, 1));
         assertEquals("fault.target", target.getMessage());
     }
 
     private static String message(String line) {
-        return assertThrows(HistoryFormatException.class, () -> HistoryCodec.decode(line)).getMessage();
+        return assertThrows(HistoryFormatException.class, () -> HistoryCodec.decode(line))
+                .getMessage();
     }
 }

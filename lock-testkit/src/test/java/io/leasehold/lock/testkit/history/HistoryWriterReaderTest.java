@@ -38,7 +38,8 @@ class HistoryWriterReaderTest {
         Files.writeString(dir.resolve("run/notes.txt"), "not a history file");
 
         assertEquals(HistoryCodecTest.EVERY_TYPE, HistoryReader.read(file).events());
-        assertEquals(HistoryCodecTest.EVERY_TYPE, HistoryReader.read(dir).events(), "*.jsonl at any depth, nothing else");
+        assertEquals(
+                HistoryCodecTest.EVERY_TYPE, HistoryReader.read(dir).events(), "*.jsonl at any depth, nothing else");
     }
 
     @Test
@@ -70,27 +71,35 @@ class HistoryWriterReaderTest {
     @Test
     void shouldSkipACutLastLineWithANoteButFailOnABadLineElsewhereNamingFileAndLine() throws IOException {
         Path cut = dir.resolve("cut.jsonl");
-        Files.writeString(cut, HistoryCodec.encode(new ProcessStarted("w1", 1)) + "\n\n{\"type\":\"process-end\",\"proc",
+        Files.writeString(
+                cut,
+                HistoryCodec.encode(new ProcessStarted("w1", 1)) + "\n\n{\"type\":\"process-end\",\"proc",
                 StandardCharsets.UTF_8);
         History history = HistoryReader.read(cut);
         assertEquals(List.of(new ProcessStarted("w1", 1)), history.events());
         assertEquals(1, history.notes().size());
-        assertTrue(history.notes().get(0).startsWith(cut + ":3: skipped a cut last line"), history.notes().get(0));
+        assertTrue(
+                history.notes().get(0).startsWith(cut + ":3: skipped a cut last line"),
+                history.notes().get(0));
 
         Path bad = dir.resolve("bad.jsonl");
-        Files.writeString(bad, "{\"type\":\"process-end\",\"proc\n" + HistoryCodec.encode(new ProcessStarted("w1", 1)) + "\n");
+        Files.writeString(
+                bad, "{\"type\":\"process-end\",\"proc\n" + HistoryCodec.encode(new ProcessStarted("w1", 1)) + "\n");
         HistoryFormatException error = assertThrows(HistoryFormatException.class, () -> HistoryReader.read(bad));
         assertTrue(error.getMessage().startsWith(bad + ":1: not valid JSON"), error.getMessage());
 
         Path badLastLine = dir.resolve("bad-last.jsonl");
         Files.writeString(badLastLine, "{\"type\":\"mystery\",\"process\":\"w1\"}\n");
-        assertThrows(HistoryFormatException.class, () -> HistoryReader.read(badLastLine),
+        assertThrows(
+                HistoryFormatException.class,
+                () -> HistoryReader.read(badLastLine),
                 "a whole last line (with its line break) is no cut line: it must be valid");
     }
 
     @Test
     void shouldFailOnAPathThatDoesNotExist() {
-        NoSuchFileException missing = assertThrows(NoSuchFileException.class, () -> HistoryReader.read(dir.resolve("nope")));
+        NoSuchFileException missing =
+                assertThrows(NoSuchFileException.class, () -> HistoryReader.read(dir.resolve("nope")));
         assertTrue(missing.getMessage().contains("no history file or directory here"), missing.getMessage());
     }
 
@@ -137,7 +146,8 @@ class HistoryWriterReaderTest {
         StringWriter text = new StringWriter();
         LossSignalListener listener = new LossSignalListener(new HistoryWriter(text, "w3"));
 
-        listener.onLeaseLost(new LeaseLoss("L", 9, LeaseLoss.Reason.BACKEND_UNAVAILABLE, Instant.ofEpochSecond(1), null));
+        listener.onLeaseLost(
+                new LeaseLoss("L", 9, LeaseLoss.Reason.BACKEND_UNAVAILABLE, Instant.ofEpochSecond(1), null));
 
         LossSignal signal = (LossSignal) HistoryCodec.decode(text.toString().strip());
         assertEquals("w3", signal.process());

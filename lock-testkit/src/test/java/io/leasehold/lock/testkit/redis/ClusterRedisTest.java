@@ -73,7 +73,8 @@ class ClusterRedisTest {
     @Test
     void shouldComputeTheSameSlotAsClusterKeyslot() {
         RedisNode node = cluster.nodes().get(0);
-        for (String key : List.of("foo", "leasehold:{orders:42}", "leasehold:{orders:42}:fence", "a{}b", "{x", "é{ü}", "")) {
+        for (String key :
+                List.of("foo", "leasehold:{orders:42}", "leasehold:{orders:42}:fence", "a{}b", "{x", "é{ü}", "")) {
             assertEquals((long) ClusterSlots.slot(key), node.command("CLUSTER", "KEYSLOT", key), key);
         }
     }
@@ -91,7 +92,8 @@ class ClusterRedisTest {
         assertEquals(3, owners.size(), "26 tags spread over all three masters");
 
         RedisNode owner = cluster.masterForKey("leasehold:{a}");
-        RedisNode other = cluster.nodes().stream().filter(n -> n != owner).findFirst().orElseThrow();
+        RedisNode other =
+                cluster.nodes().stream().filter(n -> n != owner).findFirst().orElseThrow();
         RedisErrorReply moved = assertThrows(RedisErrorReply.class, () -> other.command("GET", "leasehold:{a}"));
         assertEquals("MOVED", moved.code());
         assertTrue(moved.getMessage().endsWith(owner.endpoint().toString()), moved.getMessage());

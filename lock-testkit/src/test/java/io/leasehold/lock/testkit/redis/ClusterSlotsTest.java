@@ -39,7 +39,9 @@ class ClusterSlotsTest {
     @Test
     void shouldKeepAllKeysOfOneLockInOneSlot() {
         String lock = io.leasehold.lock.spi.LockKeys.lockKey("leasehold:", "orders:42");
-        assertEquals(ClusterSlots.slot(lock), ClusterSlots.slot(io.leasehold.lock.spi.LockKeys.fenceKey("leasehold:", "orders:42")));
+        assertEquals(
+                ClusterSlots.slot(lock),
+                ClusterSlots.slot(io.leasehold.lock.spi.LockKeys.fenceKey("leasehold:", "orders:42")));
         assertEquals(ClusterSlots.slot("orders:42"), ClusterSlots.slot(lock));
     }
 }

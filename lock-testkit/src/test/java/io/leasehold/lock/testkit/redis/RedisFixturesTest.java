@@ -25,7 +25,8 @@ class RedisFixturesTest {
     void shouldSayHowToGetRedisWhenNothingProvidesIt() {
         RedisEnvironment env = RedisEnvironment.of(NOTHING_INSTALLED, false, () -> false);
 
-        RedisFixtureException failure = assertThrows(RedisFixtureException.class, () -> RedisFixtures.startStandalone(env));
+        RedisFixtureException failure =
+                assertThrows(RedisFixtureException.class, () -> RedisFixtures.startStandalone(env));
 
         assertTrue(failure.getMessage().startsWith("No Redis for a standalone topology"), failure.getMessage());
         assertSaysHowToGetRedis(failure.getMessage());
@@ -34,12 +35,18 @@ class RedisFixturesTest {
     @Test
     void shouldNameTheMissingBinaryWhenLeaseholdRedisServerPointsNowhere() {
         RedisEnvironment env = RedisEnvironment.of(
-                Map.of("LEASEHOLD_REDIS_SERVER", "/nonexistent/redis-server", "PATH", "/usr/bin:/bin"), false, () -> true);
+                Map.of("LEASEHOLD_REDIS_SERVER", "/nonexistent/redis-server", "PATH", "/usr/bin:/bin"),
+                false,
+                () -> true);
 
-        RedisFixtureException failure = assertThrows(RedisFixtureException.class, () -> RedisFixtures.startStandalone(env));
+        RedisFixtureException failure =
+                assertThrows(RedisFixtureException.class, () -> RedisFixtures.startStandalone(env));
 
-        assertTrue(failure.getMessage().contains("LEASEHOLD_REDIS_SERVER is set to '/nonexistent/redis-server',"
-                + " but no executable redis-server is there"), failure.getMessage());
+        assertTrue(
+                failure.getMessage()
+                        .contains("LEASEHOLD_REDIS_SERVER is set to '/nonexistent/redis-server',"
+                                + " but no executable redis-server is there"),
+                failure.getMessage());
         assertSaysHowToGetRedis(failure.getMessage());
     }
 
@@ -47,9 +54,11 @@ class RedisFixturesTest {
     void shouldSkipWithTheReasonWhenTheUserOptedOut() {
         RedisEnvironment env = RedisEnvironment.of(NOTHING_INSTALLED, true, () -> false);
 
-        TestAbortedException skipped = assertThrows(TestAbortedException.class, () -> RedisFixtures.startStandalone(env));
+        TestAbortedException skipped =
+                assertThrows(TestAbortedException.class, () -> RedisFixtures.startStandalone(env));
 
-        assertTrue(skipped.getMessage().startsWith("skipped because -Dleasehold.redis.skip=true: No Redis"),
+        assertTrue(
+                skipped.getMessage().startsWith("skipped because -Dleasehold.redis.skip=true: No Redis"),
                 skipped.getMessage());
     }
 
@@ -58,12 +67,18 @@ class RedisFixturesTest {
         RedisEnvironment env = RedisEnvironment.of(
                 Map.of("PATH", "/nonexistent-dir", "REDIS_URL", "redis://127.0.0.1:1"), false, () -> true);
 
-        RedisFixtureException sentinel = assertThrows(RedisFixtureException.class, () -> RedisFixtures.startSentinel(env));
-        RedisFixtureException cluster = assertThrows(RedisFixtureException.class, () -> RedisFixtures.startCluster(env));
+        RedisFixtureException sentinel =
+                assertThrows(RedisFixtureException.class, () -> RedisFixtures.startSentinel(env));
+        RedisFixtureException cluster =
+                assertThrows(RedisFixtureException.class, () -> RedisFixtures.startCluster(env));
 
-        assertTrue(sentinel.getMessage().startsWith("No redis-server binary for a Sentinel topology (which needs a local"
-                + " binary; REDIS_URL and Docker give only a standalone server)"), sentinel.getMessage());
-        assertTrue(cluster.getMessage().startsWith("No redis-server binary for a cluster topology"), cluster.getMessage());
+        assertTrue(
+                sentinel.getMessage()
+                        .startsWith("No redis-server binary for a Sentinel topology (which needs a local"
+                                + " binary; REDIS_URL and Docker give only a standalone server)"),
+                sentinel.getMessage());
+        assertTrue(
+                cluster.getMessage().startsWith("No redis-server binary for a cluster topology"), cluster.getMessage());
         assertSaysHowToGetRedis(sentinel.getMessage());
     }
 
@@ -79,12 +94,14 @@ class RedisFixturesTest {
             external.server().command("SET", "k", "in-db-2");
             assertEquals("in-db-2", external.server().command("GET", "k"));
             assertEquals(0L, local.server().command("EXISTS", "k"), "the admin client selected database 2, not 0");
-            UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class, external::pauseAll);
+            UnsupportedOperationException refused =
+                    assertThrows(UnsupportedOperationException.class, external::pauseAll);
             assertTrue(refused.getMessage().startsWith("REDIS_URL names an external server"), refused.getMessage());
             assertTrue(external.unsupportedControls().containsKey(RedisNode.Control.PAUSE));
 
             external.close();
-            assertEquals("PONG", local.server().command("PING"), "closing an external topology leaves the server running");
+            assertEquals(
+                    "PONG", local.server().command("PING"), "closing an external topology leaves the server running");
         }
     }
 
@@ -93,7 +110,8 @@ class RedisFixturesTest {
         RedisServerBinary real = RedisServerBinary.locate().orElseThrow();
         String dir = real.path().getParent().toString();
 
-        RedisServerBinary found = RedisServerBinary.locate(Map.of("PATH", "/nonexistent-dir:" + dir)).orElseThrow();
+        RedisServerBinary found = RedisServerBinary.locate(Map.of("PATH", "/nonexistent-dir:" + dir))
+                .orElseThrow();
 
         assertEquals(real.path(), found.path());
     }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 class RedisLockBackendFixtureTest {
 
     private static final LuaScript INCR = LuaScript.of("incr", "return redis.call('INCR', KEYS[1])");
-    private static final LuaScript SET = LuaScript.of("set", "return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])");
+    private static final LuaScript SET =
+            LuaScript.of("set", "return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])");
 
     private StandaloneRedis redis;
     private RedisLockBackendFixture<StandaloneRedis> fixture;
@@ -66,7 +67,8 @@ class RedisLockBackendFixtureTest {
         fixture.loseNextReply();
 
         CompletableFuture<Object> lost = first.eval(INCR, List.of("counter"), List.of());
-        Await.until("the lost INCR to run", Duration.ofSeconds(20), () -> "1".equals(admin("GET", "counter")), () -> "");
+        Await.until(
+                "the lost INCR to run", Duration.ofSeconds(20), () -> "1".equals(admin("GET", "counter")), () -> "");
 
         assertEquals(2L, await(second.eval(INCR, List.of("counter"), List.of())));
         assertEquals(3L, await(first.eval(INCR, List.of("counter"), List.of())));
@@ -133,7 +135,7 @@ class RedisLockBackendFixtureTest {
         fixture.setSubscribeLatency(latency);
 
         long start = System.nanoTime();
-        CompletableFuture<?> slow = backend.subscribe("channel", (channel, message) -> { });
+        CompletableFuture<?> slow = backend.subscribe("channel", (channel, message) -> {});
         ExecutionException refused = assertThrows(ExecutionException.class, () -> slow.get(20, TimeUnit.SECONDS));
         long answeredAfter = System.nanoTime() - start;
 
@@ -141,7 +143,11 @@ class RedisLockBackendFixtureTest {
         assertInstanceOf(UnsupportedOperationException.class, refused.getCause());
         assertTrue(answeredAfter >= latency.toNanos(), "answered no earlier than the subscribe latency");
         fixture.resetFaults();
-        assertTrue(fixture.newBackend().subscribe("channel", (channel, message) -> { }).isDone(), "at once after reset");
+        assertTrue(
+                fixture.newBackend()
+                        .subscribe("channel", (channel, message) -> {})
+                        .isDone(),
+                "at once after reset");
     }
 
     @Test
@@ -206,8 +212,8 @@ class RedisLockBackendFixtureTest {
     @Test
     void shouldReportUnavailableAsUnsupportedForAnExternalServer() {
         String url = redis.uri();
-        StandaloneRedis external = RedisFixtures.startStandalone(
-                RedisEnvironment.of(Map.of("REDIS_URL", url), false, () -> false));
+        StandaloneRedis external =
+                RedisFixtures.startStandalone(RedisEnvironment.of(Map.of("REDIS_URL", url), false, () -> false));
         try (RedisLockBackendFixture<StandaloneRedis> overExternal =
                 RedisLockBackendFixture.sharing("external", external, RespScriptBackend::new)) {
             String reason = overExternal.unsupportedFaults().get(Fault.UNAVAILABLE);

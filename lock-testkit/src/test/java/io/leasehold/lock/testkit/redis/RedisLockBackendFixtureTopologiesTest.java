@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /** The fixture over the shared Sentinel group and the shared cluster, as driver tests use them. */
 class RedisLockBackendFixtureTopologiesTest {
 
-    private static final LuaScript SET = LuaScript.of("set", "return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])");
+    private static final LuaScript SET =
+            LuaScript.of("set", "return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])");
     private static final Duration SHORT = Duration.ofMillis(300);
 
     private static Object await(CompletableFuture<Object> reply) throws Exception {
@@ -80,7 +81,9 @@ class RedisLockBackendFixtureTopologiesTest {
         for (RedisNode node : cluster.nodes()) {
             assertEquals(0L, node.command("DBSIZE"), "closing a sharing fixture flushes the cluster");
         }
-        assertEquals("ok", Replies.info(cluster.nodes().get(0).command("CLUSTER", "INFO")).get("cluster_state"));
+        assertEquals(
+                "ok",
+                Replies.info(cluster.nodes().get(0).command("CLUSTER", "INFO")).get("cluster_state"));
     }
 
     @Test

@@ -23,7 +23,8 @@ class RespClientTest {
     @Test
     void shouldEncodeCommandsAsArraysOfBulkStrings() {
         byte[] encoded = RespClient.encode(List.of("SET", "k", "é", ""));
-        assertArrayEquals("*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\né\r\n$0\r\n\r\n".getBytes(StandardCharsets.UTF_8), encoded);
+        assertArrayEquals(
+                "*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\né\r\n$0\r\n\r\n".getBytes(StandardCharsets.UTF_8), encoded);
     }
 
     @Test
@@ -64,7 +65,9 @@ class RespClientTest {
         List<?> items = assertInstanceOf(List.class, reply);
         assertEquals(6, items.size());
         assertEquals(Arrays.asList(1L, "foo", "OK", null, List.of(2L, List.of())), items.subList(0, 5));
-        assertEquals("ERR inner", assertInstanceOf(RedisErrorReply.class, items.get(5)).getMessage());
+        assertEquals(
+                "ERR inner",
+                assertInstanceOf(RedisErrorReply.class, items.get(5)).getMessage());
     }
 
     @Test

@@ -36,8 +36,10 @@ public final class RespScriptBackend implements LockBackend {
         List<String> command = new ArrayList<>(List.of("EVAL", script.source(), Integer.toString(keys.size())));
         command.addAll(keys);
         command.addAll(args);
-        return CompletableFuture.supplyAsync(() -> topology.masterForKey(keys.get(0))
-                .command(Duration.ofSeconds(60), command.toArray(String[]::new)), io);
+        return CompletableFuture.supplyAsync(
+                () -> topology.masterForKey(keys.get(0))
+                        .command(Duration.ofSeconds(60), command.toArray(String[]::new)),
+                io);
     }
 
     @Override

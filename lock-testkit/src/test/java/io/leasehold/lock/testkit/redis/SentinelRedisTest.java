@@ -42,7 +42,8 @@ class SentinelRedisTest {
         RedisEndpoint master = group.currentMasterEndpoint();
 
         for (RedisNode sentinel : group.sentinels()) {
-            assertEquals(List.of("127.0.0.1", Integer.toString(master.port())),
+            assertEquals(
+                    List.of("127.0.0.1", Integer.toString(master.port())),
                     sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "leasehold"));
         }
         assertEquals(master, group.master().endpoint());
@@ -52,7 +53,8 @@ class SentinelRedisTest {
 
     @Test
     void shouldOfferASentinelUriWithEverySentinelAndTheMasterName() {
-        String hosts = group.sentinelEndpoints().stream().map(RedisEndpoint::toString).collect(Collectors.joining(","));
+        String hosts =
+                group.sentinelEndpoints().stream().map(RedisEndpoint::toString).collect(Collectors.joining(","));
 
         assertEquals("redis-sentinel://" + hosts + "#leasehold", group.uri());
         assertEquals(3, group.sentinelEndpoints().size());
@@ -66,9 +68,17 @@ class SentinelRedisTest {
         group.master().command("SET", "replicated", "yes");
         RedisNode replica = group.replicas().get(0);
 
-        Await.until("the replica to receive the write", GENEROUS, () -> "yes".equals(replica.command("GET", "replicated")), () -> "");
+        Await.until(
+                "the replica to receive the write",
+                GENEROUS,
+                () -> "yes".equals(replica.command("GET", "replicated")),
+                () -> "");
         group.flushAll();
-        Await.until("the replica to receive the flush", GENEROUS, () -> Long.valueOf(0L).equals(replica.command("DBSIZE")), () -> "");
+        Await.until(
+                "the replica to receive the flush",
+                GENEROUS,
+                () -> Long.valueOf(0L).equals(replica.command("DBSIZE")),
+                () -> "");
     }
 
     @Test
@@ -82,7 +92,8 @@ class SentinelRedisTest {
         assertEquals(replica.endpoint(), promoted);
         assertEquals("master", ((List<?>) replica.command("ROLE")).get(0));
         for (RedisNode sentinel : group.sentinels()) {
-            assertEquals(Long.toString(promoted.port()),
+            assertEquals(
+                    Long.toString(promoted.port()),
                     ((List<?>) sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "leasehold")).get(1));
         }
 
@@ -118,6 +129,7 @@ class SentinelRedisTest {
         for (RedisNode server : group.servers()) {
             assertEquals(List.of(0L), server.command("SCRIPT", "EXISTS", sha));
         }
-        assertNotEquals(group.servers().get(0).endpoint(), group.servers().get(1).endpoint());
+        assertNotEquals(
+                group.servers().get(0).endpoint(), group.servers().get(1).endpoint());
     }
 }

@@ -71,8 +71,8 @@ class StandaloneRedisTest {
 
         redis.pauseAll();
         assertTrue(server.isPaused());
-        RedisFixtureException silent = assertThrows(RedisFixtureException.class,
-                () -> server.command(Duration.ofMillis(300), "PING"));
+        RedisFixtureException silent =
+                assertThrows(RedisFixtureException.class, () -> server.command(Duration.ofMillis(300), "PING"));
         assertInstanceOf(SocketTimeoutException.class, silent.getCause());
 
         redis.resumeAll();
