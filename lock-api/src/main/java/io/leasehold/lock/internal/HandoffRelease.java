@@ -122,7 +122,7 @@ final class HandoffRelease {
     /**
      * The release's outcome from a resend's reply. An earlier send may have run and granted the
      * waiter (the resend then finds the waiter's owner and answers 1) or yielded (the marker makes
-     * the resend answer 1 even if another client holds the lock by now). Absent (0) proves nothing
+     * the resend answer 2, released, even if another client holds the lock by now). Absent (0) proves nothing
      * after a send of unknown outcome (a yield, or the waiter's lock cleaned up), so it counts as
      * released, as for a plain release's resend (see {@link Engine#releaseRetrying}); someone else's
      * lock (-1) with no marker of ours is a loss: nothing of ours can have moved the lock on, since
