@@ -140,7 +140,7 @@ final class Acquisition {
     /** Arms the deadline timer, once, if the wait has time and is still going; call holding the monitor. */
     private void armDeadlineLocked() {
         if (deadlineTimer == null && !wait.isZero() && phase != Phase.DONE) {
-            deadlineTimer = engine.timer.schedule(this::onDeadline, deadlineNanos - engine.now());
+            deadlineTimer = engine.timer.scheduleAt(this::onDeadline, deadlineNanos);
         }
     }
 
@@ -501,12 +501,12 @@ final class Acquisition {
                     backOffUntilNanos = now + YIELD_BACKOFF_NANOS;
                     wakePending = false;
                     fallbackTimer =
-                            engine.timer.schedule(this::wake, Math.min(YIELD_BACKOFF_NANOS, deadlineNanos - now));
+                            engine.timer.scheduleAt(this::wake, Math.min(now + YIELD_BACKOFF_NANOS, deadlineNanos));
                 }
                 retryNow = wakePending;
                 if (!retryNow && !yielded) {
                     long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(holderTtlMs), MIN_FALLBACK_NANOS);
-                    fallbackTimer = engine.timer.schedule(this::wake, Math.min(fallback, deadlineNanos - now));
+                    fallbackTimer = engine.timer.scheduleAt(this::wake, Math.min(now + fallback, deadlineNanos));
                 }
             }
         }

@@ -42,7 +42,7 @@ final class CommandTimeouts {
     void watch(CompletableFuture<Object> call, long sentNanos, Supplier<? extends Throwable> timeout) {
         pending.add(new Pending(sentNanos + timeoutNanos, call, timeout));
         if (sweepSet.compareAndSet(false, true)) {
-            timer.schedule(this::sweep, Math.min(timeoutNanos, PRUNE_NANOS));
+            timer.scheduleAt(this::sweep, sentNanos + Math.min(timeoutNanos, PRUNE_NANOS));
         }
     }
 
@@ -69,7 +69,8 @@ final class CommandTimeouts {
                 pending.poll();
                 oldest.call.completeExceptionally(oldest.timeout.get());
             } else {
-                timer.schedule(this::sweep, Math.min(oldest.deadlineNanos - now, PRUNE_NANOS));
+                // At an absolute time: the clock may move between the reading above and the scheduling.
+                timer.scheduleAt(this::sweep, Math.min(oldest.deadlineNanos, now + PRUNE_NANOS));
                 return;
             }
         }

@@ -539,7 +539,7 @@ final class DefaultLease implements Lease {
             if (deadlineTimer != null) {
                 deadlineTimer.cancel();
             }
-            deadlineTimer = engine.timer.schedule(this::onDeadline, lossCheckAt() - engine.now());
+            deadlineTimer = engine.timer.scheduleAt(this::onDeadline, lossCheckAt());
         }
     }
 

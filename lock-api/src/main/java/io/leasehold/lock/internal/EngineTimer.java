@@ -61,22 +61,37 @@ final class EngineTimer {
      */
     Timeout schedule(Runnable task, long delayNanos) {
         long delay = Math.max(0, delayNanos);
+        return systemTicker ? scheduleOnThread(task, delay) : scheduleAt(task, saturatedAdd(now(), delay));
+    }
+
+    /**
+     * Runs {@code task} on the timer thread once the ticker reads {@code atNanos} or later (at once
+     * if it already does). Prefer this to {@link #schedule} for a deadline computed from an earlier
+     * reading: a delay is added to the ticker's reading at the time of scheduling, so a clock that
+     * moved in between would push the task past its deadline (and, on a hand-moved clock that then
+     * stands still, forever). After shutdown nothing runs and a no-op handle is returned.
+     */
+    Timeout scheduleAt(Runnable task, long atNanos) {
         if (systemTicker) {
-            try {
-                ScheduledFuture<?> future = thread.schedule(task, delay, TimeUnit.NANOSECONDS);
-                return () -> future.cancel(false);
-            } catch (RejectedExecutionException shutDown) {
-                return NONE;
-            }
+            return scheduleOnThread(task, Math.max(0, atNanos - now()));
         }
         if (thread.isShutdown()) {
             return NONE;
         }
-        TickerTask entry = new TickerTask(saturatedAdd(now(), delay), sequence.incrementAndGet(), task);
+        TickerTask entry = new TickerTask(atNanos, sequence.incrementAndGet(), task);
         synchronized (due) {
             due.add(entry);
         }
         return entry;
+    }
+
+    private Timeout scheduleOnThread(Runnable task, long delayNanos) {
+        try {
+            ScheduledFuture<?> future = thread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            return () -> future.cancel(false);
+        } catch (RejectedExecutionException shutDown) {
+            return NONE;
+        }
     }
 
     /** Tasks scheduled and not run or cancelled yet (for {@link EngineFootprint}). */

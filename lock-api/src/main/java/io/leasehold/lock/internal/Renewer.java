@@ -130,7 +130,7 @@ final class Renewer {
             tick.cancel();
         }
         tickAtNanos = next.getAsLong();
-        tick = engine.timer.schedule(this::runTick, tickAtNanos - engine.now());
+        tick = engine.timer.scheduleAt(this::runTick, tickAtNanos);
     }
 
     private void runTick() {

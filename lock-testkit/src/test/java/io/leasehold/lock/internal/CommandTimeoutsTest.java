@@ -117,6 +117,56 @@ class CommandTimeoutsTest {
         Eventually.until("nothing is left waiting", () -> timeouts.size() == 0);
     }
 
+    @Test
+    void shouldTimeACallOutWhenTheClockMovesWhileTheSweepRearmsItself() throws Exception {
+        // Given a clock that the timer thread reads three times in a row from the next pump on (the
+        // pump, the sweep's own reading, the re-arming), and that moves past the call's deadline
+        // between the sweep's reading and the re-arming, then stands still
+        TimerReadJump ticker = new TimerReadJump();
+        EngineTimer jumpingTimer = new EngineTimer(ticker, 0);
+        try {
+            CommandTimeouts jumping = new CommandTimeouts(jumpingTimer, TIMEOUT.toNanos());
+            CompletableFuture<Object> call = new CompletableFuture<>();
+            jumping.watch(call, ticker.read(), () -> new TimeoutException("no reply within " + TIMEOUT));
+            // When the sweep runs 10 ms before the deadline and the clock then jumps 20 ms, its last move
+            ticker.setThenJumpOnThirdTimerRead(
+                    TIMEOUT.minusMillis(10).toNanos(), Duration.ofMillis(20).toNanos());
+            // Then the call still fails: the sweep was set for the deadline, not for "10 ms after it re-armed"
+            Eventually.until("the call fails although the clock stood still after its deadline", call::isDone);
+            assertTimedOut(call);
+        } finally {
+            jumpingTimer.shutdown(1_000_000_000L);
+        }
+    }
+
+    /**
+     * A ticker set by the test; on request it moves once, by a jump, at the third reading the
+     * engine's timer thread makes after the request (the pump that finds the sweep due, the sweep
+     * reading "now", and the reading the sweep's re-arming makes), and stands still after that.
+     */
+    private static final class TimerReadJump implements io.leasehold.lock.Ticker {
+        private long now;
+        private long pendingJump;
+        private int readsBeforeJump = -1;
+
+        @Override
+        public synchronized long read() {
+            if (readsBeforeJump >= 0 && Thread.currentThread().getName().startsWith("leasehold-timer")) {
+                if (readsBeforeJump == 0) {
+                    now += pendingJump;
+                }
+                readsBeforeJump--;
+            }
+            return now;
+        }
+
+        synchronized void setThenJumpOnThirdTimerRead(long value, long jump) {
+            now = value;
+            pendingJump = jump;
+            readsBeforeJump = 2;
+        }
+    }
+
     private CompletableFuture<Object> watched() {
         CompletableFuture<Object> call = new CompletableFuture<>();
         timeouts.watch(call, clock.read(), () -> new TimeoutException("no reply within " + TIMEOUT));
