@@ -15,7 +15,8 @@ import java.time.Duration;
  * the event.
  *
  * <p><b>Order.</b> The events of one lease arrive in the order they happened, starting with
- * {@link #onAcquired} and ending with exactly one of {@link #onReleased} or {@link #onLeaseLost};
+ * {@link #onAcquired} and ending with exactly one of {@link #onReleased}, {@link #onReleaseUnconfirmed} or
+ * {@link #onLeaseLost};
  * only leases handed to a caller are reported (a lease the engine discarded before the hand-out, as
  * when the caller cancelled, has no events). Each acquisition that had to wait reports
  * {@link #onWaitStarted} once and {@link #onWaitEnded} once, in that order. Events after the client
@@ -53,11 +54,24 @@ public interface LockEventListener {
     default void onHandoff(String lockName, long fencingToken, Duration sinceReleaseSeen) {}
 
     /**
-     * A lease was released by its owner after being held for {@code held}. Also reported when the
-     * release could not reach Redis (the caller gets a {@link LockBackendException}): the lease has
-     * ended all the same, nothing renews it any more, and its lock expires after its lease time.
+     * A lease was released by its owner after being held for {@code held}, and Redis confirmed it. A
+     * release Redis could not confirm is reported by {@link #onReleaseUnconfirmed} instead (which calls
+     * this method unless overridden); a release that found the lock taken from the lease while it was
+     * valid is a loss ({@link #onLeaseLost}).
      */
     default void onReleased(String lockName, long fencingToken, Duration held) {}
+
+    /**
+     * A lease was released by its owner while it was valid, but Redis could not confirm the release
+     * (see {@link ReleaseUnconfirmedException}, which {@code cause} is): the work ended in time, and the
+     * lock expires on its own after its lease time. One of the lease's endings, in place of
+     * {@link #onReleased}, which it calls by default (so a listener that only counts releases still
+     * sees every lease end).
+     */
+    default void onReleaseUnconfirmed(
+            String lockName, long fencingToken, Duration held, ReleaseUnconfirmedException cause) {
+        onReleased(lockName, fencingToken, held);
+    }
 
     /** The watchdog or {@link Lease#extend(Duration)} renewed a lease. */
     default void onRenewed(String lockName, long fencingToken) {}

@@ -253,7 +253,7 @@ final class Acquisition {
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
     void abortClosed() {
         if (end()) {
-            finish(true, true);
+            finish(true);
             engine.listeners.acquireCancelled(lock.name(), waited());
             // Through the callback executor: a continuation must not run on (and stretch) close().
             deliver(() -> result.completeExceptionally(new IllegalStateException(
@@ -619,13 +619,11 @@ final class Acquisition {
             }
             return;
         }
-        Runnable cleanUp = () -> engine.releaseEventually(
-                lock.name(), from.owner, lock.options().leaseTime().toMillis());
-        if (produced == null) {
-            cleanUp.run();
-        } else {
-            produced.settled().thenRun(cleanUp);
-        }
+        engine.releaseEventuallyAfter(
+                produced == null ? null : produced.settled(),
+                lock.name(),
+                from.owner,
+                lock.options().leaseTime().toMillis());
     }
 
     /** Whether an acquire reply says the lock was granted (status 1); false for anything malformed. */
@@ -674,17 +672,13 @@ final class Acquisition {
         return true;
     }
 
-    /** Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current round. */
-    private void finish(boolean cleanUp) {
-        finish(cleanUp, false);
-    }
-
     /**
-     * @param closing the client is closing: the clean-up goes at once, even behind a handoff that
-     *     has not settled (once closed, the client sends nothing more, and a clean-up left for later
-     *     would leave the lock for a lease time; the false loss it may cause is the lesser harm)
+     * Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current
+     * round. The clean-up waits for a handoff to this round that may still be resent (cleaning up
+     * first could let the lock move on under that resend: a false loss for the releasing lease, see
+     * {@link HandoffRelease}); also when the client is closing, which waits for both.
      */
-    private void finish(boolean cleanUp, boolean closing) {
+    private void finish(boolean cleanUp) {
         boolean wasQueued;
         Round last;
         CompletableFuture<?> handoffSettled;
@@ -702,15 +696,11 @@ final class Acquisition {
             lock.client().waitQueues().leave(lock.name(), this);
         }
         if (cleanUp && last.sent) {
-            Runnable release = () -> engine.releaseEventually(
-                    lock.name(), last.owner, lock.options().leaseTime().toMillis());
-            if (handoffSettled == null || closing) {
-                release.run();
-            } else {
-                // A handoff to this round may still be resent: cleaning up first could let the lock
-                // move on under that resend (a false loss for the releasing lease); see HandoffRelease.
-                handoffSettled.whenComplete((settled, error) -> release.run());
-            }
+            engine.releaseEventuallyAfter(
+                    handoffSettled,
+                    lock.name(),
+                    last.owner,
+                    lock.options().leaseTime().toMillis());
         }
     }
 

@@ -3,6 +3,7 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -15,7 +16,8 @@ import java.util.function.Consumer;
  * listener (or a slow log handler) delays other listeners' events and nothing else.
  *
  * <p>Frequent events (acquired, released, renewed, ...) cost nothing when no listener is registered;
- * the rare ones that are also logged (lost, uncertain, reconfirmed) always go to the event thread. A
+ * the rare ones that are also logged (lost, uncertain, reconfirmed, release unconfirmed) always go to
+ * the event thread. A
  * listener that throws is logged (see {@link EngineLog#listenerFailed}) and skipped for that event,
  * so that observability can never break locking.
  *
@@ -59,6 +61,13 @@ final class Listeners {
 
     void released(String name, long token, Duration held) {
         each("onReleased", l -> l.onReleased(name, token, held));
+    }
+
+    void releaseUnconfirmed(String name, long token, Duration held, ReleaseUnconfirmedException cause) {
+        logged(
+                () -> EngineLog.releaseUnconfirmed(name, token, cause),
+                "onReleaseUnconfirmed",
+                l -> l.onReleaseUnconfirmed(name, token, held, cause));
     }
 
     void renewed(String name, long token) {

@@ -168,6 +168,7 @@ final class Renewer {
         List<Long> sequences = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
         List<String> args = new ArrayList<>(batch.size() * 3);
+        long replyDeadline = Long.MAX_VALUE;
         synchronized (lock) {
             for (DefaultLease lease : batch) {
                 long ms = lease.leaseMs;
@@ -183,6 +184,11 @@ final class Renewer {
                     continue;
                 }
                 long seq = lease.renewalSent(sent, ms);
+                lease.renewSentNanos = sent;
+                long leaseDeadline = lease.renewalReplyDeadline(sent);
+                if (leaseDeadline - replyDeadline < 0) {
+                    replyDeadline = leaseDeadline;
+                }
                 renewing.add(lease);
                 sequences.add(seq);
                 keys.add(lease.lockKey);
@@ -194,7 +200,8 @@ final class Renewer {
         if (renewing.isEmpty()) {
             return;
         }
-        engine.call(EngineScripts.RENEW, keys, args).whenComplete((reply, error) -> {
+        // Judged failed in time for the earliest lease of the batch to go UNCERTAIN before its loss check.
+        engine.callWithin(EngineScripts.RENEW, keys, args, replyDeadline).whenComplete((reply, error) -> {
             List<?> codes = null;
             Throwable failure = error == null ? null : DefaultLease.unwrap(error);
             if (failure == null) {

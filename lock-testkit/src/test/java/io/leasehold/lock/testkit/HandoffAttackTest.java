@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockInterruptedException;
@@ -347,7 +348,9 @@ class HandoffAttackTest extends HandoffAttackSupport {
         assertFalse(held.release(), "release() of a lease whose lock was gone");
         Lease next = waiting.get(10, TimeUnit.SECONDS);
         assertTrue(next.fencingToken() > held.fencingToken());
-        assertEquals(LeaseState.RELEASED, held.state());
+        assertEquals(LeaseState.LOST, held.state(), "found gone at its release: lost, as every observer says");
+        assertEquals(
+                LeaseLoss.Reason.STOLEN, held.lost().get(10, TimeUnit.SECONDS).reason());
         Eventually.until("the loss event of the holder; " + events, () -> events.lostReported(held.fencingToken()));
         assertTrue(next.release());
     }
