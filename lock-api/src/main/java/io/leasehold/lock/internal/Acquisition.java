@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -331,13 +332,16 @@ final class Acquisition {
             current.sent = true;
             askedRedis = true;
         }
-        long sent = engine.now();
+        // The lease counts from when the backend writes the command (after any wait for a connection),
+        // which is before Redis can run it: never later than its TTL starts.
+        AtomicLong sent = new AtomicLong(engine.now());
         engine.call(
                         EngineScripts.ACQUIRE,
                         acquireKeys,
                         current.args,
-                        (late, lateError) -> onLateReply(current, late, lateError))
-                .whenComplete((reply, error) -> onReply(current, reply, error, sent));
+                        (late, lateError) -> onLateReply(current, late, lateError),
+                        () -> sent.set(engine.now()))
+                .whenComplete((reply, error) -> onReply(current, reply, error, sent.get()));
     }
 
     /**

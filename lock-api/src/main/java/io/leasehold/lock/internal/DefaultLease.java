@@ -447,6 +447,14 @@ final class DefaultLease implements Lease {
         return validity.begin(sentNanos, ms);
     }
 
+    /**
+     * Renewal {@code seq}, begun earlier, is being written now, at {@code writtenNanos}: Redis cannot
+     * run it before, so its TTL runs out no earlier than that plus the lease (see {@link LeaseValidity#written}).
+     */
+    void renewalWritten(long seq, long writtenNanos) {
+        validity.written(seq, writtenNanos);
+    }
+
     /** Redis confirmed renewal {@code seq}: the lease is certain again, and its listeners hear of the renewal. */
     void renewalConfirmed(long seq) {
         validity.confirmed(seq);

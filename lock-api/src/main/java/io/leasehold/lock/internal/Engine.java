@@ -48,6 +48,9 @@ final class Engine {
      */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
 
+    /** A write hook that does nothing: for calls whose send time counts for nothing. */
+    static final Runnable NOTHING = () -> {};
+
     static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_CLEANUP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long idle threads of the client's own callback pool live. */
@@ -132,7 +135,21 @@ final class Engine {
      */
     CompletableFuture<Object> call(
             LuaScript script, List<String> keys, List<String> args, @Nullable BiConsumer<Object, Throwable> lateReply) {
-        return timed(script.name(), () -> backend.eval(script, keys, args), lateReply);
+        return call(script, keys, args, lateReply, NOTHING);
+    }
+
+    /**
+     * {@link #call(LuaScript, List, List, BiConsumer)}; {@code writing} runs when the backend writes the
+     * command (see {@link LockBackend#eval(LuaScript, List, List, Runnable)}): the moment from which a
+     * lease it grants or renews may count its validity.
+     */
+    CompletableFuture<Object> call(
+            LuaScript script,
+            List<String> keys,
+            List<String> args,
+            @Nullable BiConsumer<Object, Throwable> lateReply,
+            Runnable writing) {
+        return timed(script.name(), () -> backend.eval(script, keys, args, writing), lateReply);
     }
 
     CompletableFuture<Object> call(LuaScript script, List<String> keys, List<String> args) {
@@ -145,9 +162,10 @@ final class Engine {
      * outcome may still matter to nobody but the caller. For renewals, which must be judged failed
      * while the lease can still say so ({@code UNCERTAIN} before {@code LOST}).
      */
-    CompletableFuture<Object> callWithin(LuaScript script, List<String> keys, List<String> args, long deadlineNanos) {
+    CompletableFuture<Object> callWithin(
+            LuaScript script, List<String> keys, List<String> args, long deadlineNanos, Runnable writing) {
         long sent = now();
-        CompletableFuture<Object> result = call(script, keys, args, null);
+        CompletableFuture<Object> result = call(script, keys, args, null, writing);
         if (!result.isDone() && deadlineNanos - (sent + commandTimeoutNanos) < 0) {
             commandTimeouts.watchUntil(
                     result,
@@ -258,7 +276,7 @@ final class Engine {
     }
 
     /** acquire.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
-    CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next) {
+    CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next, Runnable writing) {
         return timed(
                 EngineScripts.ACQUIRE.name(),
                 () -> publishCommand()
@@ -269,7 +287,8 @@ final class Engine {
                                         fenceKey(name),
                                         channel(name),
                                         LockKeys.yieldMarkerKey(keyPrefix, name)),
-                                next.args(owner, publish))),
+                                next.args(owner, publish),
+                                writing)),
                 next::onLateReply);
     }
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -80,8 +81,10 @@ final class HandoffRelease {
 
     /** Sends the handoff; {@code backoffNanos} is the wait before a resend, should this send fail transiently. */
     void send(long backoffNanos) {
-        long sent = engine.now();
-        engine.handoffCall(name, owner, next).whenComplete((reply, error) -> {
+        // The waiter's lease counts from when the backend writes the handoff (see Acquisition.attempt).
+        AtomicLong written = new AtomicLong(engine.now());
+        engine.handoffCall(name, owner, next, () -> written.set(engine.now())).whenComplete((reply, error) -> {
+            long sent = written.get();
             long released = 0;
             Throwable failure = error;
             if (failure == null) {
