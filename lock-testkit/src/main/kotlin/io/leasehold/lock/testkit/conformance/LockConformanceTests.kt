@@ -21,14 +21,21 @@ import kotlin.time.Duration.Companion.seconds
  * [LockBackendFixture.unsupportedFaults] is disabled with the fixture's reason (kotest reports it
  * as ignored, and the reason is printed), never run as passed.
  */
-public fun lockConformanceTests(fixtureFactory: () -> LockBackendFixture): TestFactory = funSpec {
+public fun lockConformanceTests(fixtureFactory: () -> LockBackendFixture): TestFactory =
+    lockConformanceTests(ConformanceScenarios.all, fixtureFactory)
+
+/**
+ * The conformance suite as a kotest [TestFactory] of the given [scenarios] only (e.g. while working on
+ * one guarantee); [lockConformanceTests] with no list runs them all, as a backend's own test should.
+ */
+public fun lockConformanceTests(scenarios: List<Scenario>, fixtureFactory: () -> LockBackendFixture): TestFactory = funSpec {
     val fixture = lazy(fixtureFactory)
 
     afterSpec {
         if (fixture.isInitialized()) fixture.value.close()
     }
 
-    ConformanceScenarios.all.forEach { scenario ->
+    scenarios.forEach { scenario ->
         test(scenario.name).config(
             timeout = 180.seconds,
             // The scenarios block (they drive the blocking Java API too), so give each its own thread.
