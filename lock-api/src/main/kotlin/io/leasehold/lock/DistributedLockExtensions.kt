@@ -199,7 +199,8 @@ internal class LeaseLossCancellation(val loss: LeaseLoss) :
  * ([Lease.awaitRelease] or [Lease.close]). Suspending twin of [DistributedLock.acquireAsync].
  *
  * **Not reentrant**: every call makes a new acquisition, so calling it while this coroutine already
- * holds the lock waits like any other contender (and, with no other release in sight, times out).
+ * holds the lock waits like any other contender (and, with no other release in sight, times out with
+ * a [LockTimeoutException] whose [LockTimeoutException.heldByCaller] is true).
  *
  * **Cancellation**: cancelling the caller while it waits cancels the acquisition and leaves nothing
  * locked: if the acquire reached Redis anyway, or its lease arrived just as the caller was
@@ -214,7 +215,23 @@ internal class LeaseLossCancellation(val loss: LeaseLoss) :
 public suspend fun DistributedLock.awaitAcquire(
     wait: Duration = options().defaultWait().toKotlinDuration(),
 ): Lease =
-    acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> lease.releaseAsync() }
+    try {
+        acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> lease.releaseAsync() }
+    } catch (contended: LockTimeoutException) {
+        throw blamingReentry(contended)
+    }
+
+/**
+ * [contended], or one that says the caller re-entered (G10) if this coroutine holds this lock in
+ * [withLock]: the engine cannot tell, since coroutine reentrancy lives in the coroutine context.
+ */
+private suspend fun DistributedLock.blamingReentry(contended: LockTimeoutException): LockTimeoutException {
+    val ownLease = HeldLeases.of(currentCoroutineContext()).leaseFor(this)
+    if (contended.heldByCaller() || ownLease == null || !ownLease.isValid()) {
+        return contended
+    }
+    return LockTimeoutException(contended.lockName(), contended.waited(), true, true)
+}
 
 /**
  * Suspends up to [wait] for this lock and returns the new [Lease], or `null` if another owner held

@@ -70,6 +70,12 @@ final class DefaultLease implements Lease {
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
     /**
+     * The thread whose blocking {@code acquire} took this lease, or null for an asynchronous one:
+     * only so that a later blocking acquire of the same lock on that thread can be told it re-entered
+     * (see {@link DefaultLockClient#heldByCallerThread}). Never used for ownership.
+     */
+    final @Nullable Thread takenBy;
+    /**
      * {@link #HELD_NOW}, {@link #RELEASED_NOW}, or the {@link LeaseLoss} itself once lost: state and
      * loss change in one step, so whoever sees the state LOST also sees why.
      */
@@ -108,7 +114,21 @@ final class DefaultLease implements Lease {
             long token,
             long sentNanos,
             int handoffStreak) {
+        this(engine, side, name, owner, options, token, sentNanos, handoffStreak, null);
+    }
+
+    DefaultLease(
+            Engine engine,
+            LeaseOwnerSide side,
+            String name,
+            String owner,
+            LockOptions options,
+            long token,
+            long sentNanos,
+            int handoffStreak,
+            @Nullable Thread takenBy) {
         this.engine = engine;
+        this.takenBy = takenBy;
         this.side = side;
         this.name = name;
         this.lockKey = engine.lockKey(name);

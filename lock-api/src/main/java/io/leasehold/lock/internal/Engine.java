@@ -399,7 +399,7 @@ final class Engine {
                     result,
                     sent,
                     () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
-                            + Duration.ofNanos(commandTimeoutNanos)));
+                            + Durations.human(Duration.ofNanos(commandTimeoutNanos))));
         }
         return result;
     }

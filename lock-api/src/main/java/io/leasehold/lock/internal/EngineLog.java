@@ -38,7 +38,7 @@ final class EngineLog {
                     Level.WARNING,
                     "Lease of lock '" + name + "' (fencing token " + token + ") is uncertain: "
                             + "the latest renewal or extend failed (" + cause + "); it stays valid for at most "
-                            + validFor
+                            + Durations.human(validFor)
                             + " while renewal is retried");
         }
     }
