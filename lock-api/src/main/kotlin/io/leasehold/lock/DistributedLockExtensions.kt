@@ -35,7 +35,9 @@ import kotlinx.coroutines.withContext
  * releases. A sibling coroutine launched outside [block] does not share the lease and waits like any
  * other contender. Reentrancy is carried by the coroutine context, never by thread: the block may
  * resume on any thread. Reentering a lock whose held lease was lost throws [LeaseLostException] at
- * once; reentering one whose lease the block released by hand acquires it afresh.
+ * once; reentering one whose lease the block released by hand acquires it afresh. Whether the
+ * current coroutine holds the lock, and how many blocks deep, is [isHeldInCurrentCoroutine] and
+ * [holdCountInCurrentCoroutine].
  *
  * **Owner**: the lease, one fresh random owner value in Redis per acquisition, not a thread or a
  * coroutine.
@@ -88,7 +90,7 @@ public suspend fun <T> DistributedLock.withLock(
         // Decided from the lease's state, at once: never from whether lost() has completed yet.
         LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
         // No acquisition, and no release either: the outermost withLock owns the lease.
-        return runUnderLease(reentered, held) { block(it) }.also {
+        return runUnderLease(reentered, held.reentered(this)) { block(it) }.also {
             LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
         }
     }
@@ -274,3 +276,37 @@ public fun DistributedLock.acquire(wait: Duration): Lease = acquire(wait.toJavaD
  * @throws LockInterruptedException if the thread was interrupted while waiting
  */
 public fun DistributedLock.tryAcquire(wait: Duration): Lease? = tryAcquire(wait.toJavaDuration()).orElse(null)
+
+/**
+ * Whether the current coroutine holds this lock: it runs inside a [withLock] block of this lock
+ * (through this handle or an equal one), or in a coroutine launched from such a block, and that
+ * block's lease is still valid. The coroutine twin of [DistributedLock.isHeldByCurrentThread]; no
+ * Redis call, never throws, never suspends (it only reads the coroutine context).
+ *
+ * **Owner**: the coroutine that holds the lock in [withLock] and its children, by the same rule that
+ * makes [withLock] reentrant (G10); never a thread. A sibling coroutine launched outside the block
+ * does not hold it. A lease from [awaitAcquire] or [awaitTryAcquire] is an explicit handle bound to
+ * no coroutine, so it does not count: ask the lease ([Lease.isValid]). Conversely,
+ * [DistributedLock.isHeldByCurrentThread] is false inside [withLock]: a coroutine may resume on any
+ * thread.
+ *
+ * **Held means valid**: inside a block whose lease was lost (the block is being cancelled) or
+ * released by hand, this is false.
+ */
+public suspend fun DistributedLock.isHeldInCurrentCoroutine(): Boolean = holdCountInCurrentCoroutine() > 0
+
+/**
+ * How many [withLock] blocks of this lock hold it for the current coroutine: 0 outside any, 1 in the
+ * outermost, and one more for each reentrant [withLock] of this lock (or an equal handle) nested in
+ * it. A coroutine launched from a block counts the blocks it was launched in. The coroutine twin of
+ * [DistributedLock.holdCount]; no Redis call, never throws, never suspends.
+ *
+ * The same owner and rules as [isHeldInCurrentCoroutine]: leases from [awaitAcquire] do not count,
+ * and a lost or released lease counts 0. A nested [withLock] that had to acquire afresh (its outer
+ * lease was released by hand) counts from 1 again.
+ */
+public suspend fun DistributedLock.holdCountInCurrentCoroutine(): Int {
+    val held = HeldLeases.of(currentCoroutineContext())
+    val lease = held.leaseFor(this)
+    return if (lease != null && lease.isValid()) held.depthOf(this) else 0
+}
