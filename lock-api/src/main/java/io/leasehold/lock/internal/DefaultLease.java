@@ -496,10 +496,8 @@ final class DefaultLease implements Lease {
                 return false;
             }
             announced = true;
-            if (sinceReleaseSeen != null) {
-                engine.listeners.handoff(name, token, sinceReleaseSeen);
-            }
-            engine.listeners.acquired(name, token, waited);
+            // One event for both, so that a full event queue drops both or neither.
+            engine.listeners.acquired(name, token, waited, sinceReleaseSeen);
             if (uncertain && uncertainCause != null) {
                 // It went uncertain before it was handed out (a slow hand-out): its listeners start from there.
                 engine.listeners.leaseUncertain(name, token, remaining(), uncertainCause);

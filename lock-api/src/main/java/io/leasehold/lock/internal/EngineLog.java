@@ -11,7 +11,8 @@ import java.time.Duration;
  * {@code System.LoggerFinder} bridges) without a dependency of ours.
  *
  * <p>Only rare events are logged, each once: a lease lost, a lease going uncertain (once per streak
- * of failed renewals, not once per attempt) and coming back, a listener that throws. Lines name the
+ * of failed renewals, not once per attempt) and coming back, a listener that throws, the first
+ * events dropped because listeners fell behind. Lines name the
  * lock and the fencing token, never the owner value (a secret that would let a reader release the
  * lock). Called on the client's event thread only, never on a hot path.
  */
@@ -49,6 +50,23 @@ final class EngineLog {
                     Level.INFO,
                     "Lease of lock '" + name + "' (fencing token " + token + ") is held again: "
                             + "Redis confirmed a renewal");
+        }
+    }
+
+    /**
+     * The listeners' event queue was full and events were dropped: logged once per client (later drops
+     * are only counted and reported through {@link LockEventListener#onEventsDropped}), so that a
+     * stuck listener cannot flood the log either.
+     */
+    static void eventsDropped(long count, int bound) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            LOG.log(
+                    Level.WARNING,
+                    "Lock event listeners fell behind: " + count + " event(s) were dropped because " + bound
+                            + " were already waiting for the event thread (a listener that blocks or is slow?). "
+                            + "Whole leases and waits are dropped, never just their start or end; listeners are "
+                            + "told through onEventsDropped. This is logged once per client; later drops are "
+                            + "only counted");
         }
     }
 
