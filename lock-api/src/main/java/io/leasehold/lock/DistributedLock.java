@@ -27,8 +27,8 @@ import java.util.function.Function;
  * otherwise it queues behind them without one. A lease's release hands the lock straight to its
  * client's next waiter, with that waiter's own fresh owner and a higher fencing token, in the same
  * Redis call. Across clients there is no strict order, but after 8 such handoffs in a row a release
- * lets the lock go to the other clients' waiters if any wait (its own waiter steps back for a moment,
- * so that one of theirs can take it).
+ * lets the lock go to the other clients' waiters if any wait: its own waiter steps back until one of
+ * theirs has taken the lock and let it go again, or for at most 50 ms if none takes it.
  *
  * <p><b>Waiting</b> is driven by the lock's release channel with a fallback retry when the holder's
  * TTL runs out: no polling.

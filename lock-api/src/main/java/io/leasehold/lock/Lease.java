@@ -10,10 +10,19 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Not reentrant, not tied to a thread.</b> A lease may be released from any thread or
  * coroutine; it is the lease, not the thread that acquired it, that owns the lock.
  *
- * <p>A lease ends in exactly one of two ways: its owner {@linkplain #release() releases} it, or it
- * is <em>lost</em> ({@link #lost()} completes with the reason). While auto-renew is on the engine
- * renews it in the background. Prefer {@link DistributedLock#callLocked} or Kotlin's
- * {@code withLock}, which release for you and react to loss.
+ * <p>A lease ends in exactly one of two ways, and every observer ({@link #state()}, {@link #lost()},
+ * the listeners and metrics, what {@code callLocked} / {@code withLock} report) agrees on which:
+ * <ul>
+ *   <li><b>released</b> ({@link LeaseState#RELEASED}): its owner released it while it was valid, and
+ *       Redis confirmed it, or could not (see {@link ReleaseUnconfirmedException}: the work ended in
+ *       time all the same);</li>
+ *   <li><b>lost</b> ({@link LeaseState#LOST}, {@link #lost()} completes with the reason): it ran out, a
+ *       renewal or extend found it gone or another owner's, Redis stopped answering, it reached its
+ *       max-hold bound, its client closed, or its release found it taken while it was valid.</li>
+ * </ul>
+ * While auto-renew is on the engine renews it in the background. Prefer
+ * {@link DistributedLock#callLocked} or Kotlin's {@code withLock}, which release for you and react to
+ * loss.
  *
  * <p><b>Deciding.</b> {@link #state()} and {@link #isValid()} change the moment the engine decides;
  * {@link #lost()} and the listeners are told a little later, on other threads. Decide "may I still
@@ -62,14 +71,17 @@ public interface Lease extends AutoCloseable {
      * while its latest renewal or extend failed and none has been confirmed since, until its owner
      * releases it or the engine declares it lost, which happens no later than the end of its local
      * validity (a lease read after its validity ran out is declared lost right then, even if the
-     * engine's timer is late, as after a long GC pause). Changes to {@code LOST} before
-     * {@link #lost()} completes and before the engine lets anyone else take the lock. See
-     * {@link LeaseState} for what to do in each state.
+     * engine's timer is late, as after a long GC pause). A lease lost because Redis stopped
+     * answering is {@code UNCERTAIN} first: a renewal that gets no reply is judged failed halfway to
+     * the loss check, whatever the command timeout. Changes to {@code LOST} before {@link #lost()}
+     * completes and before the engine lets anyone else take the lock. See {@link LeaseState} for what
+     * to do in each state.
      */
     LeaseState state();
 
     /**
-     * Completes when the lease is lost, with the reason; never completes on a normal release. It
+     * Completes when the lease is lost, with the reason (also when its release finds it taken while
+     * it was valid, or its client closes while it is held); never completes on a release. It
      * completes on the client's callback executor after {@link #state()} became
      * {@link LeaseState#LOST}, and before the engine frees the lock for others; the future is shared
      * and read-only (completing or cancelling it has no effect), so calling this often costs nothing.
@@ -77,19 +89,34 @@ public interface Lease extends AutoCloseable {
     CompletableFuture<LeaseLoss> lost();
 
     /**
-     * Releases the lock if this lease still owns it. Idempotent. A lease whose validity has already
-     * run out is not released but declared lost ({@link #lost()} completes), since the work under it
-     * may have overlapped with another holder. A transient failure is retried within one command
-     * timeout (the release is owner-checked, so repeating it is safe).
+     * Releases the lock if this lease still owns it; the lease is {@link LeaseState#RELEASING} until
+     * Redis answers, then final. Idempotent. A lease whose validity has already run out is not
+     * released but declared lost ({@link #lost()} completes), since the work under it may have
+     * overlapped with another holder. A transient failure is retried within one command timeout (the
+     * release is owner-checked, so repeating it is safe). How it can end:
+     * <ul>
+     *   <li>Redis deleted the lock: {@code RELEASED}, returns true;</li>
+     *   <li>Redis answered, while the lease was still valid, that the lock was gone or another owner's:
+     *       it was taken while the work ran, so the lease is {@code LOST} ({@code STOLEN}; {@link #lost()}
+     *       completes) and this returns false;</li>
+     *   <li>Redis answered so only after the validity ran out, or after an attempt whose answer was
+     *       lost (the lock may have expired on its own after the work): {@code RELEASED}, unconfirmed,
+     *       returns false;</li>
+     *   <li>Redis could not be reached until the release gave up: {@code RELEASED}, unconfirmed, throws
+     *       {@link ReleaseUnconfirmedException}.</li>
+     * </ul>
      *
-     * @return true if this call deleted the lock in Redis; false if the lease was already released
-     *         or lost, or Redis no longer had the lock for this owner
-     * @throws LockBackendException if Redis could not be reached; renewal has stopped and the lock
-     *                              expires after its lease time
+     * @return true if this call deleted the lock in Redis; false if the lease was already released,
+     *         being released or lost, or Redis no longer had the lock for this owner
+     * @throws ReleaseUnconfirmedException if Redis could not be reached; renewal has stopped and the
+     *                                     lock expires after its lease time (a {@link LockBackendException})
      */
     boolean release();
 
-    /** Asynchronous {@link #release()}: the future fails with {@link LockBackendException} on a Redis failure. */
+    /**
+     * Asynchronous {@link #release()}: the future fails with {@link ReleaseUnconfirmedException} if
+     * Redis could not be reached.
+     */
     CompletableFuture<Boolean> releaseAsync();
 
     /**

@@ -20,7 +20,11 @@ public final class LeaseLoss {
          * stalled past the deadline (a long GC pause, a stopped VM) so that no renewal was made in time.
          */
         EXPIRED,
-        /** Redis no longer holds the lock for this owner: it was deleted, flushed, or another owner has it. */
+        /**
+         * Redis no longer holds the lock for this owner while the lease was valid: it was deleted,
+         * flushed, or another owner has it; found by a renewal, an extend, or the lease's own release
+         * (whose answer came while the lease was still valid).
+         */
         STOLEN,
         /**
          * Renewal could not be confirmed before the local validity deadline: a renewal failed, or got no
@@ -28,7 +32,13 @@ public final class LeaseLoss {
          */
         BACKEND_UNAVAILABLE,
         /** The lease reached {@link LockOptions#maxHoldTime()}; renewal stopped on purpose. */
-        MAX_HOLD_EXCEEDED
+        MAX_HOLD_EXCEEDED,
+        /**
+         * Its client was {@linkplain LockClient#close() closed} while the lease was held: the holder is
+         * told (a {@code callLocked} body interrupted, a {@code withLock} block cancelled), then the
+         * engine releases the lock for others.
+         */
+        CLIENT_CLOSED
     }
 
     private final String lockName;

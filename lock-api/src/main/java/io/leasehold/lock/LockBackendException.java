@@ -1,5 +1,7 @@
 package io.leasehold.lock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis could not be reached or answered with an error, so the outcome of the operation is not
  * known to be a success. The cause is the driver's exception; the message names it and, when it
@@ -10,8 +12,9 @@ public class LockBackendException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
-    public LockBackendException(String lockName, String message, Throwable cause) {
-        super(lockName, message + " (lock '" + lockName + "'): " + describe(cause), cause);
+    /** @param cause the driver's exception; null only when Redis answered but could not settle the outcome */
+    public LockBackendException(String lockName, String message, @Nullable Throwable cause) {
+        super(lockName, message + " (lock '" + lockName + "')" + (cause == null ? "" : ": " + describe(cause)), cause);
     }
 
     private static String describe(Throwable cause) {

@@ -20,8 +20,10 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>{@link #close()} releases every lease still held, stops renewal, drops subscriptions and stops
- * Leasehold's threads, all within the close timeout; it is idempotent. It closes the backend too,
+ * <p>{@link #close()} ends every lease still held (as lost, {@link LeaseLoss.Reason#CLIENT_CLOSED}:
+ * each holder is told, a {@code callLocked} body interrupted, a {@code withLock} block cancelled, and
+ * then the lock is released), lets releases already asked for reach Redis, stops renewal, drops
+ * subscriptions and stops Leasehold's threads, all within the close timeout; it is idempotent. It closes the backend too,
  * which closes only what the backend itself opened. This interface's implementation is threadsafe.
  *
  * <p><b>Threads.</b> Each client runs one timer thread ({@code leasehold-timer-<client>}: renewal,
@@ -53,7 +55,12 @@ public interface LockClient extends AutoCloseable {
     /** Whether {@link #close()} has been called. */
     boolean isClosed();
 
-    /** Releases held leases (bounded by the close timeout), stops renewal and unsubscribes. Idempotent. */
+    /**
+     * Ends held leases (lost, {@link LeaseLoss.Reason#CLIENT_CLOSED}: their holders are told first),
+     * waits for their releases and for releases asked for before, stops renewal and unsubscribes; the
+     * whole bounded by the close timeout. A lock whose release could not be settled in time is named in
+     * a WARNING log line, and expires after its lease time. Idempotent.
+     */
     @Override
     void close();
 

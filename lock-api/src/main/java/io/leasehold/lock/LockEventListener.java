@@ -15,7 +15,8 @@ import java.time.Duration;
  * the event.
  *
  * <p><b>Order.</b> The events of one lease arrive in the order they happened, starting with
- * {@link #onAcquired} and ending with exactly one of {@link #onReleased} or {@link #onLeaseLost};
+ * {@link #onAcquired} and ending with exactly one of {@link #onReleased}, {@link #onReleaseUnconfirmed} or
+ * {@link #onLeaseLost};
  * only leases handed to a caller are reported (a lease the engine discarded before the hand-out, as
  * when the caller cancelled, has no events). Each acquisition that had to wait reports
  * {@link #onWaitStarted} once and {@link #onWaitEnded} once, in that order. Events after the client
@@ -27,8 +28,8 @@ import java.time.Duration;
  * listener misses them <em>whole</em>, never one half of a pair:
  * <ul>
  *   <li>a lease whose {@link #onAcquired} is dropped reports nothing more ({@link #onHandoff},
- *       {@link #onRenewed}, ..., and neither {@link #onReleased} nor {@link #onLeaseLost}), so a count
- *       of leases held never goes wrong for good: it misses that lease while it lasts;
+ *       {@link #onRenewed}, ..., and none of its endings), so a count of leases held never goes wrong
+ *       for good: it misses that lease while it lasts;
  *   <li>a wait whose {@link #onWaitStarted} is dropped reports no {@link #onWaitEnded} (the count of
  *       waiters per lock name stays right);
  *   <li>an uncertainty whose {@link #onLeaseUncertain} is dropped reports no
@@ -36,9 +37,9 @@ import java.time.Duration;
  *   <li>one-off events are dropped alone: {@link #onAcquireFailed}, {@link #onAcquireCancelled},
  *       {@link #onRenewed}, {@link #onRenewalFailed}.
  * </ul>
- * The ending of a start that was reported ({@link #onReleased}, {@link #onLeaseLost},
- * {@link #onWaitEnded}, {@link #onLeaseReconfirmed}) is never dropped, and a lost lease is always
- * logged. A listener learns that it missed events from {@link #onEventsDropped}, called once the
+ * The ending of a start that was reported ({@link #onReleased}, {@link #onReleaseUnconfirmed},
+ * {@link #onLeaseLost}, {@link #onWaitEnded}, {@link #onLeaseReconfirmed}) is never dropped, and a
+ * lost lease or an unconfirmed release is always logged. A listener learns that it missed events from {@link #onEventsDropped}, called once the
  * queue has room again with the number dropped since its last call; the first drop of a client is
  * also logged once at {@code WARNING}.
  *
@@ -74,11 +75,24 @@ public interface LockEventListener {
     default void onHandoff(String lockName, long fencingToken, Duration sinceReleaseSeen) {}
 
     /**
-     * A lease was released by its owner after being held for {@code held}. Also reported when the
-     * release could not reach Redis (the caller gets a {@link LockBackendException}): the lease has
-     * ended all the same, nothing renews it any more, and its lock expires after its lease time.
+     * A lease was released by its owner after being held for {@code held}, and Redis confirmed it. A
+     * release Redis could not confirm is reported by {@link #onReleaseUnconfirmed} instead (which calls
+     * this method unless overridden); a release that found the lock taken from the lease while it was
+     * valid is a loss ({@link #onLeaseLost}).
      */
     default void onReleased(String lockName, long fencingToken, Duration held) {}
+
+    /**
+     * A lease was released by its owner while it was valid, but Redis could not confirm the release
+     * (see {@link ReleaseUnconfirmedException}, which {@code cause} is): the work ended in time, and the
+     * lock expires on its own after its lease time. One of the lease's endings, in place of
+     * {@link #onReleased}, which it calls by default (so a listener that only counts releases still
+     * sees every lease end).
+     */
+    default void onReleaseUnconfirmed(
+            String lockName, long fencingToken, Duration held, ReleaseUnconfirmedException cause) {
+        onReleased(lockName, fencingToken, held);
+    }
 
     /** The watchdog or {@link Lease#extend(Duration)} renewed a lease. */
     default void onRenewed(String lockName, long fencingToken) {}

@@ -3,7 +3,6 @@
 package io.leasehold.lock
 
 import io.leasehold.lock.internal.LeaseSignals
-import java.time.Instant
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration
@@ -64,10 +63,10 @@ import kotlinx.coroutines.withContext
  * re-entrant `withLock` on a lease that is lost throws [LeaseLostException] at once. If the caller is
  * cancelled as well, its [CancellationException] propagates.
  *
- * **Release failure**: if Redis cannot be reached to release, the lock expires after its lease time
- * (renewal has stopped). When [block] succeeded, the [LockBackendException] is thrown (the result is
- * discarded: the caller should know the lock may stay held for up to a lease time); when [block]
- * failed, it is added as suppressed to the block's exception.
+ * **Release not confirmed**: if Redis cannot be reached to release (or answers only after the lease
+ * ran out), the block still ended while the lease was valid, so `withLock` returns its result (or
+ * throws its exception) as usual; the lock expires after its lease time, and the listeners
+ * ([LockEventListener.onReleaseUnconfirmed]) and the log say so. See [ReleaseUnconfirmedException].
  *
  * Prefer this function to [awaitAcquire] plus a manual release: it releases on every path and
  * reacts to loss.
@@ -75,9 +74,9 @@ import kotlinx.coroutines.withContext
  * @param wait how long to wait for the lock; defaults to the lock's [LockOptions.defaultWait].
  *   Zero makes one attempt.
  * @throws LockTimeoutException if another owner held the lock for the whole wait
- * @throws LockBackendException if Redis failed while acquiring, or while releasing after [block]
- *   succeeded
- * @throws LeaseLostException if the lease was lost while [block] ran
+ * @throws LockBackendException if Redis failed while acquiring
+ * @throws LeaseLostException if the lease was lost while [block] ran, or its release found it taken
+ *   by another owner while it was valid
  * @throws IllegalArgumentException if [wait] is negative or longer than a year (the Java API's message)
  */
 public suspend fun <T> DistributedLock.withLock(
@@ -86,7 +85,7 @@ public suspend fun <T> DistributedLock.withLock(
 ): T {
     val held = HeldLeases.of(currentCoroutineContext())
     val reentered = held.leaseFor(this)
-    if (reentered != null && reentered.state() != LeaseState.RELEASED) {
+    if (reentered != null && reentered.state().let { it != LeaseState.RELEASED && it != LeaseState.RELEASING }) {
         // Decided from the lease's state, at once: never from whether lost() has completed yet.
         LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
         // No acquisition, and no release either: the outermost withLock owns the lease.
@@ -159,37 +158,21 @@ private suspend fun <T> runUnderLease(
 }
 
 /**
- * Releases under [NonCancellable] and decides the outcome from the lease's state at the release: a
- * loss declared before it wins over the block's result or exception, exactly as in `callLocked`.
- * See [withLock] for how a release failure is reported.
+ * Releases under [NonCancellable] and decides the outcome from how the lease ended: a loss (declared
+ * while the block ran, or found by the release) wins over the block's result or exception, exactly as
+ * in `callLocked`. A release Redis could not confirm is no failure: the block ended while the lease
+ * was valid.
  */
 private suspend fun releaseAfterBlock(lease: Lease, blockFailure: Throwable?) {
-    val releasing = LeaseSignals.releaseFindingGone(lease)
-    // The release asked for the state change at once: from here the state is final.
-    var lostFirst = if (lease.state() == LeaseState.LOST) LeaseSignals.lossIfInvalid(lease) else null
-    try {
-        val foundGone = withContext(NonCancellable) {
-            releasing.awaitWithoutCancelling()
-        }
-        if (foundGone && lostFirst == null) {
-            // Redis no longer had the lock for this lease (flushed, failed over, force-released):
-            // the block's work may have overlapped with another holder.
-            lostFirst = LeaseLoss(lease.lockName(), lease.fencingToken(), LeaseLoss.Reason.STOLEN, Instant.now(), null)
-        }
-    } catch (e: Throwable) {
-        if (blockFailure == null && lostFirst == null) {
-            throw e
-        }
-        if (blockFailure != null && e !== blockFailure) {
-            blockFailure.addSuppressed(e)
-        }
+    val ending = LeaseSignals.endAfterWork(lease)
+    val loss = withContext(NonCancellable) { ending.awaitWithoutCancelling() } ?: return
+    if (blockFailure is LeaseLostException && blockFailure.loss() === loss) {
+        return // the block's own LeaseLostException (thrown by runUnderLease) propagates
     }
-    if (lostFirst != null && !(blockFailure is LeaseLostException && blockFailure.loss() === lostFirst)) {
-        if (blockFailure is CancellationException && !currentCoroutineContext().isActive) {
-            return // the caller itself was cancelled: its CancellationException propagates
-        }
-        throw LeaseLostException(lostFirst).also { lost -> blockFailure?.let(lost::addSuppressed) }
+    if (blockFailure is CancellationException && !currentCoroutineContext().isActive) {
+        return // the caller itself was cancelled: its CancellationException propagates
     }
+    throw LeaseLostException(loss).also { lost -> blockFailure?.let(lost::addSuppressed) }
 }
 
 /** The cause with which [withLock] cancels its block when the lease is lost. */

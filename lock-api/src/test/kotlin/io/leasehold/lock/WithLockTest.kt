@@ -246,18 +246,20 @@ class WithLockTest {
     }
 
     @Test
-    fun shouldThrowTheReleaseFailureWhenTheBlockSucceeded() = runTest {
+    fun shouldReturnTheBlocksResultWhenTheReleaseCannotBeConfirmed() = runTest {
+        // The block ended while the lease was valid: an unreachable Redis at the release is no failure of
+        // the call (the lock expires on its own; the listeners and the log say so).
         val lock = FakeLock("orders:1", grantImmediately = false)
         val lease = lock.newLease().also { it.releaseReply = CompletableFuture.failedFuture(backendDown()) }
         val holder = async { runCatching { lock.withLock(1.seconds) { "done" } } }
         runCurrent()
         lock.acquisitions.single().complete(lease)
 
-        assertThat(holder.await().exceptionOrNull()).isInstanceOf(LockBackendException::class.java)
+        assertThat(holder.await().getOrNull()).isEqualTo("done")
     }
 
     @Test
-    fun shouldSuppressTheReleaseFailureWhenTheBlockFailed() = runTest {
+    fun shouldThrowTheBlocksOwnExceptionAloneWhenTheReleaseCannotBeConfirmed() = runTest {
         val lock = FakeLock("orders:1", grantImmediately = false)
         val lease = lock.newLease().also { it.releaseReply = CompletableFuture.failedFuture(backendDown()) }
         val holder = async { runCatching { lock.withLock(1.seconds) { throw IllegalStateException("boom") } } }
@@ -267,7 +269,7 @@ class WithLockTest {
         val thrown = holder.await().exceptionOrNull()
 
         assertThat(thrown).isInstanceOf(IllegalStateException::class.java)
-        assertThat(thrown!!.suppressed).singleElement().isInstanceOf(LockBackendException::class.java)
+        assertThat(thrown!!.suppressed).isEmpty()
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +40,14 @@ import org.jspecify.annotations.Nullable;
  * with a new owner goes on waiting, so that a late release of the old owner can never delete the new
  * round's lock.
  *
+ * <p><b>Yield.</b> When a handoff to this waiter yields instead (acquire.lua: another client waits
+ * too, and this client has passed the lock around {@link WaitQueues#HANDOFFS_BEFORE_YIELD} times in a
+ * row), the waiter steps back: it asks Redis again on the first release message after the yield's own
+ * (another client took the lock and let it go, or yielded in turn), on a resubscription, or at the
+ * latest after {@link #YIELD_STEP_BACK_NANOS} if no other client takes the lock. The other clients'
+ * waiters so get their turn however late their threads act on the yield's message, and the lock idles
+ * only when none of them comes.
+ *
  * <p><b>Clean cancellation</b> (G8): ending without a lease (cancel, timeout, interrupt, backend
  * error, close) releases the round's owner if any attempt was sent. A reply that arrives after its
  * command timed out is acted on when it arrives: released, unless its round is still going (a later
@@ -65,12 +74,21 @@ final class Acquisition {
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long NOT_SEEN = Long.MIN_VALUE;
     /**
-     * How long a waiter whose handoff yielded (see acquire.lua) steps back before it asks again:
-     * the other clients' waiters, woken by the same release message, take the lock meanwhile
-     * (otherwise whoever's message is written first, the oldest subscriber, wins every time); if
-     * none does, the lock idles this long at most.
+     * The longest a waiter whose handoff yielded (see acquire.lua) steps back: the bound on how long
+     * the lock may idle after a yield that no other client's waiter takes (the other subscriber was
+     * only a lingering subscription, or its waiter had just given up).
+     *
+     * <p>The step-back does not end on this timer when another client's waiter does take the lock:
+     * it ends on evidence, the next release message after the yield's own (that client's release,
+     * or its own yield back), on which this waiter asks again at once. So the other clients' waiters
+     * get their turn however late their threads run after the yield's message (a busy machine, a
+     * slow subscriber connection), up to this bound, and the lock never idles while they are slow
+     * but coming: a fixed window of a few milliseconds for their wake-up, message and acquire made
+     * the yield a race that a loaded machine lost again and again.
      */
-    static final long YIELD_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    static final long YIELD_STEP_BACK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** How a yield's release message starts (acquire.lua publishes {@code "yielded <token>"}; any other release {@code "released"}). */
+    static final String YIELD_MESSAGE_PREFIX = "yielded ";
 
     private enum Phase {
         WAITING,
@@ -102,6 +120,13 @@ final class Acquisition {
     private long releaseSeenNanos = NOT_SEEN;
     /** Until when this waiter steps back after its handoff yielded ({@link #NOT_SEEN} if it does not). */
     private long backOffUntilNanos = NOT_SEEN;
+    /** The latest yield's message ({@code "yielded <token>"}) this waiter saw as head; see {@link #releaseSeen}. */
+    private @Nullable String lastYieldMessage;
+    /**
+     * While stepping back: its own yield's message until it has arrived, then null. Messages up to
+     * and including it were published before the yield ran (or by it), so they are no evidence.
+     */
+    private @Nullable String ownYieldMessage;
 
     private int transientFailures;
     private @Nullable Throwable lastFailure;
@@ -166,6 +191,11 @@ final class Acquisition {
      * connection was down, so the head asks even while a lease of this client holds the lock.
      */
     void wakeAfterResubscribe() {
+        synchronized (this) {
+            // Messages may have been missed while the connection was down: the step-back's evidence too.
+            backOffUntilNanos = NOT_SEEN;
+            ownYieldMessage = null;
+        }
         wake(true);
     }
 
@@ -218,7 +248,10 @@ final class Acquisition {
         return new Handoff(target, mayYield);
     }
 
-    /** Whether this waiter steps back after a yield (its timer wakes it at the end); ends the back-off once over. */
+    /**
+     * Whether this waiter steps back after a yield (a release message after the yield's own, or its
+     * timer at the bound, ends it); ends the step-back once the bound has passed.
+     */
     private synchronized boolean steppingBack() {
         if (backOffUntilNanos == NOT_SEEN) {
             return false;
@@ -249,10 +282,29 @@ final class Acquisition {
         wake(); // the others may all have left before the join: nobody else would wake a new head
     }
 
-    /** Called by the wait queue when a release message arrives while this waiter is its head. */
-    void releaseSeen() {
+    /**
+     * Called by the wait queue when a release message arrives while this waiter is its head. While
+     * it steps back after a yield, messages up to the yield's own (the one that wakes the other
+     * clients' waiters; it names the yielded lock's token, see acquire.lua) are passed over: they were
+     * published before the yield ran, or by it, however late they arrive. Any later one means the
+     * lock went on to another client and came free again (or that client yielded in turn), so the
+     * step-back ends and this waiter asks at once.
+     */
+    void releaseSeen(@Nullable String message) {
         synchronized (this) {
             releaseSeenNanos = engine.now();
+            if (message != null && message.startsWith(YIELD_MESSAGE_PREFIX)) {
+                lastYieldMessage = message; // it may come before the yield's reply
+            }
+            if (backOffUntilNanos != NOT_SEEN) {
+                if (ownYieldMessage != null) {
+                    if (ownYieldMessage.equals(message)) {
+                        ownYieldMessage = null;
+                    }
+                    return;
+                }
+                backOffUntilNanos = NOT_SEEN;
+            }
         }
         wake(true);
     }
@@ -260,7 +312,7 @@ final class Acquisition {
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
     void abortClosed() {
         if (end()) {
-            finish(true, true);
+            finish(true);
             engine.listeners.acquireCancelled(lock.name(), waited());
             // Through the callback executor: a continuation must not run on (and stretch) close().
             deliver(() -> result.completeExceptionally(new IllegalStateException(
@@ -287,13 +339,16 @@ final class Acquisition {
             current.sent = true;
             askedRedis = true;
         }
-        long sent = engine.now();
+        // The lease counts from when the backend writes the command (after any wait for a connection),
+        // which is before Redis can run it: never later than its TTL starts.
+        AtomicLong sent = new AtomicLong(engine.now());
         engine.call(
                         EngineScripts.ACQUIRE,
                         acquireKeys,
                         current.args,
-                        (late, lateError) -> onLateReply(current, late, lateError))
-                .whenComplete((reply, error) -> onReply(current, reply, error, sent));
+                        (late, lateError) -> onLateReply(current, late, lateError),
+                        () -> sent.set(engine.now()))
+                .whenComplete((reply, error) -> onReply(current, reply, error, sent.get()));
     }
 
     /**
@@ -329,7 +384,7 @@ final class Acquisition {
         if (status == 1) {
             acquired(from, token, sent);
         } else {
-            contended(holderTtlMs, sent, yielded);
+            contended(holderTtlMs, sent, yielded ? YIELD_MESSAGE_PREFIX + token : null);
         }
     }
 
@@ -480,7 +535,9 @@ final class Acquisition {
                 + " lease it granted had run out (Redis or the network is slower than the lease time)");
     }
 
-    private void contended(long holderTtlMs, long sent, boolean yielded) {
+    /** @param yieldMessage the message of the yield this reply reports ({@code "yielded <token>"}), or null if it is no yield */
+    private void contended(long holderTtlMs, long sent, @Nullable String yieldMessage) {
+        boolean yielded = yieldMessage != null;
         boolean join = false;
         boolean retryNow = false;
         boolean over;
@@ -503,12 +560,14 @@ final class Acquisition {
                     engine.listeners.waitStarted(lock.name()); // under the monitor: before finish()'s waitEnded
                 }
                 if (yielded) {
-                    // Our own handoff let the lock go to other clients' waiters: step back (the
-                    // release message that raced this reply is theirs), then ask again.
-                    backOffUntilNanos = now + YIELD_BACKOFF_NANOS;
+                    // Our own handoff let the lock go to other clients' waiters: step back until the
+                    // lock has moved on (a release message after the yield's own; if that one raced
+                    // this reply, its wake-up is dropped here with wakePending) or the bound has passed.
+                    backOffUntilNanos = now + YIELD_STEP_BACK_NANOS;
+                    ownYieldMessage = yieldMessage.equals(lastYieldMessage) ? null : yieldMessage;
                     wakePending = false;
                     fallbackTimer =
-                            engine.timer.scheduleAt(this::wake, Math.min(now + YIELD_BACKOFF_NANOS, deadlineNanos));
+                            engine.timer.scheduleAt(this::wake, Math.min(now + YIELD_STEP_BACK_NANOS, deadlineNanos));
                 }
                 retryNow = wakePending;
                 if (!retryNow && !yielded) {
@@ -626,13 +685,11 @@ final class Acquisition {
             }
             return;
         }
-        Runnable cleanUp = () -> engine.releaseEventually(
-                lock.name(), from.owner, lock.options().leaseTime().toMillis());
-        if (produced == null) {
-            cleanUp.run();
-        } else {
-            produced.settled().thenRun(cleanUp);
-        }
+        engine.releaseEventuallyAfter(
+                produced == null ? null : produced.settled(),
+                lock.name(),
+                from.owner,
+                lock.options().leaseTime().toMillis());
     }
 
     /** Whether an acquire reply says the lock was granted (status 1); false for anything malformed. */
@@ -690,17 +747,13 @@ final class Acquisition {
         return true;
     }
 
-    /** Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current round. */
-    private void finish(boolean cleanUp) {
-        finish(cleanUp, false);
-    }
-
     /**
-     * @param closing the client is closing: the clean-up goes at once, even behind a handoff that
-     *     has not settled (once closed, the client sends nothing more, and a clean-up left for later
-     *     would leave the lock for a lease time; the false loss it may cause is the lesser harm)
+     * Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current
+     * round. The clean-up waits for a handoff to this round that may still be resent (cleaning up
+     * first could let the lock move on under that resend: a false loss for the releasing lease, see
+     * {@link HandoffRelease}); also when the client is closing, which waits for both.
      */
-    private void finish(boolean cleanUp, boolean closing) {
+    private void finish(boolean cleanUp) {
         boolean wasQueued;
         Round last;
         CompletableFuture<?> handoffSettled;
@@ -718,15 +771,11 @@ final class Acquisition {
             lock.client().waitQueues().leave(lock.name(), this);
         }
         if (cleanUp && last.sent) {
-            Runnable release = () -> engine.releaseEventually(
-                    lock.name(), last.owner, lock.options().leaseTime().toMillis());
-            if (handoffSettled == null || closing) {
-                release.run();
-            } else {
-                // A handoff to this round may still be resent: cleaning up first could let the lock
-                // move on under that resend (a false loss for the releasing lease); see HandoffRelease.
-                handoffSettled.whenComplete((settled, error) -> release.run());
-            }
+            engine.releaseEventuallyAfter(
+                    handoffSettled,
+                    lock.name(),
+                    last.owner,
+                    lock.options().leaseTime().toMillis());
         }
     }
 

@@ -46,6 +46,18 @@ final class CommandTimeouts {
         }
     }
 
+    /**
+     * Fails {@code call} with {@code timeout}'s exception unless it completes by {@code deadlineNanos},
+     * a deadline of its own that comes before the command timeout (a renewal must be judged while its
+     * lease can still say so). Such a call gets a timer task of its own, cancelled by its reply: out
+     * of the FIFO, whose order is that of the common timeout. Only renewal calls need it, a few per
+     * renewal period.
+     */
+    void watchUntil(CompletableFuture<Object> call, long deadlineNanos, Supplier<? extends Throwable> timeout) {
+        EngineTimer.Timeout task = timer.scheduleAt(() -> call.completeExceptionally(timeout.get()), deadlineNanos);
+        call.whenComplete((reply, error) -> task.cancel());
+    }
+
     /** Calls waiting (answered ones not yet dropped included), for tests. */
     int size() {
         return pending.size();

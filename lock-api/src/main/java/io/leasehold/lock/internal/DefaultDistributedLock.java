@@ -5,7 +5,6 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseCallable;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseLostException;
-import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockInfo;
 import io.leasehold.lock.LockOptions;
@@ -134,8 +133,9 @@ final class DefaultDistributedLock implements DistributedLock {
     public <T> T callWithLease(Duration wait, LeaseCallable<T> body) throws Exception {
         Checks.notNull("body", body, name);
         ThreadHeldLeases.Hold hold = ThreadHeldLeases.hold(this);
-        if (hold != null && hold.lease.state() != LeaseState.RELEASED) {
-            DefaultLease outer = hold.lease;
+        DefaultLease outer = hold == null ? null : hold.lease;
+        if (outer != null && (outer.isHeld() || outer.loss() != null)) {
+            // (Released by hand inside the outer body, or being released: acquire afresh below.)
             LeaseLoss loss = outer.lossIfInvalid();
             if (loss != null) {
                 throw new LeaseLostException(loss);
@@ -172,34 +172,28 @@ final class DefaultDistributedLock implements DistributedLock {
         return finishLocked(lease, result, failure);
     }
 
-    /** Releases, then reports: a loss declared before the release wins over the body's outcome. */
+    /**
+     * Releases, then reports how the lease ended: lost (declared while the body ran, or found by the
+     * release: the body may have overlapped with another holder) wins over the body's outcome, which
+     * is added as suppressed; otherwise the body's result or exception. A release Redis could not
+     * confirm is no failure of the call: the body ended while the lease was valid (the listeners and
+     * the log hear of it).
+     */
     private <T> T finishLocked(DefaultLease lease, @Nullable T result, @Nullable Throwable failure) throws Exception {
-        Throwable outcome = failure;
-        CompletableFuture<DefaultLease.Released> release = lease.releaseTelling();
-        LeaseLoss loss = lease.loss(); // final once the release was asked for
-        try {
-            if (DefaultLease.join(release) == DefaultLease.Released.GONE) {
-                loss = lease.lossFoundAtRelease(); // Redis no longer had it: the work may have overlapped
-            }
-        } catch (LockBackendException releaseFailed) {
-            if (outcome == null) {
-                outcome = releaseFailed;
-            } else {
-                outcome.addSuppressed(releaseFailed);
-            }
-        }
+        lease.endAfterWork().join(); // never fails; bounded by the release's own budget; ignores interrupts
+        LeaseLoss loss = lease.loss();
         if (loss != null) {
             LeaseLostException lost = new LeaseLostException(loss);
-            if (outcome != null) {
-                lost.addSuppressed(outcome);
+            if (failure != null) {
+                lost.addSuppressed(failure);
             }
             throw lost;
         }
-        if (outcome instanceof Exception) {
-            throw (Exception) outcome;
+        if (failure instanceof Exception) {
+            throw (Exception) failure;
         }
-        if (outcome instanceof Error) {
-            throw (Error) outcome;
+        if (failure instanceof Error) {
+            throw (Error) failure;
         }
         return result;
     }

@@ -6,6 +6,7 @@ import io.leasehold.lock.LeaseLostException;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,36 +14,31 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition's lease. Its state moves once, from HELD to RELEASED (by its owner) or to LOST
- * (by the engine), so a lease is never both released and lost, and {@link #lost()} never completes
- * on release. A deadline timer declares the loss no later than the local validity deadline (G6),
+ * One acquisition's lease. Its status lives in its {@link LeaseLifecycle}: held (perhaps uncertain),
+ * releasing, then released or lost, once; every observer reads it there, so {@link #state()},
+ * {@link #lost()}, the listeners and what {@code callLocked} / {@code withLock} report agree on how a
+ * lease ended. A deadline timer declares the loss no later than the local validity deadline (G6),
  * which {@link LeaseValidity} keeps honest under renewals and extends of unknown outcome (G4).
  *
  * <p><b>Declaring a loss</b> (G6): the state changes first, on the declaring thread, with a
  * {@code callLocked} thread interrupted at once; then, on the callback executor, Kotlin blocks are
  * cancelled and {@link #lost()} completes; only then does the engine release the lock for others.
  *
- * <p><b>Uncertain</b>: while a renewal or extend has failed and no later one was confirmed, the lease
- * is still HELD in {@link #status} (it may be released, renewed, handed out) but reports
- * {@link LeaseState#UNCERTAIN}; see {@link #markUncertain}.
- *
- * <p><b>Events</b> of one lease reach the listeners in order, from {@code onAcquired} to exactly one
- * ending, and only for a lease that was {@linkplain #announceAcquired announced} (handed to a
- * caller): {@link #tell} sends them under {@link #eventLock}, after the announcement.
+ * <p><b>Releasing</b>: a release ends {@code RELEASED} when Redis deleted the lock (confirmed), or
+ * could not confirm it while the work ended in time (no answer within the release's budget, or an
+ * answer that cannot tell "expired on its own after the work" from "taken while it ran": see
+ * {@link #settleRelease}); it ends {@code LOST} ({@code STOLEN}) when an answer that came while the
+ * lease was valid says the lock was no longer its own.
  *
  * <p>This class is threadsafe.
  */
 final class DefaultLease implements Lease {
 
-    /** {@link #status} while held and after a release; once lost it holds the {@link LeaseLoss}. */
-    private static final Object HELD_NOW = LeaseState.HELD;
-
-    private static final Object RELEASED_NOW = LeaseState.RELEASED;
     /** extend.lua's and renew.lua's reply for a command that a later-numbered one superseded. */
     static final long TTL_SUPERSEDED = 2;
 
@@ -75,35 +71,27 @@ final class DefaultLease implements Lease {
      * (see {@link DefaultLockClient#heldByCallerThread}). Never used for ownership.
      */
     final @Nullable Thread takenBy;
-    /**
-     * {@link #HELD_NOW}, {@link #RELEASED_NOW}, or the {@link LeaseLoss} itself once lost: state and
-     * loss change in one step, so whoever sees the state LOST also sees why.
-     */
-    private final AtomicReference<Object> status = new AtomicReference<>(HELD_NOW);
 
+    private final LeaseLifecycle lifecycle;
     private final LeaseValidity validity;
     private final LossSignal signal = new LossSignal();
     /** Guards {@link #deadlineTimer}; private, so that a user synchronizing on the lease blocks nothing of ours. */
     private final Object timerLock = new Object();
 
     private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by timerLock
-    /** Orders this lease's listener events after its announcement; private for the same reason. */
-    private final Object eventLock = new Object();
-
-    private boolean announced; // guarded by eventLock
+    /** See {@link #ended()}. */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
     /** See {@link #settled()}. */
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
     // Watchdog bookkeeping, guarded by the Renewer's lock (its schedule keeps the times).
     boolean renewInFlight;
     boolean holdBounded;
+    /** When the renewal in flight was sent (valid while {@link #renewInFlight}). */
+    long renewSentNanos;
 
     @Nullable
     Throwable lastRenewalFailure;
-    /** A renewal or extend failed and none was confirmed since; written under eventLock. */
-    private volatile boolean uncertain;
-
-    private @Nullable Throwable uncertainCause; // guarded by eventLock
 
     DefaultLease(
             Engine engine,
@@ -141,6 +129,7 @@ final class DefaultLease implements Lease {
         this.acquiredNanos = sentNanos;
         this.maxHoldDeadlineNanos =
                 options.maxHoldTime().map(hold -> sentNanos + hold.toNanos()).orElse(Long.MAX_VALUE);
+        this.lifecycle = new LeaseLifecycle(name, token, engine.listeners);
         this.validity = new LeaseValidity(sentNanos, leaseMs);
     }
 
@@ -156,7 +145,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public Duration remaining() {
-        if (status.get() != HELD_NOW) {
+        if (!lifecycle.isHeld()) {
             return Duration.ZERO;
         }
         long left = validUntil() - engine.now();
@@ -178,15 +167,7 @@ final class DefaultLease implements Lease {
     @Override
     public LeaseState state() {
         lossIfInvalid();
-        return currentState();
-    }
-
-    private LeaseState currentState() {
-        Object now = status.get();
-        if (now == HELD_NOW) {
-            return uncertain ? LeaseState.UNCERTAIN : LeaseState.HELD;
-        }
-        return now instanceof LeaseLoss ? LeaseState.LOST : (LeaseState) now;
+        return lifecycle.state();
     }
 
     @Override
@@ -194,15 +175,14 @@ final class DefaultLease implements Lease {
         return signal.future();
     }
 
-    /** The loss, once declared; null while held or after a release. */
+    /** The loss, once declared (or found at the release); null while held or releasing, or after a release. */
     @Nullable
     LeaseLoss loss() {
-        Object now = status.get();
-        return now instanceof LeaseLoss ? (LeaseLoss) now : null;
+        return lifecycle.loss();
     }
 
     boolean isHeld() {
-        return status.get() == HELD_NOW;
+        return lifecycle.isHeld();
     }
 
     long acquiredNanos() {
@@ -220,20 +200,21 @@ final class DefaultLease implements Lease {
     }
 
     /**
-     * The loss to report when a release found that Redis no longer had the lock for this owner
-     * (flushed, failed over, force-released, expired unnoticed): the work under it may have
-     * overlapped with another holder.
+     * Completes as soon as the lease's ending is final ({@code RELEASED} or {@code LOST}), on the thread
+     * that decided it; never fails. Whoever must report how the lease ended waits for it, then reads
+     * {@link #loss()}.
      */
-    LeaseLoss lossFoundAtRelease() {
-        return new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
+    CompletableFuture<Void> ended() {
+        return ended;
     }
 
     /**
      * Completes once this lease has ended and, if it was released, once that release has had its
      * outcome; if it was lost, once its holder has been told (a holder hears of its loss before the
-     * lock is freed for others). A clean-up of this lease's owner (the late reply of an acquire whose
-     * retry produced this lease) waits for it: sent earlier, it could delete the lock just before the
-     * holder's own release runs, which would then find the lock gone and report a false loss.
+     * lock is freed for others) and the lock's release for others was sent. A clean-up of this lease's
+     * owner (the late reply of an acquire whose retry produced this lease) waits for it: sent earlier,
+     * it could delete the lock just before the holder's own release runs, which would then find the
+     * lock gone and report a false loss. {@code close()} waits for it too.
      */
     CompletableFuture<Void> settled() {
         return settled;
@@ -247,11 +228,11 @@ final class DefaultLease implements Lease {
     /**
      * The loss if the lease is lost, declaring it first if its validity has run out but the deadline
      * timer has not fired yet (a busy timer must not let a caller work under an expired lease);
-     * null while the lease is valid or after a release.
+     * null while the lease is valid, releasing, or after a release.
      */
     @Nullable
     LeaseLoss lossIfInvalid() {
-        if (status.get() == HELD_NOW && engine.now() - validUntil() >= 0) {
+        if (lifecycle.isHeld() && engine.now() - validUntil() >= 0) {
             declareLost(deadlineReason(), lastFailure());
         }
         return loss();
@@ -280,60 +261,128 @@ final class DefaultLease implements Lease {
     }
 
     /**
-     * Ends the lease as released (if it is still held) and deletes the lock if Redis still has it for
-     * this owner. The future completes wherever the reply arrives, with true if this call deleted the
-     * lock; it fails with {@link LockBackendException} when Redis could not be reached.
+     * {@link #release()}'s answer, completing wherever the reply arrives: true if this call released
+     * the lease and Redis confirmed it; false if the lease was not held (already released, releasing
+     * or lost), if the release found it lost, or if Redis answered but could not confirm it; fails
+     * with {@link ReleaseUnconfirmedException} if Redis could not be reached until the release gave up.
+     * Never waits for the callback executor, so a blocking release on a callback thread cannot deadlock.
      */
     CompletableFuture<Boolean> releaseInternal() {
-        return releaseTelling().thenApply(outcome -> outcome == Released.DELETED);
+        CompletableFuture<LeaseLifecycle.Status> releasing = beginRelease();
+        if (releasing == null) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return releasing.thenApply(status -> {
+            if (status instanceof LeaseLifecycle.Released released) {
+                ReleaseUnconfirmedException unconfirmed = released.unconfirmed();
+                if (unconfirmed == null) {
+                    return true;
+                }
+                if (unconfirmed.getCause() != null) {
+                    throw new CompletionException(unconfirmed); // Redis could not be reached
+                }
+            }
+            return false;
+        });
     }
 
-    /** What a release did. */
-    enum Released {
-        /** This call ended the lease and deleted its lock. */
-        DELETED,
-        /** This call ended the lease, but Redis no longer had the lock for this owner: it was lost unnoticed. */
-        GONE,
-        /** The lease had already ended (released, or lost) before this call. */
-        ALREADY_ENDED
+    /**
+     * Ends the lease after the work under it ({@code callLocked}, {@code withLock},
+     * {@code callLockedAsync}): releases it if it is still held, and completes once its ending is
+     * final, whoever ended it (this call, the body's own release, a loss); never fails. Then
+     * {@link #loss()} tells whether the work may have overlapped with another holder.
+     */
+    CompletableFuture<Void> endAfterWork() {
+        beginRelease();
+        return ended;
     }
 
-    /** {@link #releaseInternal()}, telling apart a lock found gone from a lease that had already ended. */
-    CompletableFuture<Released> releaseTelling() {
-        // A lease past its validity is lost, not released: whoever releases it must hear that the
-        // work may have overlapped with another holder (a paused process wakes up and releases).
+    /**
+     * Asks for the release if the lease is held (a lease past its validity is declared lost instead:
+     * whoever releases it must hear that the work may have overlapped with another holder, as when a
+     * paused process wakes up and releases). Returns a future of the lease's final status, completing
+     * where Redis's answer arrives; null if the lease was not held, so this call released nothing.
+     */
+    private @Nullable CompletableFuture<LeaseLifecycle.Status> beginRelease() {
         lossIfInvalid();
-        if (!status.compareAndSet(HELD_NOW, RELEASED_NOW)) {
-            return CompletableFuture.completedFuture(Released.ALREADY_ENDED);
+        if (!lifecycle.releaseAsked()) {
+            return null;
         }
         stopTimers();
         side.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
         HandoffTarget next = side.claimHandoff(name, handoffStreak);
-        return engine.releaseRetrying(name, owner, engine.commandTimeoutNanos, next)
-                .whenComplete((reply, error) -> {
-                    settled.complete(null); // after the release's outcome, whatever it was: see settled()
-                })
-                .handle((reply, error) -> {
-                    Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
-                    if (error != null) {
-                        // The lease has ended here all the same (nothing renews it, and its lock expires after
-                        // its lease time): listeners hear of its ending, so that nothing counts it as held.
-                        tell(listeners -> listeners.released(name, token, held));
-                        throw new CompletionException(new LockBackendException(
-                                name, "could not release; the lock expires after its lease time", unwrap(error)));
-                    }
-                    boolean released = Replies.asLong(reply, "release") == 1;
-                    if (released) {
-                        tell(listeners -> listeners.released(name, token, held));
-                    } else {
-                        // Lost unnoticed until now: listeners (and the metrics built on them) count it as a loss.
-                        LeaseLoss gone = lossFoundAtRelease();
-                        tell(listeners -> listeners.leaseLost(gone));
-                    }
-                    return released ? Released.DELETED : Released.GONE;
-                });
+        CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
+        engine.releaseRetrying(name, owner, engine.commandTimeoutNanos, next)
+                .whenComplete((reply, error) -> outcome.complete(settleRelease(reply, error)));
+        return outcome;
+    }
+
+    /**
+     * Decides how a release ended from Redis's answer (see {@link ReleaseReply}), and ends the lease
+     * so. The work under the lease ended in time (the release was asked while it was valid); what is
+     * left to decide is whether the lock stayed its own until then:
+     * <ul>
+     *   <li>deleted: {@code RELEASED}, confirmed;</li>
+     *   <li>found gone or another owner's by an answer that came while the lease was still valid:
+     *       Redis cannot have let it expire yet, so it was taken while the work ran: {@code LOST},
+     *       {@code STOLEN};</li>
+     *   <li>such an answer that came after the validity ran out, or an inconclusive one, or none
+     *       within the release's budget: {@code RELEASED}, unconfirmed (the lock may have expired on
+     *       its own after the work ended; nothing tells).</li>
+     * </ul>
+     */
+    private LeaseLifecycle.Status settleRelease(@Nullable ReleaseReply reply, @Nullable Throwable error) {
+        Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
+        if (error != null) {
+            lifecycle.released(
+                    new ReleaseUnconfirmedException(
+                            name, "Redis could not be reached until the release gave up", unwrap(error)),
+                    held);
+        } else if (reply.deleted()) {
+            lifecycle.released(null, held);
+        } else if (reply.inconclusive()) {
+            lifecycle.released(
+                    new ReleaseUnconfirmedException(
+                            name,
+                            "an attempt of the release got no answer, and the next found the lock held by another"
+                                    + " owner, who may have taken it after that attempt deleted it",
+                            null),
+                    held);
+        } else if (reply.answeredNanos() - validUntil() >= 0) {
+            lifecycle.released(
+                    new ReleaseUnconfirmedException(
+                            name,
+                            "Redis answered only after the lease's validity had run out, and found the lock "
+                                    + (reply.code() == ReleaseReply.ABSENT ? "gone" : "held by another owner")
+                                    + "; it may have expired on its own after the work ended",
+                            null),
+                    held);
+        } else {
+            LeaseLoss stolen = new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
+            if (lifecycle.lost(stolen, true)) {
+                ended.complete(null);
+                signal.declare(stolen);
+                tellThen(stolen, () -> {}); // someone else's lock, or none: nothing to free
+                return lifecycle.status();
+            }
+        }
+        ended.complete(null);
+        settled.complete(null); // after the release's outcome, whatever it was: see settled()
+        return lifecycle.status();
+    }
+
+    /**
+     * Ends the lease because its client is closing: a held lease is declared lost
+     * ({@link LeaseLoss.Reason#CLIENT_CLOSED}: its holder is told, then the lock is released for
+     * others). Returns {@link #settled()}, which a releasing lease completes once its release settles.
+     */
+    CompletableFuture<Void> endByClose() {
+        if (lifecycle.isHeld()) {
+            declareLost(LeaseLoss.Reason.CLIENT_CLOSED, null);
+        }
+        return settled;
     }
 
     // ---- extend -------------------------------------------------------------------------------
@@ -365,8 +414,8 @@ final class DefaultLease implements Lease {
                         Throwable cause = unwrap(error);
                         validity.failed(seq); // unknown outcome: the shorter TTL may be in force
                         armDeadline();
-                        tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
-                        markUncertain(cause);
+                        lifecycle.tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
+                        lifecycle.renewalFailed(cause, this::remaining);
                         throw new CompletionException(new LockBackendException(name, "could not extend", cause));
                     }
                     long code = Replies.asLong(reply, "extend");
@@ -379,19 +428,19 @@ final class DefaultLease implements Lease {
                     } else {
                         validity.confirmed(seq);
                     }
-                    if (status.get() != HELD_NOW) {
+                    if (!lifecycle.isHeld()) {
                         throw new CompletionException(stateException());
                     }
                     armDeadline();
-                    tellWhileHeld(listeners -> listeners.renewed(name, token));
-                    markCertain();
+                    lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
+                    lifecycle.confirmed();
                     return null;
                 });
     }
 
     private void checkUsable() {
-        LeaseState current = currentState();
-        if (current == LeaseState.RELEASED) {
+        LeaseState current = lifecycle.state();
+        if (current == LeaseState.RELEASED || current == LeaseState.RELEASING) {
             throw alreadyReleased();
         }
         if (current == LeaseState.LOST) {
@@ -400,7 +449,7 @@ final class DefaultLease implements Lease {
     }
 
     private RuntimeException stateException() {
-        return currentState() == LeaseState.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
+        return lifecycle.state() == LeaseState.LOST ? new LeaseLostException(lossOrStolen()) : alreadyReleased();
     }
 
     private IllegalStateException alreadyReleased() {
@@ -419,15 +468,23 @@ final class DefaultLease implements Lease {
         return validity.begin(sentNanos, ms);
     }
 
+    /**
+     * Renewal {@code seq}, begun earlier, is being written now, at {@code writtenNanos}: Redis cannot
+     * run it before, so its TTL runs out no earlier than that plus the lease (see {@link LeaseValidity#written}).
+     */
+    void renewalWritten(long seq, long writtenNanos) {
+        validity.written(seq, writtenNanos);
+    }
+
     /** Redis confirmed renewal {@code seq}: the lease is certain again, and its listeners hear of the renewal. */
     void renewalConfirmed(long seq) {
         validity.confirmed(seq);
-        if (status.get() != HELD_NOW) {
+        if (!lifecycle.isHeld()) {
             return;
         }
         armDeadline();
-        tellWhileHeld(listeners -> listeners.renewed(name, token));
-        markCertain();
+        lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
+        lifecycle.confirmed();
     }
 
     /**
@@ -437,47 +494,25 @@ final class DefaultLease implements Lease {
     void renewalSuperseded(long seq) {
         validity.superseded(seq);
         armDeadline();
-        markCertain();
+        lifecycle.confirmed();
     }
 
     /** Renewal {@code seq} failed or timed out: its outcome is unknown, so the lease is uncertain. */
     void renewalFailed(long seq, Throwable cause) {
         validity.failed(seq);
         armDeadline();
-        tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
-        markUncertain(cause);
+        lifecycle.tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
+        lifecycle.renewalFailed(cause, this::remaining);
     }
 
     /**
-     * A renewal or extend failed: unless the lease already was, it goes {@link LeaseState#UNCERTAIN}
-     * and the listeners hear of it once for this streak of failures. State and event change under
-     * {@link #eventLock}, so that the events of a quick fail-then-confirm arrive in that order.
+     * When a renewal sent at {@code sentNanos} must have been answered: halfway to the loss check, so
+     * that a renewal that gets no reply is judged failed (the lease goes {@code UNCERTAIN}) while the
+     * lease can still say so, with time left for a retry, whatever the command timeout (which may be
+     * longer than the whole lease).
      */
-    private void markUncertain(Throwable cause) {
-        synchronized (eventLock) {
-            if (uncertain || status.get() != HELD_NOW) {
-                return;
-            }
-            uncertain = true;
-            uncertainCause = cause;
-            if (announced) {
-                engine.listeners.leaseUncertain(name, token, remaining(), cause);
-            }
-        }
-    }
-
-    /** Redis confirmed the lease: an uncertain lease is held again. */
-    private void markCertain() {
-        synchronized (eventLock) {
-            if (!uncertain) {
-                return;
-            }
-            uncertain = false;
-            uncertainCause = null;
-            if (announced && status.get() == HELD_NOW) {
-                engine.listeners.leaseReconfirmed(name, token);
-            }
-        }
+    long renewalReplyDeadline(long sentNanos) {
+        return sentNanos + Math.max(0, lossCheckAt() - sentNanos) / 2;
     }
 
     // ---- events ---------------------------------------------------------------------------------
@@ -489,42 +524,8 @@ final class DefaultLease implements Lease {
      * ended or is about to be declared lost.
      */
     boolean announceAcquired(Duration waited, @Nullable Duration sinceReleaseSeen) {
-        synchronized (eventLock) {
-            // Checked here, after the caller's own reads of the clock: a hand-out thread paused between
-            // an earlier check and this announcement must not hand out a lease past its loss check.
-            if (!heldBeforeLossCheck()) {
-                return false;
-            }
-            announced = true;
-            // One event for both, so that a full event queue drops both or neither.
-            engine.listeners.acquired(name, token, waited, sinceReleaseSeen);
-            if (uncertain && uncertainCause != null) {
-                // It went uncertain before it was handed out (a slow hand-out): its listeners start from there.
-                engine.listeners.leaseUncertain(name, token, remaining(), uncertainCause);
-            }
-            return true;
-        }
-    }
-
-    /** Sends this lease's ending event, in order, if the lease was announced; only enqueues, never blocks. */
-    private void tell(Consumer<Listeners> event) {
-        synchronized (eventLock) {
-            if (announced) {
-                event.accept(engine.listeners);
-            }
-        }
-    }
-
-    /**
-     * Sends an event of a lease in progress (renewed, uncertain, ...) if the lease was announced and
-     * has not ended: an ending's event is sent after its state changed, so none follows it.
-     */
-    private void tellWhileHeld(Consumer<Listeners> event) {
-        synchronized (eventLock) {
-            if (announced && status.get() == HELD_NOW) {
-                event.accept(engine.listeners);
-            }
-        }
+        // The loss check is read under the lifecycle's lock, after the caller's own reads of the clock.
+        return lifecycle.announce(this::heldBeforeLossCheck, waited, sinceReleaseSeen, this::remaining);
     }
 
     // ---- validity and loss --------------------------------------------------------------------
@@ -551,7 +552,7 @@ final class DefaultLease implements Lease {
     /** (Re)arms the timer that declares the loss no later than the validity deadline. */
     void armDeadline() {
         synchronized (timerLock) {
-            if (status.get() != HELD_NOW) {
+            if (!lifecycle.isHeld()) {
                 return;
             }
             if (deadlineTimer != null) {
@@ -570,7 +571,7 @@ final class DefaultLease implements Lease {
     }
 
     private void onDeadline() {
-        if (status.get() != HELD_NOW) {
+        if (!lifecycle.isHeld()) {
             return;
         }
         if (engine.now() - (lossCheckAt() - TimeUnit.MILLISECONDS.toNanos(1)) < 0) {
@@ -605,12 +606,21 @@ final class DefaultLease implements Lease {
      * {@code EXPIRED}, not the backend's fault).
      */
     boolean heldBeforeLossCheck() {
-        return status.get() == HELD_NOW && engine.now() - lossCheckAt() < 0;
+        return lifecycle.isHeld() && engine.now() - lossCheckAt() < 0;
     }
 
+    /**
+     * Why renewal could not be confirmed: the last renewal's failure, or, for a renewal still waiting
+     * for its reply when the validity ran out (the timer that would have judged it was late), a
+     * timeout that says so; null if no renewal was even sent.
+     */
     private @Nullable Throwable lastFailure() {
         synchronized (side.renewalLock()) {
-            return lastRenewalFailure;
+            if (lastRenewalFailure != null || !renewInFlight) {
+                return lastRenewalFailure;
+            }
+            return new TimeoutException("no reply to the renewal sent "
+                    + Duration.ofNanos(engine.now() - renewSentNanos) + " ago before the lease's validity ran out");
         }
     }
 
@@ -621,22 +631,38 @@ final class DefaultLease implements Lease {
      * them the lock is released for others (unless someone else has it already).
      */
     void declareLost(LeaseLoss.Reason reason, @Nullable Throwable cause) {
-        LeaseLoss ended = new LeaseLoss(name, token, reason, Instant.now(), cause);
-        if (!status.compareAndSet(HELD_NOW, ended)) {
+        LeaseLoss loss = new LeaseLoss(name, token, reason, Instant.now(), cause);
+        if (!lifecycle.lost(loss, false)) {
             return;
         }
         stopTimers();
         side.leaseEnded(this);
-        signal.declare(ended);
-        tell(listeners -> listeners.leaseLost(ended));
-        engine.runCallback(() -> {
-            signal.tell(ended);
-            settled.complete(null); // only now may a clean-up of this owner free the lock for others
+        ended.complete(null);
+        signal.declare(loss);
+        tellThen(loss, () -> {
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
                 engine.releaseEventually(name, owner, leaseMs);
             }
         });
+    }
+
+    /**
+     * Tells the holder of {@code loss} (the watchers, then {@link #lost()}), then runs {@code free},
+     * then settles the lease: on the callback executor for a lease handed to a caller; at once for one
+     * handed to nobody, which has no holder to tell and need not wait for that executor.
+     */
+    private void tellThen(LeaseLoss loss, Runnable free) {
+        Runnable tellThenFree = () -> {
+            signal.tell(loss);
+            free.run();
+            settled.complete(null); // only now may a clean-up of this owner free the lock for others
+        };
+        if (lifecycle.announced()) {
+            engine.runCallback(tellThenFree);
+        } else {
+            tellThenFree.run();
+        }
     }
 
     /** Reason a renewal that found the lock gone or taken should report. */
@@ -679,7 +705,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public String toString() {
-        return "Lease{lock='" + name + "', token=" + token + ", state=" + currentState() + ", remaining=" + remaining()
-                + "}";
+        return "Lease{lock='" + name + "', token=" + token + ", state=" + lifecycle.state() + ", remaining="
+                + remaining() + "}";
     }
 }

@@ -5,8 +5,12 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -29,6 +33,9 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     private final LockOptions defaultOptions;
     private final Duration closeTimeout;
     private final Set<DefaultLease> held = ConcurrentHashMap.newKeySet();
+    /** Leases that ended (releasing, or lost) and have not settled yet: {@code close()} waits for them. */
+    private final Set<DefaultLease> ending = ConcurrentHashMap.newKeySet();
+
     private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
     /** The latest lease of this client per lock name, while it lasts (for waiters of the name; see {@link #localHolderValidityLeft}). */
     private final ConcurrentMap<String, DefaultLease> holders = new ConcurrentHashMap<>();
@@ -68,11 +75,17 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     }
 
     /**
-     * Closes in this order, the whole within the close timeout: stop accepting calls, end waiting
-     * acquisitions (undoing any attempt that may have landed), release held leases, stop renewal,
-     * stop the engine's threads (letting queued callbacks and events run), close the backend. A
-     * backend that takes longer is left closing on a daemon thread of its own
-     * ({@code leasehold-close-<client>}), which ends when the backend is done.
+     * Closes in this order, the whole within the close timeout: stop accepting calls; end waiting
+     * acquisitions (their clean-ups of any attempt that may have landed go out, each once the handoff
+     * it may be waiting on has settled, or, if that takes three quarters of the close timeout, at
+     * once); end held leases as lost
+     * ({@link io.leasehold.lock.LeaseLoss.Reason#CLIENT_CLOSED}: each holder is told, then its lock
+     * released); wait for every release and clean-up in flight, including releases asked for before
+     * {@code close()}; only then stop renewal and the engine's threads (letting queued callbacks and
+     * events run) and close the backend. Whatever could not be settled within the timeout is logged by
+     * lock name (WARNING), and stays in Redis until its lease time runs out. A backend that takes
+     * longer to close is left closing on a daemon thread of its own ({@code leasehold-close-<client>}),
+     * which ends when the backend is done.
      */
     @Override
     public void close() {
@@ -84,14 +97,39 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
             waiting.abortClosed();
         }
         waitQueues.closeAll(); // lingering subscriptions too (see WaitQueues)
-        List<CompletableFuture<?>> releases = new ArrayList<>();
+        Map<CompletableFuture<?>, String> endings = new HashMap<>();
         for (DefaultLease lease : new ArrayList<>(held)) {
-            releases.add(lease.releaseInternal().exceptionally(error -> false));
+            endings.put(lease.endByClose(), lease.name);
         }
-        awaitQuietly(CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0])), deadline);
+        for (DefaultLease lease : new ArrayList<>(ending)) {
+            endings.put(lease.settled(), lease.name);
+        }
+        // Most of the budget for the releases to settle; the rest for clean-ups sent at once if not.
+        long forceAt = deadline - closeTimeout.toNanos() / 4;
+        awaitQuietly(endings.keySet(), forceAt);
+        // Lost leases' releases and acquisitions' clean-ups were sent (or queued) while they settled.
+        awaitQuietly(engine.pendingCleanUps().keySet(), forceAt);
+        engine.sendDeferredCleanUpsNow();
+        Map<CompletableFuture<?>, String> cleanUps = engine.pendingCleanUps();
+        awaitQuietly(cleanUps.keySet(), deadline);
+        awaitQuietly(endings.keySet(), deadline);
+        Set<String> left = new TreeSet<>();
+        endings.forEach((future, name) -> {
+            if (!future.isDone()) {
+                left.add(name);
+            }
+        });
+        cleanUps.forEach((future, name) -> {
+            if (!future.isDone()) {
+                left.add(name);
+            }
+        });
+        if (!left.isEmpty()) {
+            EngineLog.closeLeftLocks(engine.clientId, left, closeTimeout);
+        }
         renewer.stop();
         engine.shutdown(remaining(deadline));
-        awaitQuietly(closeBackend(), deadline);
+        awaitQuietly(List.of(closeBackend()), deadline);
     }
 
     /** Starts closing the backend on a thread of its own, so that a backend whose close blocks cannot stretch ours. */
@@ -108,13 +146,26 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         return closedBackend;
     }
 
-    private static void awaitQuietly(CompletableFuture<?> future, long deadline) {
-        try {
-            future.get(remaining(deadline), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
+    /**
+     * Waits for {@code futures} until {@code deadline}, through interrupts (the bound is the close
+     * timeout either way; a thread that closes its client from inside its own {@code callLocked} body
+     * is interrupted by that very close), setting the interrupt flag again afterwards.
+     */
+    private static void awaitQuietly(Collection<? extends CompletableFuture<?>> futures, long deadline) {
+        CompletableFuture<Void> all = CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]));
+        boolean interrupted = false;
+        while (true) {
+            try {
+                all.get(remaining(deadline), TimeUnit.NANOSECONDS);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (Exception timeoutOrFailure) {
+                break; // Bounded close: what was not settled expires after its lease time (and is named in the log).
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
-        } catch (Exception timeoutOrFailure) {
-            // Bounded close: whatever was not released expires after its lease time.
         }
     }
 
@@ -138,7 +189,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
                 waitQueues.waitedNames(),
                 waitQueues.subscribedNames(),
                 acquiring.size(),
-                held.size(),
+                held.size() + ending.size(),
                 holders.size(),
                 renewer.size(),
                 renewer.scheduled(),
@@ -212,6 +263,8 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     @Override
     public void leaseEnded(DefaultLease lease) {
         held.remove(lease);
+        ending.add(lease);
+        lease.settled().whenComplete((settled, error) -> ending.remove(lease));
         holders.remove(lease.name, lease);
         renewer.remove(lease);
         if (lease.loss() != null) {

@@ -16,6 +16,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +48,9 @@ final class Engine {
      */
     static final long FENCE_COUNTER_TTL_MS = Duration.ofDays(1).toMillis();
 
+    /** A write hook that does nothing: for calls whose send time counts for nothing. */
+    static final Runnable NOTHING = () -> {};
+
     static final long FIRST_CLEANUP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_CLEANUP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long idle threads of the client's own callback pool live. */
@@ -67,7 +71,15 @@ final class Engine {
     /** "SPUBLISH" or "PUBLISH", once the backend has said which; see {@link #publishCommand()}. */
     private volatile @Nullable String publishCommand;
     /** Releases whose resend waits on the timer, with the failure that made them wait; see {@link #failResend}. */
-    private final Map<CompletableFuture<Object>, Throwable> resendsPending = new ConcurrentHashMap<>();
+    private final Map<CompletableFuture<?>, Throwable> resendsPending = new ConcurrentHashMap<>();
+    /**
+     * Clean-up releases not settled yet (queued behind a handoff, or being retried), with their lock
+     * names: {@code close()} waits for them within its bound, and names the locks of those it had to
+     * leave ({@link #pendingCleanUps}).
+     */
+    private final Map<CompletableFuture<?>, String> cleanUps = new ConcurrentHashMap<>();
+    /** Of those, the ones still waiting for what they follow, with how to send them (see {@link #sendDeferredCleanUpsNow}). */
+    private final Map<CompletableFuture<?>, Runnable> deferredCleanUps = new ConcurrentHashMap<>();
 
     Engine(ClientSettings settings) {
         this.backend = settings.backend();
@@ -125,11 +137,47 @@ final class Engine {
      */
     CompletableFuture<Object> call(
             LuaScript script, List<String> keys, List<String> args, @Nullable BiConsumer<Object, Throwable> lateReply) {
-        return timed(script.name(), () -> backend.eval(script, keys, args), lateReply);
+        return call(script, keys, args, lateReply, NOTHING);
+    }
+
+    /**
+     * {@link #call(LuaScript, List, List, BiConsumer)}; {@code writing} runs when the backend writes the
+     * command (see {@link LockBackend#eval(LuaScript, List, List, Runnable)}): the moment from which a
+     * lease it grants or renews may count its validity.
+     */
+    CompletableFuture<Object> call(
+            LuaScript script,
+            List<String> keys,
+            List<String> args,
+            @Nullable BiConsumer<Object, Throwable> lateReply,
+            Runnable writing) {
+        return timed(script.name(), () -> backend.eval(script, keys, args, writing), lateReply);
     }
 
     CompletableFuture<Object> call(LuaScript script, List<String> keys, List<String> args) {
         return call(script, keys, args, null);
+    }
+
+    /**
+     * Runs a script that must be answered by {@code deadlineNanos} (on the engine's ticker) if that
+     * comes before the command timeout: it fails with a {@link TimeoutException} then, while its
+     * outcome may still matter to nobody but the caller. For renewals, which must be judged failed
+     * while the lease can still say so ({@code UNCERTAIN} before {@code LOST}).
+     */
+    CompletableFuture<Object> callWithin(
+            LuaScript script, List<String> keys, List<String> args, long deadlineNanos, Runnable writing) {
+        long sent = now();
+        CompletableFuture<Object> result = call(script, keys, args, null, writing);
+        if (!result.isDone() && deadlineNanos - (sent + commandTimeoutNanos) < 0) {
+            commandTimeouts.watchUntil(
+                    result,
+                    deadlineNanos,
+                    () -> new TimeoutException("no reply to '" + script.name() + "' within "
+                            + Duration.ofNanos(Math.max(0, deadlineNanos - sent))
+                            + ", the time left before the lease's loss check (command timeout "
+                            + Duration.ofNanos(commandTimeoutNanos) + ")"));
+        }
+        return result;
     }
 
     /**
@@ -155,7 +203,46 @@ final class Engine {
      * otherwise hold every other node off for a whole lease.
      */
     void releaseEventually(String name, String owner, long leaseMs) {
-        releaseRetrying(name, owner, TimeUnit.MILLISECONDS.toNanos(leaseMs));
+        releaseEventuallyAfter(null, name, owner, leaseMs);
+    }
+
+    /**
+     * {@link #releaseEventually}, sent once {@code before} (may be null) has completed, either way:
+     * tracked from now on, so that {@code close()} waits for it.
+     */
+    void releaseEventuallyAfter(@Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
+        CompletableFuture<Object> settled = new CompletableFuture<>();
+        AtomicBoolean sent = new AtomicBoolean();
+        Runnable send = () -> {
+            if (sent.compareAndSet(false, true)) {
+                deferredCleanUps.remove(settled);
+                releaseRetrying(name, owner, TimeUnit.MILLISECONDS.toNanos(leaseMs))
+                        .whenComplete((reply, error) -> settled.complete(null));
+            }
+        };
+        cleanUps.put(settled, name);
+        settled.whenComplete((done, error) -> cleanUps.remove(settled));
+        if (before == null) {
+            send.run();
+        } else {
+            deferredCleanUps.put(settled, send);
+            before.whenComplete((done, error) -> send.run());
+        }
+    }
+
+    /** Clean-up releases not settled yet, each with its lock's name (for {@code close()}). */
+    Map<CompletableFuture<?>, String> pendingCleanUps() {
+        return Map.copyOf(cleanUps);
+    }
+
+    /**
+     * Sends now every clean-up still waiting for what it was to follow (a handoff that has not settled):
+     * for {@code close()} near its end, since once the client is closed nothing more is sent, and a
+     * clean-up left for later would leave its lock for a lease time; the false loss it may cause a
+     * handoff still being resent is the lesser harm.
+     */
+    void sendDeferredCleanUpsNow() {
+        List.copyOf(deferredCleanUps.values()).forEach(Runnable::run);
     }
 
     /**
@@ -165,11 +252,12 @@ final class Engine {
      *
      * <p>Replies of release.lua: 1 deleted, 0 absent, -1 someone else's. A resend follows an attempt
      * whose outcome is unknown: that attempt may well have deleted the lock (its reply lost to a
-     * reset), so a resend that finds the lock absent proves nothing and is answered as 1 (deleted).
-     * A resend that finds someone else's lock does prove a loss (neither attempt can have deleted
-     * ours), so that reply stands.
+     * reset), so a resend that finds the lock absent is answered as 1 (deleted: the only actor
+     * expected to delete our lock is our own release). A resend that finds someone else's lock is
+     * {@linkplain ReleaseReply#inconclusive inconclusive}: the earlier attempt may have deleted ours,
+     * and another owner taken it since; or ours was taken from us; nothing tells which.
      */
-    CompletableFuture<Object> releaseRetrying(String name, String owner, long budgetNanos) {
+    CompletableFuture<ReleaseReply> releaseRetrying(String name, String owner, long budgetNanos) {
         return releaseRetrying(name, owner, budgetNanos, null);
     }
 
@@ -177,9 +265,9 @@ final class Engine {
      * {@link #releaseRetrying(String, String, long)}, handing the lock to {@code next} (may be null)
      * in the same call: see {@link HandoffRelease}.
      */
-    CompletableFuture<Object> releaseRetrying(
+    CompletableFuture<ReleaseReply> releaseRetrying(
             String name, String owner, long budgetNanos, @Nullable HandoffTarget next) {
-        CompletableFuture<Object> done = new CompletableFuture<>();
+        CompletableFuture<ReleaseReply> done = new CompletableFuture<>();
         if (next == null) {
             releaseUntil(name, owner, null, now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
         } else {
@@ -190,7 +278,7 @@ final class Engine {
     }
 
     /** acquire.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
-    CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next) {
+    CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next, Runnable writing) {
         return timed(
                 EngineScripts.ACQUIRE.name(),
                 () -> publishCommand()
@@ -201,7 +289,8 @@ final class Engine {
                                         fenceKey(name),
                                         channel(name),
                                         LockKeys.yieldMarkerKey(keyPrefix, name)),
-                                next.args(owner, publish))),
+                                next.args(owner, publish),
+                                writing)),
                 next::onLateReply);
     }
 
@@ -217,10 +306,21 @@ final class Engine {
             long giveUpAt,
             long backoffNanos,
             boolean resent,
-            CompletableFuture<Object> done) {
+            CompletableFuture<ReleaseReply> done) {
         release(name, owner, handedTo).whenComplete((reply, error) -> {
+            long code;
             if (error == null) {
-                done.complete(resent && Long.valueOf(0).equals(reply) ? Long.valueOf(1) : reply);
+                try {
+                    code = Replies.asLong(reply, "release");
+                } catch (RuntimeException malformed) {
+                    done.completeExceptionally(malformed);
+                    return;
+                }
+                boolean absentAfterUnknown = resent && code == ReleaseReply.ABSENT;
+                done.complete(new ReleaseReply(
+                        absentAfterUnknown ? ReleaseReply.DELETED : code,
+                        resent && code == ReleaseReply.OTHER_OWNER,
+                        now()));
             } else if (!isTransient(error)
                     || !resendLater(
                             done,
@@ -245,8 +345,7 @@ final class Engine {
      * and the timer runs; returns false (scheduling nothing) otherwise. While it waits, {@code done} is
      * pending: if the timer stops first, {@code done} fails with {@code error} (see {@link #failResend}).
      */
-    boolean resendLater(
-            CompletableFuture<Object> done, Throwable error, long giveUpAt, long backoffNanos, Runnable resend) {
+    boolean resendLater(CompletableFuture<?> done, Throwable error, long giveUpAt, long backoffNanos, Runnable resend) {
         if (now() + backoffNanos - giveUpAt >= 0 || timer.isShutDown()) {
             return false;
         }
@@ -269,7 +368,7 @@ final class Engine {
      * still waiting: called when the timer stops, which drops the resend, so that no release future
      * (and no caller blocked on it) waits forever.
      */
-    private void failResend(CompletableFuture<Object> done) {
+    private void failResend(CompletableFuture<?> done) {
         Throwable cause = resendsPending.remove(done);
         if (cause != null) {
             done.completeExceptionally(cause);

@@ -15,7 +15,8 @@ import io.leasehold.lock.LockClient;
  * @param waitQueues             names with a local wait queue, waiting or lingering ({@link WaitQueues})
  * @param subscribedNames        of those, names whose release channel is subscribed
  * @param acquisitions           acquisitions in progress ({@link DefaultLockClient})
- * @param heldLeases             leases held ({@link DefaultLockClient})
+ * @param heldLeases             leases held, or ended and not settled yet (releasing, or lost and not yet
+ *                               told) ({@link DefaultLockClient})
  * @param localHolders           names with a local holder recorded for their waiters ({@link DefaultLockClient})
  * @param renewedLeases          leases the watchdog renews ({@link Renewer})
  * @param renewalScheduleEntries leases in the renewal schedule ({@link RenewalSchedule})

@@ -2,6 +2,7 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockEventListener;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 
@@ -11,8 +12,9 @@ import java.time.Duration;
  * {@code System.LoggerFinder} bridges) without a dependency of ours.
  *
  * <p>Only rare events are logged, each once: a lease lost, a lease going uncertain (once per streak
- * of failed renewals, not once per attempt) and coming back, a listener that throws, the first
- * events dropped because listeners fell behind. Lines name the
+ * of failed renewals, not once per attempt) and coming back, a release Redis could not confirm,
+ * locks a {@code close()} left behind, a listener that throws, the first events dropped because
+ * listeners fell behind. Lines name the
  * lock and the fencing token, never the owner value (a secret that would let a reader release the
  * lock). Called on the client's event thread only, never on a hot path.
  */
@@ -30,6 +32,30 @@ final class EngineLog {
                             + ") lost: " + loss.reason()
                             + loss.cause().map(c -> " (" + c + ")").orElse("")
                             + "; another holder may have the lock, so work under this lease must stop");
+        }
+    }
+
+    static void releaseUnconfirmed(String name, long token, ReleaseUnconfirmedException cause) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            LOG.log(
+                    Level.WARNING,
+                    "Release of lock '" + name + "' (fencing token " + token + ") not confirmed: "
+                            + cause.getMessage()
+                            + "; other holders may wait until it expires");
+        }
+    }
+
+    /**
+     * {@code close()} could not settle every release within its timeout: these locks stay in Redis
+     * until their lease time runs out.
+     */
+    static void closeLeftLocks(int clientId, java.util.Collection<String> names, Duration closeTimeout) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            LOG.log(
+                    Level.WARNING,
+                    "LockClient " + clientId + " closed with the release of " + names.size() + " lock(s) not settled"
+                            + " within the close timeout of " + closeTimeout + ": " + names
+                            + "; each stays in Redis until its lease time runs out");
         }
     }
 

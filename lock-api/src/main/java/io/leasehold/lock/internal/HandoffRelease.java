@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,7 +52,7 @@ final class HandoffRelease {
     private final String owner;
     private final HandoffTarget next;
     private final long giveUpAt;
-    private final CompletableFuture<Object> done;
+    private final CompletableFuture<ReleaseReply> done;
     private final AtomicBoolean waiterTold = new AtomicBoolean();
     /** Whether an earlier send's outcome is unknown (written before each resend is scheduled). */
     private volatile boolean resent;
@@ -62,7 +63,7 @@ final class HandoffRelease {
             String owner,
             HandoffTarget next,
             long giveUpAt,
-            CompletableFuture<Object> done) {
+            CompletableFuture<ReleaseReply> done) {
         this.engine = engine;
         this.name = name;
         this.owner = owner;
@@ -80,9 +81,11 @@ final class HandoffRelease {
 
     /** Sends the handoff; {@code backoffNanos} is the wait before a resend, should this send fail transiently. */
     void send(long backoffNanos) {
-        long sent = engine.now();
-        engine.handoffCall(name, owner, next).whenComplete((reply, error) -> {
-            Object released = null;
+        // The waiter's lease counts from when the backend writes the handoff (see Acquisition.attempt).
+        AtomicLong written = new AtomicLong(engine.now());
+        engine.handoffCall(name, owner, next, () -> written.set(engine.now())).whenComplete((reply, error) -> {
+            long sent = written.get();
+            long released = 0;
             Throwable failure = error;
             if (failure == null) {
                 try {
@@ -93,14 +96,24 @@ final class HandoffRelease {
                 }
             }
             if (failure == null) {
-                if (Long.valueOf(RELEASED_BY_EARLIER_YIELD).equals(released)) {
-                    released = Long.valueOf(1);
+                if (released == RELEASED_BY_EARLIER_YIELD) {
+                    released = ReleaseReply.DELETED;
                 }
-                done.complete(resent ? afterUnknownOutcome((Long) released) : released);
+                // Conclusive even after a send of unknown outcome: see afterUnknownOutcome.
+                done.complete(new ReleaseReply(resent ? afterUnknownOutcome(released) : released, false, engine.now()));
                 tellWaiter(reply, null, sent);
             } else if (!engine.isTransient(failure)) {
                 tellWaiter(null, failure, sent);
-                engine.releaseUntil(name, owner, null, giveUpAt, Engine.FIRST_CLEANUP_RETRY_NANOS, resent, done);
+                // (An earlier send of unknown outcome may have granted the waiter: release.lua answers 1
+                // if the waiter's owner holds the lock.)
+                engine.releaseUntil(
+                        name,
+                        owner,
+                        resent ? next.owner() : null,
+                        giveUpAt,
+                        Engine.FIRST_CLEANUP_RETRY_NANOS,
+                        resent,
+                        done);
             } else {
                 Throwable transientFailure = failure;
                 if (!engine.resendLater(
@@ -128,8 +141,8 @@ final class HandoffRelease {
      * lock (-1) with no marker of ours is a loss: nothing of ours can have moved the lock on, since
      * the waiter neither retries nor cleans up while this release is pending.
      */
-    private static Object afterUnknownOutcome(Long released) {
-        return released != null && released == 0 ? Long.valueOf(1) : released;
+    private static long afterUnknownOutcome(long released) {
+        return released == ReleaseReply.ABSENT ? ReleaseReply.DELETED : released;
     }
 
     private void tellWaiter(@Nullable Object reply, @Nullable Throwable error, long sentNanos) {

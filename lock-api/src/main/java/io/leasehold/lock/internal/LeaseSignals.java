@@ -2,6 +2,8 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LeaseState;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -30,19 +32,27 @@ public final class LeaseSignals {
     }
 
     /**
-     * Releases {@code lease} after the work under it, on the callback executor, telling whether Redis
-     * was found no longer holding the lock for it (true: this call ended the lease, and the lock was
-     * gone, so the work may have overlapped with another holder). A lease that had already ended
-     * (released by hand, or lost) gives false. Fails as {@code releaseAsync} does.
+     * Ends {@code lease} after the work under it, on the callback executor: releases it if it is still
+     * held, and completes once its ending is final, with its loss if it ended lost (declared while the
+     * work ran, or found by the release: the work may have overlapped with another holder), or null if
+     * it was released (Redis confirmed it, or could not: the work ended in time either way). Never fails.
      */
-    public static CompletableFuture<Boolean> releaseFindingGone(Lease lease) {
+    public static CompletableFuture<@Nullable LeaseLoss> endAfterWork(Lease lease) {
         if (lease instanceof DefaultLease) {
             DefaultLease own = (DefaultLease) lease;
-            return own.engineToCaller(own.releaseTelling().thenApply(outcome -> outcome == DefaultLease.Released.GONE));
+            return own.engineToCaller(own.endAfterWork().thenApply(ended -> own.loss()));
         }
-        io.leasehold.lock.LeaseState before = lease.state();
-        boolean held = before == io.leasehold.lock.LeaseState.HELD || before == io.leasehold.lock.LeaseState.UNCERTAIN;
-        return lease.releaseAsync().thenApply(released -> held && !released);
+        // Any other Lease (a test double): its lost() future, or a release that found it gone while held.
+        LeaseState before = lease.state();
+        boolean held = before == LeaseState.HELD || before == LeaseState.UNCERTAIN;
+        return lease.releaseAsync().handle((released, error) -> {
+            LeaseLoss known = lossIfInvalid(lease);
+            if (known == null && error == null && held && !Boolean.TRUE.equals(released)) {
+                return new LeaseLoss(
+                        lease.lockName(), lease.fencingToken(), LeaseLoss.Reason.STOLEN, Instant.now(), null);
+            }
+            return known;
+        });
     }
 
     /**

@@ -50,6 +50,21 @@ final class LeaseValidity {
         return seq;
     }
 
+    /**
+     * Command {@code seq} is being written at {@code writtenNanos}, later than it was begun (the backend
+     * waited for a connection): Redis cannot run it earlier, so its cap moves to that moment. Only
+     * ever later, and only while its outcome is unresolved.
+     */
+    synchronized void written(long seq, long writtenNanos) {
+        Cap cap = unresolved.get(seq);
+        if (cap != null) {
+            long until = Validity.validUntil(writtenNanos, cap.leaseMs());
+            if (until - cap.until() > 0) {
+                unresolved.put(seq, new Cap(until, cap.leaseMs()));
+            }
+        }
+    }
+
     /** Redis confirmed command {@code seq}: it was applied and set its TTL. */
     synchronized void confirmed(long seq) {
         Cap cap = unresolved.remove(seq);

@@ -3,6 +3,7 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -18,15 +19,16 @@ import org.jspecify.annotations.Nullable;
  * listener (or a slow log handler) delays other listeners' events and nothing else.
  *
  * <p>Frequent events (acquired, released, renewed, ...) cost nothing when no listener is registered;
- * the rare ones that are also logged (lost, uncertain, reconfirmed) always go to the event thread. A
- * listener that throws is logged (see {@link EngineLog#listenerFailed}) and skipped for that event,
- * so that observability can never break locking.
+ * the rare ones that are also logged (lost, uncertain, reconfirmed, release unconfirmed) go to the
+ * event thread even then. A listener that throws is logged (see {@link EngineLog#listenerFailed})
+ * and skipped for that event, so that observability can never break locking.
  *
  * <p><b>Bounded.</b> At most {@link #DEFAULT_BOUND} events wait for the event thread ({@link EventQueue});
  * past that, new events are dropped, counted, logged once and reported to the listeners
  * ({@link LockEventListener#onEventsDropped}), and the engine never waits. Events that pair up are
  * dropped whole, so that a listener never sees an ending without its start nor a start without its
- * ending: a lease whose {@code onAcquired} is dropped reports nothing more (its loss is still logged),
+ * ending: a lease whose {@code onAcquired} is dropped reports nothing more (its loss, or its release
+ * Redis could not confirm, is still logged),
  * a wait whose {@code onWaitStarted} is dropped reports no {@code onWaitEnded} (waits carry no id, so
  * one of that name's later endings is skipped: the count per name stays right), an uncertainty whose
  * {@code onLeaseUncertain} is dropped reports no {@code onLeaseReconfirmed}. The endings of reported
@@ -103,6 +105,17 @@ final class Listeners {
         }
     }
 
+    /** An ending in place of {@link #released}: logged always, reported if the lease was. */
+    void releaseUnconfirmed(String name, long token, Duration held, ReleaseUnconfirmedException cause) {
+        boolean reported = !leaseEnded(name, token);
+        queue.put(() -> {
+            EngineLog.releaseUnconfirmed(name, token, cause);
+            if (reported) {
+                callAll("onReleaseUnconfirmed", l -> l.onReleaseUnconfirmed(name, token, held, cause));
+            }
+        });
+    }
+
     void renewed(String name, long token) {
         if (isReported(name, token)) {
             each("onRenewed", l -> l.onRenewed(name, token));
@@ -156,14 +169,6 @@ final class Listeners {
         if (!listeners.isEmpty()) {
             queue.offer(() -> callAll(event, call));
         }
-    }
-
-    /** An event with a log line, never dropped. */
-    private void logged(Runnable log, String event, Consumer<LockEventListener> call) {
-        queue.put(() -> {
-            log.run();
-            callAll(event, call);
-        });
     }
 
     /** Whether the lease's events reach the listeners: there are some, and its {@code onAcquired} was not dropped. */

@@ -20,8 +20,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Loss.</b> A loss while the body runs fails the result with {@link LeaseLostException} and
  * cancels the body's stage, before the engine frees the lock for others. A loss declared before the
- * release wins over the body's value or exception (added as suppressed), exactly as in
- * {@code callLocked} and Kotlin's {@code withLock}.
+ * release, or found by it, wins over the body's value or exception (added as suppressed), exactly as
+ * in {@code callLocked} and Kotlin's {@code withLock}; a release Redis could not confirm does not (the
+ * body ended while the lease was valid).
  *
  * <p>This class is threadsafe.
  */
@@ -94,26 +95,22 @@ final class LockedCall<T> {
         });
     }
 
+    /** Ends the lease, then reports how it ended, as {@code callLocked} does. */
     private void finish(@Nullable T value, @Nullable Throwable bodyError) {
-        CompletableFuture<DefaultLease.Released> release = lease.releaseTelling();
-        LeaseLoss lostFirst = lease.loss(); // the state is final once the release was asked for
-        release.whenComplete((released, releaseError) -> engine.runCallback(() -> {
-            LeaseLoss loss = lostFirst != null
-                    ? lostFirst
-                    : released == DefaultLease.Released.GONE ? lease.lossFoundAtRelease() : null;
-            if (loss != null) {
-                LeaseLostException lost = new LeaseLostException(loss);
-                if (bodyError != null) {
-                    lost.addSuppressed(DefaultLease.unwrap(bodyError));
-                }
-                outcome.completeExceptionally(lost);
-            } else if (bodyError != null) {
-                outcome.completeExceptionally(DefaultLease.unwrap(bodyError));
-            } else if (releaseError != null) {
-                outcome.completeExceptionally(DefaultLease.unwrap(releaseError));
-            } else {
-                outcome.complete(value);
-            }
-        }));
+        lease.endAfterWork()
+                .whenComplete((ended, never) -> engine.runCallback(() -> {
+                    LeaseLoss loss = lease.loss();
+                    if (loss != null) {
+                        LeaseLostException lost = new LeaseLostException(loss);
+                        if (bodyError != null) {
+                            lost.addSuppressed(DefaultLease.unwrap(bodyError));
+                        }
+                        outcome.completeExceptionally(lost);
+                    } else if (bodyError != null) {
+                        outcome.completeExceptionally(DefaultLease.unwrap(bodyError));
+                    } else {
+                        outcome.complete(value);
+                    }
+                }));
     }
 }

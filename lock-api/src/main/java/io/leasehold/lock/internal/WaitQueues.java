@@ -311,7 +311,7 @@ final class WaitQueues {
         public void onMessage(String channel, String message) {
             Acquisition head = messageArrived();
             if (head != null) {
-                head.releaseSeen();
+                head.releaseSeen(message);
             }
         }
 

@@ -26,6 +26,22 @@ public interface LockBackend extends AutoCloseable {
     CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args);
 
     /**
+     * {@link #eval(LuaScript, List, List)}, telling the engine when the call is handed to its
+     * connection: {@code writing} runs just before the command is written (after any wait for a
+     * connection: a pool borrow, a connect and its handshake), once per write (again if the backend
+     * sends the call again, as after {@code NOSCRIPT} or a cluster {@code MOVED}); never if nothing is
+     * written. It must be fast and never blocks. The engine counts a lease's validity from the last
+     * such moment rather than from the call: still before Redis can run the command, so the count never
+     * exceeds what Redis holds (G4), while a connection opened inside the call no longer eats into the
+     * lease. The default runs {@code writing} at once, then the plain eval; a backend that may wait for
+     * a connection inside the call overrides this.
+     */
+    default CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args, Runnable writing) {
+        writing.run();
+        return eval(script, keys, args);
+    }
+
+    /**
      * Subscribes {@code listener} to {@code channel} (sharded pub/sub when
      * {@link #shardedPubSub()} is true). The future completes once the subscription is active, so
      * that a message published after completion is delivered. After a reconnect the backend

@@ -12,7 +12,10 @@
 -- ARGV[5]  publish command     'SPUBLISH' or 'PUBLISH' (and so which subscriber count to read)
 -- ARGV[6]  '1' to yield        when another client waits (a second subscriber on the channel), the
 --                              lock is released for everybody instead: delete, publish, no grant
---                              (so one client's waiters cannot keep the lock from the others')
+--                              (so one client's waiters cannot keep the lock from the others'); the
+--                              message is 'yielded <token>' (the released lock's token), so that the
+--                              yielding client can tell its own yield's message from a later
+--                              release (any other release publishes 'released')
 -- KEYS[4]  yield marker        <prefix>{<name>}:yielded: a yield writes the releasing owner there
 --                              (PX lease), so that a resend of the same handoff, whose first reply
 --                              was lost, can tell "yielded, then another client took it" (released)
@@ -94,7 +97,7 @@ if current then
       if KEYS[4] then
         redis.call('SET', KEYS[4], handoff, 'PX', ARGV[2])
       end
-      redis.call(ARGV[5], KEYS[3], 'released')
+      redis.call(ARGV[5], KEYS[3], 'yielded ' .. token)
       return {0, token, 0, 1}
     end
   end

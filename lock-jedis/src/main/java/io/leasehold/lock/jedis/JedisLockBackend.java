@@ -199,15 +199,28 @@ public final class JedisLockBackend implements LockBackend {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        return eval(script, keys, args, () -> {});
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here {@code writing} runs on the script thread once it holds a connection: a connection that
+     * the pool opens inside the call (a connect, {@code HELLO} and {@code CLIENT SETINFO}: three round
+     * trips) does not count against the lease.
+     */
+    @Override
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args, Runnable writing) {
         Objects.requireNonNull(script, "script must not be null");
         Objects.requireNonNull(keys, "keys must not be null");
         Objects.requireNonNull(args, "args must not be null");
+        Objects.requireNonNull(writing, "writing must not be null");
         return fallback.run(
                 script,
                 sha -> onScriptThread(
-                        () -> JedisReplies.normalize(calls.run(Protocol.Command.EVALSHA, sha, keys, args))),
+                        () -> JedisReplies.normalize(calls.run(Protocol.Command.EVALSHA, sha, keys, args, writing))),
                 source -> onScriptThread(
-                        () -> JedisReplies.normalize(calls.run(Protocol.Command.EVAL, source, keys, args))));
+                        () -> JedisReplies.normalize(calls.run(Protocol.Command.EVAL, source, keys, args, writing))));
     }
 
     @Override

@@ -34,9 +34,12 @@ final class ScriptCalls {
         this.closed = closed;
     }
 
-    /** Runs {@code EVALSHA} or {@code EVAL}; returns the reply as Jedis decoded it. */
+    /**
+     * Runs {@code EVALSHA} or {@code EVAL}; returns the reply as Jedis decoded it. {@code writing} runs
+     * just before each write, once a connection is held (see {@code LockBackend.eval} with a write hook).
+     */
     @Nullable
-    Object run(Protocol.Command command, String shaOrSource, List<String> keys, List<String> args) {
+    Object run(Protocol.Command command, String shaOrSource, List<String> keys, List<String> args, Runnable writing) {
         CommandArguments arguments =
                 new CommandArguments(command).add(shaOrSource).add(keys.size());
         keys.forEach(arguments::key);
@@ -44,10 +47,10 @@ final class ScriptCalls {
         CommandObject<Object> call = new CommandObject<>(arguments, BuilderFactory.ENCODED_OBJECT);
         String route = keys.isEmpty() ? "" : keys.get(0);
         try {
-            return once(call, route);
+            return once(call, route, writing);
         } catch (JedisMovedDataException moved) {
             topology.refresh(); // the slot moved (resharding, failover): ask the new owner
-            return once(call, route);
+            return once(call, route, writing);
         }
     }
 
@@ -62,7 +65,7 @@ final class ScriptCalls {
         }
     }
 
-    private @Nullable Object once(CommandObject<Object> call, String route) {
+    private @Nullable Object once(CommandObject<Object> call, String route, Runnable writing) {
         Connection connection = topology.connectionFor(route);
         inUse.add(connection);
         try {
@@ -70,6 +73,7 @@ final class ScriptCalls {
                 connection.setBroken(); // borrowed while closing: send nothing, keep nothing
                 throw new IllegalStateException("JedisLockBackend is closed");
             }
+            writing.run();
             return connection.executeCommand(call);
         } finally {
             inUse.remove(connection);

@@ -34,7 +34,7 @@ public final class LeaseholdMeters {
     public static final String TAG_LOCK_GROUP = "lock.group";
     /** How an acquisition ended: {@link #OUTCOME_ACQUIRED}, {@link #OUTCOME_TIMEOUT}, {@link #OUTCOME_ERROR}, {@link #OUTCOME_CANCELLED}. */
     public static final String TAG_OUTCOME = "outcome";
-    /** How a lease ended: {@link #ENDING_RELEASED} or {@link #ENDING_LOST}. */
+    /** How a lease ended: {@link #ENDING_RELEASED}, {@link #ENDING_RELEASE_UNCONFIRMED} or {@link #ENDING_LOST}. */
     public static final String TAG_ENDING = "ending";
     /** A renewal's result: {@link #RESULT_RENEWED} or {@link #RESULT_FAILED}. */
     public static final String TAG_RESULT = "result";
@@ -46,6 +46,13 @@ public final class LeaseholdMeters {
     public static final String OUTCOME_ERROR = "error";
     public static final String OUTCOME_CANCELLED = "cancelled";
     public static final String ENDING_RELEASED = "released";
+    /**
+     * Released while valid, but Redis could not confirm it (see
+     * {@link io.leasehold.lock.ReleaseUnconfirmedException}): the work ended in time; the lock may stay
+     * in Redis until its lease time runs out.
+     */
+    public static final String ENDING_RELEASE_UNCONFIRMED = "release_unconfirmed";
+
     public static final String ENDING_LOST = "lost";
     public static final String RESULT_RENEWED = "renewed";
     public static final String RESULT_FAILED = "failed";

@@ -6,6 +6,7 @@ import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -157,6 +158,16 @@ public final class LeaseholdMetrics implements LockEventListener, MeterBinder {
         if (to != null) {
             String group = leaseEnded(to, lockName, fencingToken);
             holdTimer(to, group, LeaseholdMeters.ENDING_RELEASED).record(heldFor);
+        }
+    }
+
+    @Override
+    public void onReleaseUnconfirmed(
+            String lockName, long fencingToken, Duration heldFor, ReleaseUnconfirmedException cause) {
+        MeterRegistry to = registry;
+        if (to != null) {
+            String group = leaseEnded(to, lockName, fencingToken);
+            holdTimer(to, group, LeaseholdMeters.ENDING_RELEASE_UNCONFIRMED).record(heldFor);
         }
     }
 

@@ -87,6 +87,13 @@ public final class CountingLockBackend extends ForwardingLockBackend {
         return super.eval(script, keys, args);
     }
 
+    /** Counts, and passes the write moment on to the delegate's driver. */
+    @Override
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args, Runnable writing) {
+        evals.computeIfAbsent(script.name(), name -> new LongAdder()).increment();
+        return delegate().eval(script, keys, args, writing);
+    }
+
     @Override
     public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
         subscribes.increment();

@@ -85,10 +85,24 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        return eval(script, keys, args, () -> {});
+    }
+
+    /**
+     * With a latency, the write moment is taken at once (the injected latency stands for the network,
+     * after the write); without one, the delegate's driver reports it.
+     */
+    @Override
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args, Runnable writing) {
         boolean lose = faults.takeReplyLoss();
         Duration latency = faults.latency();
-        CompletableFuture<Object> reply =
-                latency.isZero() ? forward(script, keys, args) : forwardLater(latency, script, keys, args);
+        CompletableFuture<Object> reply;
+        if (latency.isZero()) {
+            reply = forward(script, keys, args, writing);
+        } else {
+            writing.run();
+            reply = forwardLater(latency, script, keys, args);
+        }
         if (lose) {
             // The command still runs in Redis; only its answer is dropped, as when a connection dies mid-reply.
             return new CompletableFuture<>();
@@ -129,9 +143,10 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         return confirmed;
     }
 
-    private CompletableFuture<Object> forward(LuaScript script, List<String> keys, List<String> args) {
+    private CompletableFuture<Object> forward(
+            LuaScript script, List<String> keys, List<String> args, Runnable writing) {
         try {
-            return super.eval(script, keys, args);
+            return delegate().eval(script, keys, args, writing);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -143,7 +158,7 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         schedule(
                 latency,
                 reply,
-                () -> forward(script, keys, args).whenComplete((value, error) -> {
+                () -> forward(script, keys, args, () -> {}).whenComplete((value, error) -> {
                     if (error != null) {
                         reply.completeExceptionally(error);
                     } else {

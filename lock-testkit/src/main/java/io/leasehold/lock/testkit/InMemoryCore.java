@@ -7,6 +7,8 @@ import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -47,6 +49,12 @@ final class InMemoryCore {
     private final Map<CompletableFuture<?>, String> delayed = new ConcurrentHashMap<>();
 
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Guards {@link #frozen} and {@link #parked}. */
+    private final Object freezeLock = new Object();
+    /** Whether the store is frozen: calls wait, unanswered, until {@link #thaw()} (as a SIGSTOPped server). */
+    private boolean frozen;
+    /** Calls that arrived while frozen, in order, each with how to run it; run by {@link #thaw()}, failed by close. */
+    private final Map<CompletableFuture<?>, Runnable> parked = new LinkedHashMap<>();
 
     InMemoryCore(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -105,7 +113,11 @@ final class InMemoryCore {
         Subscription subscription = hub.subscribe(channel, listener, onEnd);
         Duration latency = faults.subscribeLatency();
         if (latency.isZero()) {
-            return CompletableFuture.completedFuture(subscription);
+            CompletableFuture<Subscription> confirmed = new CompletableFuture<>();
+            if (!parkIfFrozen(confirmed, () -> confirmed.complete(subscription))) {
+                confirmed.complete(subscription);
+            }
+            return confirmed;
         }
         // Subscribed now (messages may already arrive); only the confirmation is late.
         CompletableFuture<Subscription> confirmed = new CompletableFuture<>();
@@ -156,6 +168,35 @@ final class InMemoryCore {
         return store;
     }
 
+    /** Freezes the store: from now on calls are neither run nor answered until {@link #thaw()}. */
+    void freeze() {
+        synchronized (freezeLock) {
+            frozen = true;
+        }
+    }
+
+    /** Ends {@link #freeze()}: the calls that waited run now, in the order they arrived, and are answered. */
+    void thaw() {
+        List<Runnable> waiting;
+        synchronized (freezeLock) {
+            frozen = false;
+            waiting = new ArrayList<>(parked.values());
+            parked.clear();
+        }
+        waiting.forEach(Runnable::run);
+    }
+
+    /** Parks {@code pending}'s {@code run} if the store is frozen; false (doing nothing) otherwise. */
+    private boolean parkIfFrozen(CompletableFuture<?> pending, Runnable run) {
+        synchronized (freezeLock) {
+            if (!frozen) {
+                return false;
+            }
+            parked.put(pending, run);
+            return true;
+        }
+    }
+
     void makeAvailable() {
         if (faults.makeAvailable()) {
             hub.resubscribedAll();
@@ -163,6 +204,7 @@ final class InMemoryCore {
     }
 
     void resetFaults() {
+        thaw();
         if (faults.reset()) {
             hub.resubscribedAll();
         }
@@ -183,6 +225,12 @@ final class InMemoryCore {
                 pending.completeExceptionally(closedError("closed before " + what));
             }
         });
+        List<CompletableFuture<?>> frozenCalls;
+        synchronized (freezeLock) {
+            frozenCalls = new ArrayList<>(parked.keySet());
+            parked.clear();
+        }
+        frozenCalls.forEach(pending -> pending.completeExceptionally(closedError("closed while frozen")));
         hub.close(timeoutMillis);
         delayThreads.awaitStopped(delays, timeoutMillis);
     }
@@ -194,6 +242,9 @@ final class InMemoryCore {
         }
         if (faults.unavailable()) {
             reply.completeExceptionally(unavailableError("script '" + name + "' was not run"));
+            return;
+        }
+        if (parkIfFrozen(reply, () -> execute(name, keys, args, reply))) {
             return;
         }
         Object result = null;

@@ -89,6 +89,16 @@ public final class InMemoryFixture implements LockBackendFixture {
     }
 
     @Override
+    public void freeze() {
+        store.freeze();
+    }
+
+    @Override
+    public void thaw() {
+        store.thaw();
+    }
+
+    @Override
     public void loseNextReply() {
         store.loseNextReply();
     }

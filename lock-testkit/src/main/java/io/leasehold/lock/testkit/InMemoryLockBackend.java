@@ -190,6 +190,20 @@ public final class InMemoryLockBackend implements LockBackend {
     }
 
     /**
+     * Freezes the store, as a {@code SIGSTOP}ped Redis: from now on script calls (also those waiting
+     * out a latency) and subscribe confirmations are neither run nor answered, and no caller is told
+     * anything, until {@link #thaw()}. Never blocks the caller.
+     */
+    public void freeze() {
+        core.freeze();
+    }
+
+    /** Ends {@link #freeze()}: the calls that waited run now, in the order they arrived, and are answered. */
+    public void thaw() {
+        core.thaw();
+    }
+
+    /**
      * Delays every later script call by {@code latency} (on a scheduler, never blocking the caller)
      * before it runs; {@link Duration#ZERO} removes the delay.
      *

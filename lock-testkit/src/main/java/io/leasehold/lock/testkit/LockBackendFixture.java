@@ -51,6 +51,23 @@ public interface LockBackendFixture extends AutoCloseable {
     /** Ends {@link #makeUnavailable()}. */
     void makeAvailable();
 
+    /**
+     * Freezes the store, as a {@code SIGSTOP}ped server: calls from every backend of this fixture are
+     * neither run nor answered (they hang, unlike {@link #makeUnavailable()} on a fixture whose
+     * unavailability fails fast) until {@link #thaw()}. A fixture that cannot lists
+     * {@link Fault#FREEZE} in {@link #unsupportedFaults()}.
+     */
+    default void freeze() {
+        throw new UnsupportedOperationException(
+                name() + " cannot freeze its store: list Fault.FREEZE in unsupportedFaults()");
+    }
+
+    /** Ends {@link #freeze()}: the calls that waited are run and answered. */
+    default void thaw() {
+        throw new UnsupportedOperationException(
+                name() + " cannot freeze its store: list Fault.FREEZE in unsupportedFaults()");
+    }
+
     /** The next script call on any backend of this fixture executes in the store, but its reply never reaches the caller. */
     void loseNextReply();
 
@@ -98,6 +115,8 @@ public interface LockBackendFixture extends AutoCloseable {
         /** {@link #writeForeignKey(String)}. */
         FOREIGN_KEY,
         /** {@link #setSubscribeLatency(Duration)}. */
-        SUBSCRIBE_LATENCY
+        SUBSCRIBE_LATENCY,
+        /** {@link #freeze()} and {@link #thaw()}. */
+        FREEZE
     }
 }

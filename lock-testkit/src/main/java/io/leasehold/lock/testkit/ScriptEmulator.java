@@ -102,7 +102,7 @@ final class ScriptEmulator {
                 if (c.keyCount() >= 4) {
                     setPx(c, 4, handoff, 2, "lease"); // the yield marker
                 }
-                publish(c, 5, 3);
+                publish(c, 5, 3, "yielded " + held.token());
                 return List.of(0L, held.token(), 0L, 1L); // yielded to the other clients' waiters
             }
             released = 1L;
@@ -378,10 +378,15 @@ final class ScriptEmulator {
      * plain {@code PUBLISH} does not reach sharded subscribers: it runs, and nobody hears it.
      */
     private void publish(ScriptCall c, int commandIndex, int channelIndex) {
+        publish(c, commandIndex, channelIndex, RELEASED);
+    }
+
+    /** redis.call(ARGV[commandIndex], KEYS[channelIndex], message); see {@link #publish(ScriptCall, int, int)}. */
+    private void publish(ScriptCall c, int commandIndex, int channelIndex, String message) {
         String command = c.requiredArg(commandIndex);
         String channel = c.key(channelIndex);
         if (command.equalsIgnoreCase("SPUBLISH")) {
-            hub.publish(channel, RELEASED);
+            hub.publish(channel, message);
         } else if (!command.equalsIgnoreCase("PUBLISH")) {
             throw c.error(
                     "ERR Unknown Redis command called from script",

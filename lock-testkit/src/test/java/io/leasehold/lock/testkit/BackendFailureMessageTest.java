@@ -19,6 +19,7 @@ class BackendFailureMessageTest {
     private final InMemoryLockBackend redis = new InMemoryLockBackend();
     private final LockClient client = LockClient.builder(redis.newNode())
             .commandTimeout(Duration.ofMillis(200))
+            .closeTimeout(Duration.ofSeconds(1)) // the clean-up of a timed-out acquire waits out the latency
             .build();
     private final LockClient patientClient = LockClient.builder(redis.newNode())
             .commandTimeout(Duration.ofSeconds(5))

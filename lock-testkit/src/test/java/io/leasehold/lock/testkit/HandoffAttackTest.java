@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockInterruptedException;
@@ -347,7 +348,9 @@ class HandoffAttackTest extends HandoffAttackSupport {
         assertFalse(held.release(), "release() of a lease whose lock was gone");
         Lease next = waiting.get(10, TimeUnit.SECONDS);
         assertTrue(next.fencingToken() > held.fencingToken());
-        assertEquals(LeaseState.RELEASED, held.state());
+        assertEquals(LeaseState.LOST, held.state(), "found gone at its release: lost, as every observer says");
+        assertEquals(
+                LeaseLoss.Reason.STOLEN, held.lost().get(10, TimeUnit.SECONDS).reason());
         Eventually.until("the loss event of the holder; " + events, () -> events.lostReported(held.fencingToken()));
         assertTrue(next.release());
     }
@@ -463,8 +466,9 @@ class HandoffAttackTest extends HandoffAttackSupport {
     /**
      * Another client's subscription lingers with nobody waiting in it (its waiter gave up). Ten local
      * waiters pass the lock on as soon as they get it: the 8th handoff in a row yields (Redis counts
-     * two subscribers), nobody else takes the lock, and the local waiter takes it after its 2 ms
-     * step back (moved on the manual clock), not after a fallback; the order stays first-in first-out.
+     * two subscribers), nobody else takes the lock, and the local waiter takes it at the end of its
+     * step-back's bound (moved on the manual clock), not after a fallback; the order stays first-in
+     * first-out.
      */
     @Test
     void shouldGoOnInFifoOrderAfterAYieldThatNobodyElseTakes() throws Exception {
@@ -513,7 +517,7 @@ class HandoffAttackTest extends HandoffAttackSupport {
      * Starvation of another client: twelve local waiters pass the lock on as soon as they get it,
      * while another client's waiter queues. The 8th handoff in a row yields (two subscribers), the
      * other client's waiter, woken by the yield's release message, takes the lock while the local
-     * waiter steps back (the manual clock stands still: the 2 ms step-back cannot have ended), and
+     * waiter steps back (the manual clock stands still: the step-back's bound cannot have passed), and
      * then the local waiters go on in their order.
      */
     @Test

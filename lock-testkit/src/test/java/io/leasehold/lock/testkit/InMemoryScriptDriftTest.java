@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "f485ab9efdf27a9557e5474f54eb3a9ed7532e08",
+            ScriptNames.ACQUIRE, "0bd0c0d8ea61d9a4a671de651857124749dc19b1",
             ScriptNames.RELEASE, "2c88723339342f0483d1bac5d71a04e8c3bdea6a",
             ScriptNames.RENEW, "9d88116d335a7e1eb1411d5916ec323d553b245d",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",

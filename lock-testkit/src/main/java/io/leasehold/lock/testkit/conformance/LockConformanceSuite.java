@@ -188,6 +188,43 @@ public abstract class LockConformanceSuite {
         run("shouldInterruptCallLockedBodyOnLoss");
     }
 
+    // ---- G6, G12 how a lease ends, as every observer sees it (LeaseEndingScenarios.kt)
+    /** G2, G6. */
+    @Test
+    public void shouldEndLeaseLostWhenItsReleaseFindsTheLockGone() {
+        run("shouldEndLeaseLostWhenItsReleaseFindsTheLockGone");
+    }
+    /** G1, G2, G6. */
+    @Test
+    public void shouldEndLeaseLostWhenItsReleaseFindsAnotherOwnersLock() {
+        run("shouldEndLeaseLostWhenItsReleaseFindsAnotherOwnersLock");
+    }
+    /** G6, G9; needs Fault.UNAVAILABLE. */
+    @Test
+    public void shouldEndLeaseReleasedUnconfirmedWhenRedisCannotBeReachedUntilTheReleaseGivesUp() {
+        run("shouldEndLeaseReleasedUnconfirmedWhenRedisCannotBeReachedUntilTheReleaseGivesUp");
+    }
+    /** G4, G6; needs Fault.LATENCY. */
+    @Test
+    public void shouldEndLeaseReleasedUnconfirmedWhenRedisAnswersTheReleaseOnlyAfterTheLeaseRanOut() {
+        run("shouldEndLeaseReleasedUnconfirmedWhenRedisAnswersTheReleaseOnlyAfterTheLeaseRanOut");
+    }
+    /** G6, G12. */
+    @Test
+    public void shouldEndHeldLeasesLostAndTellTheirHoldersBeforeFreeingTheLocksOnClose() {
+        run("shouldEndHeldLeasesLostAndTellTheirHoldersBeforeFreeingTheLocksOnClose");
+    }
+    /** G8, G12; needs Fault.LATENCY. */
+    @Test
+    public void shouldSettleAReleaseAskedBeforeCloseWhileItsHandoffIsOnItsWay() {
+        run("shouldSettleAReleaseAskedBeforeCloseWhileItsHandoffIsOnItsWay");
+    }
+    /** G4, G6; needs Fault.FREEZE. */
+    @Test
+    public void shouldGoUncertainBeforeLostWhenRedisStopsAnsweringAtEveryLeaseTime() {
+        run("shouldGoUncertainBeforeLostWhenRedisStopsAnsweringAtEveryLeaseTime");
+    }
+
     // ---- G7 waiting without polling, G9 timeouts (WaitingScenarios.kt)
     /** G7. */
     @Test

@@ -28,8 +28,8 @@ import java.util.function.Function;
  * through an admin connection to the master that owns the key ({@code DEL}; {@code PEXPIRE key 1}
  * and a wait until it is gone; {@code SET key value}; a script that runs {@code DEL} and
  * {@code HSET} in one step).
- * {@link #makeUnavailable()} freezes every process of the topology with SIGSTOP (unsupported, with
- * the reason, for an external {@code REDIS_URL} server).
+ * {@link #makeUnavailable()} and {@link #freeze()} freeze every process of the topology with SIGSTOP
+ * (unsupported, with the reason, for an external {@code REDIS_URL} server).
  *
  * <p>A fixture that {@link #owning owns} its topology stops it on {@link #close()}; one that
  * {@link #sharing shares} it (the {@code shared*} factories share the per-JVM topologies of
@@ -184,6 +184,17 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
         }
     }
 
+    /** {@link #makeUnavailable()}: a real server frozen with SIGSTOP answers nothing until resumed. */
+    @Override
+    public void freeze() {
+        makeUnavailable();
+    }
+
+    @Override
+    public void thaw() {
+        makeAvailable();
+    }
+
     @Override
     public void loseNextReply() {
         faults.loseNextReply();
@@ -209,7 +220,7 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     @Override
     public Map<Fault, String> unsupportedFaults() {
         String reason = topology.unsupportedControls().get(RedisNode.Control.PAUSE);
-        return reason == null ? Map.of() : Map.of(Fault.UNAVAILABLE, reason);
+        return reason == null ? Map.of() : Map.of(Fault.UNAVAILABLE, reason, Fault.FREEZE, reason);
     }
 
     /**

@@ -15,7 +15,7 @@ public object ConformanceScenarios {
     @JvmStatic
     public val all: List<Scenario> = (
         exclusionScenarios + staleLeaseScenarios + fencingScenarios + validityScenarios +
-            renewalScenarios + lossScenarios + waitingScenarios + handoffScenarios + cancellationScenarios +
+            renewalScenarios + lossScenarios + leaseEndingScenarios + waitingScenarios + handoffScenarios + cancellationScenarios +
             cancellationRaceScenarios + replyFaultScenarios + threadingScenarios +
             bodyScenarios + kotlinScenarios + holdQueryScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
             observabilityScenarios

@@ -124,12 +124,34 @@ internal class RecordingListener : LockEventListener {
     override fun onReleased(lockName: String, fencingToken: Long, held: Duration) {
         released += fencingToken
         sequence += "released"
+        endings += Ending(fencingToken, "released", null)
     }
 
     override fun onLeaseLost(loss: LeaseLoss) {
         losses += loss
         sequence += "lost"
+        endings += Ending(loss.fencingToken(), "lost", loss)
     }
+
+    override fun onReleaseUnconfirmed(
+        lockName: String,
+        fencingToken: Long,
+        held: Duration,
+        cause: io.leasehold.lock.ReleaseUnconfirmedException,
+    ) {
+        unconfirmed += fencingToken
+        sequence += "releaseUnconfirmed"
+        endings += Ending(fencingToken, "releaseUnconfirmed", null)
+    }
+
+    /** Leases whose release Redis could not confirm (their ending event). */
+    val unconfirmed: MutableList<Long> = CopyOnWriteArrayList()
+
+    /** Every ending event heard, in order: one per lease that was handed out. */
+    val endings: MutableList<Ending> = CopyOnWriteArrayList()
+
+    /** An ending event: "released", "releaseUnconfirmed" or "lost" (with the loss). */
+    data class Ending(val token: Long, val kind: String, val loss: LeaseLoss?)
 }
 
 /** The value of this optional, failing the scenario with [what] if it is empty. */

@@ -53,7 +53,9 @@ internal val lifecycleScenarios: List<Scenario> = listOf(
         names.forEach { name -> b.lock(name).tryAcquire().present("tryAcquire() of '$name' right after the holder closed").use { } }
         leases.forEachIndexed { i, lease ->
             withClue("lease $i isValid() after close") { lease.isValid shouldBe false }
-            withClue("lease $i lost() after close (a release, not a loss)") { lease.lost().isDone shouldBe false }
+            withClue("lease $i lost() after close (ended under its holder: a loss)") {
+                lease.lost().value("lost() of lease $i").reason() shouldBe io.leasehold.lock.LeaseLoss.Reason.CLIENT_CLOSED
+            }
         }
     },
 
