@@ -47,15 +47,16 @@ final class CommandTimeouts {
     }
 
     /**
-     * Fails {@code call} with {@code timeout}'s exception unless it completes by {@code deadlineNanos},
-     * a deadline of its own that comes before the command timeout (a renewal must be judged while its
-     * lease can still say so). Such a call gets a timer task of its own, cancelled by its reply: out
-     * of the FIFO, whose order is that of the common timeout. Only renewal calls need it, a few per
-     * renewal period.
+     * Fails every call still waiting with {@code why}'s exception: for the client's close, which stops
+     * the timer that would have timed them out, so that no caller (a {@code release()} blocked on a
+     * Redis that stopped answering) waits past the close for a backend that may never answer.
      */
-    void watchUntil(CompletableFuture<Object> call, long deadlineNanos, Supplier<? extends Throwable> timeout) {
-        EngineTimer.Timeout task = timer.scheduleAt(() -> call.completeExceptionally(timeout.get()), deadlineNanos);
-        call.whenComplete((reply, error) -> task.cancel());
+    void failAll(Supplier<? extends Throwable> why) {
+        for (Pending waiting = pending.poll(); waiting != null; waiting = pending.poll()) {
+            if (!waiting.call.isDone()) {
+                waiting.call.completeExceptionally(why.get());
+            }
+        }
     }
 
     /** Calls waiting (answered ones not yet dropped included), for tests. */

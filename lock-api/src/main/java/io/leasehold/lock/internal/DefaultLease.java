@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -79,6 +80,8 @@ final class DefaultLease implements Lease {
     private final Object timerLock = new Object();
 
     private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by timerLock
+    /** The loss's "tell the holder, then free the lock" while it waits for the callback executor; see {@link #tellNowIfUntold}. */
+    private volatile @Nullable Runnable untold;
     /** See {@link #ended()}. */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
     /** See {@link #settled()}. */
@@ -350,7 +353,9 @@ final class DefaultLease implements Lease {
                                     + " owner, who may have taken it after that attempt deleted it",
                             null),
                     held);
-        } else if (reply.answeredNanos() - validUntil() >= 0) {
+        } else if (reply.answeredNanos() - validity.until() >= 0) {
+            // (What Redis holds, not the max-hold bound: a lock extended past that bound cannot have
+            // expired in Redis before its TTL, so an answer before it proves a theft all the same.)
             lifecycle.released(
                     new ReleaseUnconfirmedException(
                             name,
@@ -497,6 +502,15 @@ final class DefaultLease implements Lease {
         lifecycle.confirmed();
     }
 
+    /**
+     * The renewal in flight has no reply at its {@linkplain #renewalReplyDeadline overdue point}: the
+     * lease goes {@code UNCERTAIN} (the listeners hear {@code onLeaseUncertain}, not a failed renewal:
+     * the call is still waiting, and a reply before the loss check makes the lease {@code HELD} again).
+     */
+    void renewalOverdue(Throwable cause) {
+        lifecycle.renewalFailed(cause, this::remaining);
+    }
+
     /** Renewal {@code seq} failed or timed out: its outcome is unknown, so the lease is uncertain. */
     void renewalFailed(long seq, Throwable cause) {
         validity.failed(seq);
@@ -506,10 +520,9 @@ final class DefaultLease implements Lease {
     }
 
     /**
-     * When a renewal sent at {@code sentNanos} must have been answered: halfway to the loss check, so
-     * that a renewal that gets no reply is judged failed (the lease goes {@code UNCERTAIN}) while the
-     * lease can still say so, with time left for a retry, whatever the command timeout (which may be
-     * longer than the whole lease).
+     * When a renewal sent at {@code sentNanos} is overdue: halfway to the loss check. A renewal with no
+     * reply by then makes the lease {@code UNCERTAIN} while it can still say so, with time left to act,
+     * whatever the command timeout (which may be longer than the whole lease); see {@link #renewalOverdue}.
      */
     long renewalReplyDeadline(long sentNanos) {
         return sentNanos + Math.max(0, lossCheckAt() - sentNanos) / 2;
@@ -653,15 +666,35 @@ final class DefaultLease implements Lease {
      * handed to nobody, which has no holder to tell and need not wait for that executor.
      */
     private void tellThen(LeaseLoss loss, Runnable free) {
+        AtomicBoolean once = new AtomicBoolean();
         Runnable tellThenFree = () -> {
+            if (!once.compareAndSet(false, true)) {
+                return;
+            }
+            untold = null;
             signal.tell(loss);
             free.run();
             settled.complete(null); // only now may a clean-up of this owner free the lock for others
         };
         if (lifecycle.announced()) {
+            untold = tellThenFree;
             engine.runCallback(tellThenFree);
         } else {
             tellThenFree.run();
+        }
+    }
+
+    /**
+     * For {@code close()} near the end of its timeout: if this lease's holder has still not been told
+     * of its loss because the callback executor has not run that task (a user's single-thread
+     * executor whose thread is running the very {@code close()}, or is blocked), tells it here, on the
+     * closing thread, and frees the lock; otherwise does nothing. Without this the lock stays in
+     * Redis for a lease time although Redis is reachable.
+     */
+    void tellNowIfUntold() {
+        Runnable pending = untold;
+        if (pending != null) {
+            pending.run();
         }
     }
 

@@ -98,15 +98,20 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         }
         waitQueues.closeAll(); // lingering subscriptions too (see WaitQueues)
         Map<CompletableFuture<?>, String> endings = new HashMap<>();
+        List<DefaultLease> ended = new ArrayList<>();
         for (DefaultLease lease : new ArrayList<>(held)) {
             endings.put(lease.endByClose(), lease.name);
+            ended.add(lease);
         }
         for (DefaultLease lease : new ArrayList<>(ending)) {
             endings.put(lease.settled(), lease.name);
+            ended.add(lease);
         }
         // Most of the budget for the releases to settle; the rest for clean-ups sent at once if not.
         long forceAt = deadline - closeTimeout.toNanos() / 4;
         awaitQuietly(endings.keySet(), forceAt);
+        // Holders the callback executor has not told yet (it may be this very thread): told here, then freed.
+        ended.forEach(DefaultLease::tellNowIfUntold);
         // Lost leases' releases and acquisitions' clean-ups were sent (or queued) while they settled.
         awaitQuietly(engine.pendingCleanUps().keySet(), forceAt);
         engine.sendDeferredCleanUpsNow();

@@ -159,28 +159,6 @@ final class Engine {
     }
 
     /**
-     * Runs a script that must be answered by {@code deadlineNanos} (on the engine's ticker) if that
-     * comes before the command timeout: it fails with a {@link TimeoutException} then, while its
-     * outcome may still matter to nobody but the caller. For renewals, which must be judged failed
-     * while the lease can still say so ({@code UNCERTAIN} before {@code LOST}).
-     */
-    CompletableFuture<Object> callWithin(
-            LuaScript script, List<String> keys, List<String> args, long deadlineNanos, Runnable writing) {
-        long sent = now();
-        CompletableFuture<Object> result = call(script, keys, args, null, writing);
-        if (!result.isDone() && deadlineNanos - (sent + commandTimeoutNanos) < 0) {
-            commandTimeouts.watchUntil(
-                    result,
-                    deadlineNanos,
-                    () -> new TimeoutException("no reply to '" + script.name() + "' within "
-                            + Duration.ofNanos(Math.max(0, deadlineNanos - sent))
-                            + ", the time left before the lease's loss check (command timeout "
-                            + Duration.ofNanos(commandTimeoutNanos) + ")"));
-        }
-        return result;
-    }
-
-    /**
      * The owner-checked release of lock {@code name}; its reply is 1 if this call deleted the lock,
      * or if {@code handedTo} (the owner an earlier handoff of this release granted it to; may be
      * null) holds it.
@@ -452,6 +430,8 @@ final class Engine {
         long deadline = System.nanoTime() + nanos;
         try {
             timer.shutdown(remaining(deadline));
+            // The timer that enforced the command timeout is gone: end the calls still waiting now.
+            commandTimeouts.failAll(() -> new TimeoutException("no reply before the client closed"));
             // Before the event thread stops: a failed release still tells its listeners of the lease's end.
             List.copyOf(resendsPending.keySet()).forEach(this::failResend);
             events.shutdown();

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -169,7 +170,7 @@ final class Renewer {
         List<Long> sequences = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
         List<String> args = new ArrayList<>(batch.size() * 3);
-        long replyDeadline = Long.MAX_VALUE;
+        List<Long> replyDeadlines = new ArrayList<>(batch.size());
         synchronized (lock) {
             for (DefaultLease lease : batch) {
                 long ms = lease.leaseMs;
@@ -186,10 +187,7 @@ final class Renewer {
                 }
                 long seq = lease.renewalSent(sent, ms);
                 lease.renewSentNanos = sent;
-                long leaseDeadline = lease.renewalReplyDeadline(sent);
-                if (leaseDeadline - replyDeadline < 0) {
-                    replyDeadline = leaseDeadline;
-                }
+                replyDeadlines.add(lease.renewalReplyDeadline(sent));
                 renewing.add(lease);
                 sequences.add(seq);
                 keys.add(lease.lockKey);
@@ -202,8 +200,7 @@ final class Renewer {
             return;
         }
         // Each renewal counts from when the backend writes the call (after any wait for a connection),
-        // which is before Redis can run it; and it is judged failed in time for the earliest lease of
-        // the batch to go UNCERTAIN before its loss check.
+        // which is before Redis can run it.
         AtomicLong written = new AtomicLong(sent);
         Runnable writing = () -> {
             long now = engine.now();
@@ -212,39 +209,47 @@ final class Renewer {
                 renewing.get(i).renewalWritten(sequences.get(i), now);
             }
         };
-        engine.callWithin(EngineScripts.RENEW, keys, args, replyDeadline, writing)
-                .whenComplete((reply, error) -> {
-                    List<?> codes = null;
-                    Throwable failure = error == null ? null : DefaultLease.unwrap(error);
-                    if (failure == null) {
-                        try {
-                            codes = Replies.asList(reply, "renew");
-                            if (codes.size() != renewing.size()) {
-                                throw Replies.unexpected(reply, "renew of " + renewing.size() + " leases");
-                            }
-                        } catch (RuntimeException badReply) {
-                            failure = badReply;
-                        }
+        CompletableFuture<Object> call = engine.call(EngineScripts.RENEW, keys, args, null, writing);
+        // A lease whose reply is missing halfway to its loss check goes UNCERTAIN then (see OverdueRenewals).
+        OverdueRenewals overdue = OverdueRenewals.watch(
+                engine,
+                call,
+                sent,
+                renewing,
+                replyDeadlines.stream().mapToLong(Long::longValue).toArray());
+        call.whenComplete((reply, error) -> {
+            overdue.cancel();
+            List<?> codes = null;
+            Throwable failure = error == null ? null : DefaultLease.unwrap(error);
+            if (failure == null) {
+                try {
+                    codes = Replies.asList(reply, "renew");
+                    if (codes.size() != renewing.size()) {
+                        throw Replies.unexpected(reply, "renew of " + renewing.size() + " leases");
                     }
-                    for (int i = 0; i < renewing.size(); i++) {
-                        DefaultLease lease = renewing.get(i);
-                        long code;
-                        try {
-                            code = failure != null ? 0 : Replies.asLong(codes.get(i), "renew");
-                        } catch (RuntimeException badElement) {
-                            renewalFailed(lease, sequences.get(i), badElement); // one bad element fails its lease only
-                            continue;
-                        }
-                        if (failure != null) {
-                            renewalFailed(lease, sequences.get(i), failure);
-                        } else {
-                            renewalAnswered(lease, code, written.get(), sequences.get(i));
-                        }
-                    }
-                    synchronized (lock) {
-                        armTickLocked();
-                    }
-                });
+                } catch (RuntimeException badReply) {
+                    failure = badReply;
+                }
+            }
+            for (int i = 0; i < renewing.size(); i++) {
+                DefaultLease lease = renewing.get(i);
+                long code;
+                try {
+                    code = failure != null ? 0 : Replies.asLong(codes.get(i), "renew");
+                } catch (RuntimeException badElement) {
+                    renewalFailed(lease, sequences.get(i), badElement); // one bad element fails its lease only
+                    continue;
+                }
+                if (failure != null) {
+                    renewalFailed(lease, sequences.get(i), failure);
+                } else {
+                    renewalAnswered(lease, code, written.get(), sequences.get(i));
+                }
+            }
+            synchronized (lock) {
+                armTickLocked();
+            }
+        });
     }
 
     /**

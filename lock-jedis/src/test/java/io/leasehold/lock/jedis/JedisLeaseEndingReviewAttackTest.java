@@ -1,0 +1,184 @@
+package io.leasehold.lock.jedis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LeaseState;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockEventListener;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.testkit.driver.Eventually;
+import io.leasehold.lock.testkit.redis.RedisFixtures;
+import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review of "One answer per lease" on a real redis-server (started here, on a free port) with
+ * Jedis: Redis frozen with SIGSTOP while leases of every length are held under the default
+ * options (5 s command timeout), and close() while it is frozen or slow.
+ */
+class JedisLeaseEndingReviewAttackTest {
+
+    private final StandaloneRedis redis = RedisFixtures.startStandalone();
+    private final List<String> events = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void stop() {
+        try {
+            redis.resumeAll();
+        } finally {
+            redis.close();
+        }
+    }
+
+    private LockClient client(Duration closeTimeout) {
+        return LockClient.builder(JedisTestClients.owningStandalone(redis))
+                .closeTimeout(closeTimeout)
+                .listener(new LockEventListener() {
+                    @Override
+                    public void onLeaseUncertain(String lockName, long token, Duration validFor, Throwable cause) {
+                        events.add(lockName + " uncertain");
+                    }
+
+                    @Override
+                    public void onLeaseLost(LeaseLoss loss) {
+                        events.add(loss.lockName() + " lost:" + loss.reason());
+                    }
+                })
+                .build();
+    }
+
+    /**
+     * Leases of 200 ms to 5 s held by one client (renewed in shared batches), default options: Redis
+     * is frozen. Every lease goes UNCERTAIN, then LOST (BACKEND_UNAVAILABLE, with a cause), no later
+     * than its validity, whatever the 5 s command timeout.
+     */
+    @Test
+    void shouldMakeEveryLeaseUncertainThenLostWhenRedisFreezesWithDefaultOptions() throws Exception {
+        LockClient client = client(Duration.ofSeconds(2));
+        try {
+            List<Lease> leases = new ArrayList<>();
+            long[] ms = {200, 400, 1_000, 5_000};
+            for (long lease : ms) {
+                leases.add(client.lock(
+                                "frozen:" + lease,
+                                LockOptions.builder()
+                                        .leaseTime(Duration.ofMillis(lease))
+                                        .build())
+                        .acquire(Duration.ofSeconds(5)));
+            }
+            for (Lease lease : leases) {
+                assertTrue(lease.isValid(), "held before the freeze: " + lease + " " + events);
+            }
+            redis.pauseAll();
+            long frozenAt = System.nanoTime();
+            for (int i = 0; i < ms.length; i++) {
+                Lease lease = leases.get(i);
+                LeaseLoss loss = lease.lost().get(ms[i] + 5_000, TimeUnit.MILLISECONDS);
+                assertEquals(LeaseLoss.Reason.BACKEND_UNAVAILABLE, loss.reason(), lease.lockName());
+                assertTrue(loss.cause().isPresent(), "a cause for " + lease.lockName());
+                assertEquals(LeaseState.LOST, lease.state());
+            }
+            assertTrue(
+                    System.nanoTime() - frozenAt < TimeUnit.MILLISECONDS.toNanos(5_000 + 500),
+                    "the 5 s lease was lost within its validity");
+            for (long lease : ms) {
+                String name = "frozen:" + lease;
+                Eventually.until("both events of " + name, () -> events.contains(name + " lost:BACKEND_UNAVAILABLE"));
+                assertTrue(
+                        events.indexOf(name + " uncertain") >= 0
+                                && events.indexOf(name + " uncertain")
+                                        < events.indexOf(name + " lost:BACKEND_UNAVAILABLE"),
+                        "uncertain before lost for " + name + ": " + events);
+            }
+        } finally {
+            redis.resumeAll();
+            client.close();
+        }
+    }
+
+    /**
+     * close() with leases held, a release in flight and Redis frozen: bounded by the close timeout
+     * (plus the backend's own close on its daemon thread), the release future ends, the holders are
+     * told, and once Redis is back and the lease times have run out nothing is left.
+     */
+    @Test
+    void shouldCloseWithinItsTimeoutAndEndEveryFutureWhenRedisIsFrozen() throws Exception {
+        Duration closeTimeout = Duration.ofSeconds(2);
+        LockClient client = client(closeTimeout);
+        List<Lease> held = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            held.add(client.lock(
+                            "closing:" + i,
+                            LockOptions.builder()
+                                    .leaseTime(Duration.ofSeconds(3))
+                                    .build())
+                    .acquire(Duration.ofSeconds(5)));
+        }
+        Lease releasing = client.lock(
+                        "closing:r",
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build())
+                .acquire(Duration.ofSeconds(5));
+        redis.pauseAll();
+        CompletableFuture<Boolean> release = releasing.releaseAsync();
+        long start = System.nanoTime();
+        client.close();
+        long took = System.nanoTime() - start;
+        assertTrue(
+                took < closeTimeout.toNanos() + TimeUnit.MILLISECONDS.toNanos(500),
+                "close() took " + Duration.ofNanos(took));
+        for (Lease lease : held) {
+            assertEquals(
+                    LeaseLoss.Reason.CLIENT_CLOSED,
+                    lease.lost().get(5, TimeUnit.SECONDS).reason());
+        }
+        CompletableFuture<Boolean> settled = release.handle((value, error) -> true);
+        assertTrue(settled.get(10, TimeUnit.SECONDS), "the release in flight ended");
+        assertEquals(LeaseState.RELEASED, releasing.state());
+
+        redis.resumeAll();
+        Eventually.until(
+                "no leasehold thread of the client is left: " + Eventually.threadsNamed("leasehold-"),
+                () -> Thread.getAllStackTraces().keySet().stream()
+                        .noneMatch(t -> t.getName().startsWith("leasehold-")));
+        Eventually.until(
+                "the locks expired or were released",
+                () -> redis.server()
+                        .command("KEYS", LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, "closing:*"))
+                        .toString()
+                        .equals("[]"));
+    }
+
+    /** close() with Redis reachable, 2,000 leases held: bounded, every holder told first, nothing left in Redis. */
+    @Test
+    void shouldReleaseThousandsOfLeasesOnCloseAndLeaveNothingInRedis() throws Exception {
+        LockClient client = client(Duration.ofSeconds(5));
+        List<CompletableFuture<Lease>> acquiring = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            acquiring.add(client.lock("many:" + i).acquireAsync(Duration.ofSeconds(10)));
+        }
+        List<Lease> leases = new ArrayList<>();
+        for (CompletableFuture<Lease> future : acquiring) {
+            leases.add(future.get(20, TimeUnit.SECONDS));
+        }
+        long start = System.nanoTime();
+        client.close();
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "close() within its timeout");
+        for (Lease lease : leases) {
+            assertTrue(lease.lost().isDone(), "told before close() returned: " + lease);
+        }
+        assertEquals("[]", redis.server().command("KEYS", "leasehold:{many:*}").toString(), "nothing left in Redis");
+        assertFalse(events.stream().anyMatch(e -> e.contains("uncertain")), "no uncertainty: " + events.size());
+    }
+}
