@@ -54,7 +54,7 @@ final class EngineLog {
             LOG.log(
                     Level.WARNING,
                     "LockClient " + clientId + " closed with the release of " + names.size() + " lock(s) not settled"
-                            + " within the close timeout of " + closeTimeout + ": " + names
+                            + " within the close timeout of " + Durations.human(closeTimeout) + ": " + names
                             + "; each stays in Redis until its lease time runs out");
         }
     }

@@ -7,6 +7,7 @@ import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -127,6 +128,22 @@ class ListenersBoundTest {
                         "waitEnded w"),
                 heard.events,
                 "heard");
+    }
+
+    @Test
+    void shouldTreatAnUnconfirmedReleaseAsAnEndingOfItsLease() {
+        ReleaseUnconfirmedException unconfirmed = new ReleaseUnconfirmedException("k", "no reply", null);
+        // A reported lease's unconfirmed release passes a full queue
+        listeners.acquired("k", 7, MS, null);
+        fillQueue();
+        listeners.releaseUnconfirmed("k", 7, MS, unconfirmed);
+        // An unreported lease's is logged, not reported
+        listeners.acquired("k", 8, MS, null); // dropped: the queue is full
+        eventThread.runAll();
+        listeners.releaseUnconfirmed("k", 8, MS, unconfirmed);
+        eventThread.runAll();
+        assertEquals(List.of("acquired k 7", "dropped 1", "releaseUnconfirmed k 7"), heard.events, "heard");
+        assertEquals(1, linesContaining("(fencing token 8) not confirmed"), "log lines: " + logLines);
     }
 
     @Test
@@ -281,6 +298,12 @@ class ListenersBoundTest {
         @Override
         public void onReleased(String lockName, long fencingToken, Duration held) {
             add("released " + lockName + " " + fencingToken);
+        }
+
+        @Override
+        public void onReleaseUnconfirmed(
+                String lockName, long fencingToken, Duration held, ReleaseUnconfirmedException cause) {
+            add("releaseUnconfirmed " + lockName + " " + fencingToken);
         }
 
         @Override
