@@ -16,7 +16,10 @@ import java.util.function.Function;
  * {@link #callLocked}/{@link #runLocked} are reentrant on the same thread (a nested call reuses the
  * outer lease without a Redis call); Kotlin's {@code withLock} is reentrant within the coroutine that
  * holds the lock and its children; {@code acquire*} always make a new acquisition and so are
- * <em>not</em> reentrant (a second acquire on a held lock waits like any other contender).
+ * <em>not</em> reentrant (a second acquire on a held lock waits like any other contender, and its
+ * timeout says so: {@link LockTimeoutException#heldByCaller()}). Whether the current thread holds
+ * the lock, and how many nested calls deep, is {@link #isHeldByCurrentThread()} and
+ * {@link #holdCount()} (Kotlin: {@code isHeldInCurrentCoroutine()}, {@code holdCountInCurrentCoroutine()}).
  *
  * <p><b>Fairness.</b> Waiters of one {@link LockClient} queue first-in first-out per lock name, and
  * only the head of that queue contends. A newcomer makes one immediate attempt only when nobody of
@@ -131,6 +134,35 @@ public interface DistributedLock {
      * cancels the body's stage and releases the lock.
      */
     <T> CompletableFuture<T> callLockedAsync(Duration wait, Function<Lease, ? extends CompletionStage<T>> body);
+
+    /**
+     * Whether the current thread holds this lock: it runs inside a blocking {@link #callLocked},
+     * {@link #runLocked}, {@link #callWithLease} or {@link #runWithLease} of this lock (through this
+     * handle or an equal one), and that call's lease is still valid. Like {@code ReentrantLock}'s
+     * {@code isHeldByCurrentThread}; no Redis call, never throws.
+     *
+     * <p><b>Owner</b>: the thread, by the same rule that makes those calls reentrant (G10). A lease
+     * from {@link #acquire}, {@link #tryAcquire()}, {@link #acquireAsync} or {@link #callLockedAsync} is
+     * an explicit handle bound to no thread, so it does not count, whichever thread took it: ask the
+     * lease ({@link Lease#isValid()}). Kotlin's {@code withLock} holds by coroutine, not thread: ask
+     * {@code isHeldInCurrentCoroutine()} there.
+     *
+     * <p><b>Held means valid</b>: inside a body whose lease was lost (or released by hand) this is
+     * false, though the body still runs. Whether anyone holds the lock at all is {@link #isLocked()}.
+     */
+    boolean isHeldByCurrentThread();
+
+    /**
+     * How many calls of the current thread hold this lock: 0 outside any, 1 in the outermost blocking
+     * {@link #callLocked}/{@link #runLocked}/{@link #callWithLease}/{@link #runWithLease} of this lock,
+     * and one more for each reentrant call nested in it (through this handle or an equal one). Like
+     * {@code ReentrantLock}'s {@code getHoldCount}; no Redis call, never throws.
+     *
+     * <p>The same owner and rules as {@link #isHeldByCurrentThread()}: leases from {@code acquire*} and
+     * {@code callLockedAsync} do not count, and a lost or released lease counts 0. A nested call that
+     * had to acquire afresh (its outer lease was released by hand) counts from 1 again.
+     */
+    int holdCount();
 
     /** Whether anyone holds the lock right now, as Redis sees it. */
     boolean isLocked();

@@ -22,6 +22,27 @@ import java.time.Duration;
  * {@link #onWaitStarted} once and {@link #onWaitEnded} once, in that order. Events after the client
  * has closed are not reported.
  *
+ * <p><b>What a listener may miss.</b> Events wait for the event thread in a bounded queue (10,000
+ * events), so that a listener that blocks or falls behind costs a bounded amount of memory and never
+ * holds up the engine. When the queue is full, new events are dropped, never waited for, and a
+ * listener misses them <em>whole</em>, never one half of a pair:
+ * <ul>
+ *   <li>a lease whose {@link #onAcquired} is dropped reports nothing more ({@link #onHandoff},
+ *       {@link #onRenewed}, ..., and none of its endings), so a count of leases held never goes wrong
+ *       for good: it misses that lease while it lasts;
+ *   <li>a wait whose {@link #onWaitStarted} is dropped reports no {@link #onWaitEnded} (the count of
+ *       waiters per lock name stays right);
+ *   <li>an uncertainty whose {@link #onLeaseUncertain} is dropped reports no
+ *       {@link #onLeaseReconfirmed};
+ *   <li>one-off events are dropped alone: {@link #onAcquireFailed}, {@link #onAcquireCancelled},
+ *       {@link #onRenewed}, {@link #onRenewalFailed}.
+ * </ul>
+ * The ending of a start that was reported ({@link #onReleased}, {@link #onReleaseUnconfirmed},
+ * {@link #onLeaseLost}, {@link #onWaitEnded}, {@link #onLeaseReconfirmed}) is never dropped, and a
+ * lost lease or an unconfirmed release is always logged. A listener learns that it missed events from {@link #onEventsDropped}, called once the
+ * queue has room again with the number dropped since its last call; the first drop of a client is
+ * also logged once at {@code WARNING}.
+ *
  * <p>All methods default to doing nothing.
  */
 public interface LockEventListener {
@@ -94,4 +115,12 @@ public interface LockEventListener {
 
     /** A lease was lost; see {@link LeaseLoss.Reason}. */
     default void onLeaseLost(LeaseLoss loss) {}
+
+    /**
+     * The listeners fell behind and {@code count} events were dropped since the last call (see "What a
+     * listener may miss" above): called on the event thread once the queue has room again, never
+     * dropped itself. Counters of events have undercounted by up to {@code count}; counts of leases,
+     * waiters and uncertain leases held now are right for the leases and waits that were reported.
+     */
+    default void onEventsDropped(long count) {}
 }

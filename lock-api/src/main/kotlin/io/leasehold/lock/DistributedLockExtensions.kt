@@ -34,7 +34,9 @@ import kotlinx.coroutines.withContext
  * releases. A sibling coroutine launched outside [block] does not share the lease and waits like any
  * other contender. Reentrancy is carried by the coroutine context, never by thread: the block may
  * resume on any thread. Reentering a lock whose held lease was lost throws [LeaseLostException] at
- * once; reentering one whose lease the block released by hand acquires it afresh.
+ * once; reentering one whose lease the block released by hand acquires it afresh. Whether the
+ * current coroutine holds the lock, and how many blocks deep, is [isHeldInCurrentCoroutine] and
+ * [holdCountInCurrentCoroutine].
  *
  * **Owner**: the lease, one fresh random owner value in Redis per acquisition, not a thread or a
  * coroutine.
@@ -87,7 +89,7 @@ public suspend fun <T> DistributedLock.withLock(
         // Decided from the lease's state, at once: never from whether lost() has completed yet.
         LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
         // No acquisition, and no release either: the outermost withLock owns the lease.
-        return runUnderLease(reentered, held) { block(it) }.also {
+        return runUnderLease(reentered, held.reentered(this)) { block(it) }.also {
             LeaseSignals.lossIfInvalid(reentered)?.let { throw LeaseLostException(it) }
         }
     }
@@ -182,7 +184,8 @@ internal class LeaseLossCancellation(val loss: LeaseLoss) :
  * ([Lease.awaitRelease] or [Lease.close]). Suspending twin of [DistributedLock.acquireAsync].
  *
  * **Not reentrant**: every call makes a new acquisition, so calling it while this coroutine already
- * holds the lock waits like any other contender (and, with no other release in sight, times out).
+ * holds the lock waits like any other contender (and, with no other release in sight, times out with
+ * a [LockTimeoutException] whose [LockTimeoutException.heldByCaller] is true).
  *
  * **Cancellation**: cancelling the caller while it waits cancels the acquisition and leaves nothing
  * locked: if the acquire reached Redis anyway, or its lease arrived just as the caller was
@@ -197,7 +200,23 @@ internal class LeaseLossCancellation(val loss: LeaseLoss) :
 public suspend fun DistributedLock.awaitAcquire(
     wait: Duration = options().defaultWait().toKotlinDuration(),
 ): Lease =
-    acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> lease.releaseAsync() }
+    try {
+        acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> lease.releaseAsync() }
+    } catch (contended: LockTimeoutException) {
+        throw blamingReentry(contended)
+    }
+
+/**
+ * [contended], or one that says the caller re-entered (G10) if this coroutine holds this lock in
+ * [withLock]: the engine cannot tell, since coroutine reentrancy lives in the coroutine context.
+ */
+private suspend fun DistributedLock.blamingReentry(contended: LockTimeoutException): LockTimeoutException {
+    val ownLease = HeldLeases.of(currentCoroutineContext()).leaseFor(this)
+    if (contended.heldByCaller() || ownLease == null || !ownLease.isValid()) {
+        return contended
+    }
+    return LockTimeoutException(contended.lockName(), contended.waited(), true, true)
+}
 
 /**
  * Suspends up to [wait] for this lock and returns the new [Lease], or `null` if another owner held
@@ -240,3 +259,37 @@ public fun DistributedLock.acquire(wait: Duration): Lease = acquire(wait.toJavaD
  * @throws LockInterruptedException if the thread was interrupted while waiting
  */
 public fun DistributedLock.tryAcquire(wait: Duration): Lease? = tryAcquire(wait.toJavaDuration()).orElse(null)
+
+/**
+ * Whether the current coroutine holds this lock: it runs inside a [withLock] block of this lock
+ * (through this handle or an equal one), or in a coroutine launched from such a block, and that
+ * block's lease is still valid. The coroutine twin of [DistributedLock.isHeldByCurrentThread]; no
+ * Redis call, never throws, never suspends (it only reads the coroutine context).
+ *
+ * **Owner**: the coroutine that holds the lock in [withLock] and its children, by the same rule that
+ * makes [withLock] reentrant (G10); never a thread. A sibling coroutine launched outside the block
+ * does not hold it. A lease from [awaitAcquire] or [awaitTryAcquire] is an explicit handle bound to
+ * no coroutine, so it does not count: ask the lease ([Lease.isValid]). Conversely,
+ * [DistributedLock.isHeldByCurrentThread] is false inside [withLock]: a coroutine may resume on any
+ * thread.
+ *
+ * **Held means valid**: inside a block whose lease was lost (the block is being cancelled) or
+ * released by hand, this is false.
+ */
+public suspend fun DistributedLock.isHeldInCurrentCoroutine(): Boolean = holdCountInCurrentCoroutine() > 0
+
+/**
+ * How many [withLock] blocks of this lock hold it for the current coroutine: 0 outside any, 1 in the
+ * outermost, and one more for each reentrant [withLock] of this lock (or an equal handle) nested in
+ * it. A coroutine launched from a block counts the blocks it was launched in. The coroutine twin of
+ * [DistributedLock.holdCount]; no Redis call, never throws, never suspends.
+ *
+ * The same owner and rules as [isHeldInCurrentCoroutine]: leases from [awaitAcquire] do not count,
+ * and a lost or released lease counts 0. A nested [withLock] that had to acquire afresh (its outer
+ * lease was released by hand) counts from 1 again.
+ */
+public suspend fun DistributedLock.holdCountInCurrentCoroutine(): Int {
+    val held = HeldLeases.of(currentCoroutineContext())
+    val lease = held.leaseFor(this)
+    return if (lease != null && lease.isValid()) held.depthOf(this) else 0
+}

@@ -80,6 +80,10 @@ class FakeLock(
 
     override fun inspect(): Optional<LockInfo> = throw UnsupportedOperationException()
 
+    override fun isHeldByCurrentThread(): Boolean = throw UnsupportedOperationException()
+
+    override fun holdCount(): Int = throw UnsupportedOperationException()
+
     override fun forceRelease(): Boolean = throw UnsupportedOperationException()
 
     override fun equals(other: Any?): Boolean = other is FakeLock && other.name == name

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionStage
 import java.util.jar.JarFile
 import kotlin.reflect.KFunction
+import kotlin.reflect.jvm.jvmErasure
 import kotlin.reflect.jvm.kotlinFunction
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Test
@@ -53,6 +54,27 @@ class KotlinCoroutinesConsistencyTest {
         )
     }
 
+    @Test
+    fun shouldHaveACoroutineTwinForEveryCurrentThreadQuery() {
+        // Reentrancy is by thread in Java and by coroutine in Kotlin (G10): a query about the current
+        // thread has a suspend twin about the current coroutine.
+        assertThat(threadQueries(DistributedLock::class.java)).containsExactlyInAnyOrderElementsOf(THREAD_TWINS.keys)
+        assertThat(missingCoroutineTwins(DistributedLock::class.java)).isEmpty()
+    }
+
+    @Test
+    fun shouldNameNoExtensionLikeAJavaMemberThatWouldShadowIt() {
+        assertThat(shadowedExtensions(DistributedLock::class.java)).isEmpty()
+        assertThat(shadowedExtensions(Lease::class.java)).isEmpty()
+    }
+
+    @Test
+    fun shouldReportAnExtensionThatAJavaMemberShadows() {
+        // Proof that the check above can fail: Shadowed's member takes a Runnable, which a Kotlin lambda
+        // SAM-converts to, so `shadowed.refresh { }` calls the member, never ShadowedExtensions.kt's twin.
+        assertThat(shadowedExtensions(Shadowed::class.java)).containsExactly("Shadowed.refresh(1 parameter)")
+    }
+
     /** A future-returning method with no suspend twin anywhere. */
     interface WithoutTwins {
         fun refreshAsync(value: String): CompletableFuture<String>
@@ -63,6 +85,52 @@ class KotlinCoroutinesConsistencyTest {
             "callLockedAsync" to "withLock",
             "lost" to "awaitLoss",
         )
+
+        /** Java queries about the current thread, and their suspend twins about the current coroutine. */
+        val THREAD_TWINS = mapOf(
+            "isHeldByCurrentThread" to "isHeldInCurrentCoroutine",
+            "holdCount" to "holdCountInCurrentCoroutine",
+        )
+
+        /** The methods of [type] that answer for the current thread (named so, or listed in [THREAD_TWINS]). */
+        fun threadQueries(type: Class<*>): List<String> = type.methods
+            .filter { !Modifier.isStatic(it.modifiers) }
+            .map { it.name }
+            .filter { it.contains("CurrentThread") || it in THREAD_TWINS }
+            .distinct()
+
+        fun missingCoroutineTwins(type: Class<*>): List<String> {
+            val twins = suspendExtensionsOn(type)
+            return type.methods.filter { it.name in THREAD_TWINS }.mapNotNull { method ->
+                val twin = THREAD_TWINS.getValue(method.name)
+                if (twins.any { it.name == twin && it.parameters.size == method.parameterCount + 1 }) {
+                    null
+                } else {
+                    "${type.simpleName}.${method.name} needs `suspend fun ${type.simpleName}.$twin()` in ${type.simpleName}Extensions.kt"
+                }
+            }
+        }
+
+        /**
+         * The extensions on [type] in `<Type>Extensions.kt` that a Java member shadows: same name, as many
+         * parameters, each of the same type or a functional interface where the extension takes a
+         * function (a Kotlin lambda SAM-converts to it). A call would then silently reach the member.
+         */
+        fun shadowedExtensions(type: Class<*>): List<String> = extensionsOn(type).mapNotNull { extension ->
+            val parameters = extension.parameters.drop(1)
+            val shadowing = type.methods.any { member ->
+                member.name == extension.name &&
+                    member.parameterCount == parameters.size &&
+                    member.parameterTypes.zip(parameters).all { (javaType, parameter) ->
+                        val kotlinType = parameter.type.jvmErasure.java
+                        javaType == kotlinType || (isFunctionalInterface(javaType) && Function::class.java.isAssignableFrom(kotlinType))
+                    }
+            }
+            if (shadowing) "${type.simpleName}.${extension.name}(${plural(parameters.size)})" else null
+        }
+
+        fun isFunctionalInterface(type: Class<*>): Boolean =
+            type.isInterface && type.methods.count { Modifier.isAbstract(it.modifiers) && !it.isDefault } == 1
 
         fun twinName(javaName: String): String? = SPECIAL_TWINS[javaName]
             ?: javaName.takeIf { it.endsWith("Async") && it.length > "Async".length }
@@ -92,7 +160,10 @@ class KotlinCoroutinesConsistencyTest {
         fun plural(n: Int) = if (n == 1) "1 parameter" else "$n parameters"
 
         /** Suspend extension functions on [type] declared in `<Type>Extensions.kt` next to it. */
-        fun suspendExtensionsOn(type: Class<*>): List<KFunction<*>> {
+        fun suspendExtensionsOn(type: Class<*>): List<KFunction<*>> = extensionsOn(type).filter { it.isSuspend }
+
+        /** Public extension functions on [type] declared in `<Type>Extensions.kt` next to it. */
+        fun extensionsOn(type: Class<*>): List<KFunction<*>> {
             val facade = try {
                 Class.forName("${type.packageName}.${type.simpleName}ExtensionsKt")
             } catch (e: ClassNotFoundException) {
@@ -101,7 +172,8 @@ class KotlinCoroutinesConsistencyTest {
             return facade.declaredMethods
                 .filter { Modifier.isPublic(it.modifiers) && Modifier.isStatic(it.modifiers) }
                 .mapNotNull { it.kotlinFunction }
-                .filter { it.isSuspend && it.parameters.firstOrNull()?.type?.classifier == type.kotlin }
+                .filter { it.parameters.firstOrNull()?.type?.classifier == type.kotlin }
+                .distinctBy { it.toString() } // a function with default arguments has a second, synthetic method
         }
 
         /** The public interfaces compiled into [packageName], from a classes directory or a jar. */

@@ -104,6 +104,10 @@ final class Acquisition {
     private final long deadlineNanos;
     private final CompletableFuture<Lease> result = new CompletableFuture<>();
     private final List<String> acquireKeys;
+    /** A blocking caller's thread (null for an asynchronous one): whether it re-entered, see {@link #timedOut}. */
+    private final @Nullable Thread callerThread;
+    /** The lease with which that thread's {@code callLocked} holds this lock, if it was in one when it called. */
+    private final @Nullable DefaultLease callerThreadLease;
 
     private Phase phase = Phase.WAITING;
     private Round round;
@@ -142,6 +146,9 @@ final class Acquisition {
         this.startNanos = engine.now();
         this.deadlineNanos = startNanos + wait.toNanos();
         this.acquireKeys = List.of(engine.lockKey(lock.name()), engine.fenceKey(lock.name()));
+        // Built on the caller's thread: a blocking caller's thread is the one that waits.
+        this.callerThread = direct ? Thread.currentThread() : null;
+        this.callerThreadLease = direct ? ThreadHeldLeases.get(lock) : null;
         this.round = new Round();
     }
 
@@ -406,8 +413,8 @@ final class Acquisition {
         synchronized (this) {
             streak = from.handoffStreak;
         }
-        DefaultLease lease =
-                new DefaultLease(engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent, streak);
+        DefaultLease lease = new DefaultLease(
+                engine, lock.client(), lock.name(), from.owner, lock.options(), token, sent, streak, callerThread);
         synchronized (this) {
             if (phase != Phase.WAITING || from != round) {
                 lease = null; // cancelled, closed or timed out meanwhile: the ending released the owner
@@ -523,9 +530,9 @@ final class Acquisition {
 
     /** Why a round was discarded: its reply came later than the lease it granted (a backend too slow, not a holder). */
     private TimeoutException slowReply() {
-        return new TimeoutException(
-                "the acquire's reply came after the " + lock.options().leaseTime()
-                        + " lease it granted had run out (Redis or the network is slower than the lease time)");
+        return new TimeoutException("the acquire's reply came after the "
+                + Durations.human(lock.options().leaseTime())
+                + " lease it granted had run out (Redis or the network is slower than the lease time)");
     }
 
     /** @param yieldMessage the message of the yield this reply reports ({@code "yielded <token>"}), or null if it is no yield */
@@ -643,7 +650,7 @@ final class Acquisition {
             // The last attempt failed (or was too slow), not contended: a backend failure (G9).
             fail(new LockBackendException(
                     lock.name(),
-                    "could not acquire within the wait of " + wait + "; the last attempt failed",
+                    "could not acquire within the wait of " + Durations.human(wait) + "; the last attempt failed",
                     failure));
         } else {
             timedOut();
@@ -696,8 +703,17 @@ final class Acquisition {
 
     // ---- endings -------------------------------------------------------------------------------
 
+    /**
+     * Contended for the whole wait. The exception says whether a lease of this client holds the lock,
+     * and whether that is the caller re-entering (G10): a blocking caller whose thread holds it through
+     * {@code callLocked} or a blocking {@code acquire}. (An asynchronous caller is bound to no thread;
+     * Kotlin's {@code awaitAcquire} checks its coroutine's holds itself.)
+     */
     private void timedOut() {
-        fail(new LockTimeoutException(lock.name(), wait, lock.client().holdsLease(lock.name())));
+        String name = lock.name();
+        boolean byCaller =
+                callerThread != null && lock.client().heldByCallerThread(name, callerThread, callerThreadLease);
+        fail(new LockTimeoutException(name, wait, byCaller || lock.client().holdsLease(name), byCaller));
     }
 
     private void fail(LockException failure) {

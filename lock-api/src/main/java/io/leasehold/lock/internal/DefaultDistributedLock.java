@@ -132,14 +132,21 @@ final class DefaultDistributedLock implements DistributedLock {
     @Override
     public <T> T callWithLease(Duration wait, LeaseCallable<T> body) throws Exception {
         Checks.notNull("body", body, name);
-        DefaultLease outer = ThreadHeldLeases.get(this);
+        ThreadHeldLeases.Hold hold = ThreadHeldLeases.hold(this);
+        DefaultLease outer = hold == null ? null : hold.lease;
         if (outer != null && (outer.isHeld() || outer.loss() != null)) {
             // (Released by hand inside the outer body, or being released: acquire afresh below.)
             LeaseLoss loss = outer.lossIfInvalid();
             if (loss != null) {
                 throw new LeaseLostException(loss);
             }
-            return body.call(outer); // reentrant: the outer call holds the lease and reacts to its loss
+            // Reentrant: the outer call holds the lease and reacts to its loss; this one only counts.
+            hold.depth++;
+            try {
+                return body.call(outer);
+            } finally {
+                hold.depth--;
+            }
         }
         DefaultLease lease = (DefaultLease) acquire(wait);
         LeaseLoss lostAlready = lease.lossIfInvalid();
@@ -148,7 +155,7 @@ final class DefaultDistributedLock implements DistributedLock {
         }
         LossInterrupter interrupter = new LossInterrupter(Thread.currentThread());
         AutoCloseable hook = lease.onLossNow(interrupter::interrupt);
-        DefaultLease replaced = ThreadHeldLeases.put(this, lease);
+        ThreadHeldLeases.Hold replaced = ThreadHeldLeases.put(this, lease);
         T result = null;
         Throwable failure = null;
         try {
@@ -219,6 +226,18 @@ final class DefaultDistributedLock implements DistributedLock {
     }
 
     // ---- looking -------------------------------------------------------------------------------
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return holdCount() > 0;
+    }
+
+    @Override
+    public int holdCount() {
+        ThreadHeldLeases.Hold hold = ThreadHeldLeases.hold(this);
+        // Held means a valid lease: a body whose lease was lost, or released by hand, holds nothing.
+        return hold != null && hold.lease.isValid() ? hold.depth : 0;
+    }
 
     @Override
     public boolean isLocked() {

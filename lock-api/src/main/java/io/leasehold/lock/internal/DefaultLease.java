@@ -66,6 +66,13 @@ final class DefaultLease implements Lease {
 
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
+    /**
+     * The thread whose blocking {@code acquire} took this lease, or null for an asynchronous one:
+     * only so that a later blocking acquire of the same lock on that thread can be told it re-entered
+     * (see {@link DefaultLockClient#heldByCallerThread}). Never used for ownership.
+     */
+    final @Nullable Thread takenBy;
+
     private final LeaseLifecycle lifecycle;
     private final LeaseValidity validity;
     private final LossSignal signal = new LossSignal();
@@ -98,7 +105,21 @@ final class DefaultLease implements Lease {
             long token,
             long sentNanos,
             int handoffStreak) {
+        this(engine, side, name, owner, options, token, sentNanos, handoffStreak, null);
+    }
+
+    DefaultLease(
+            Engine engine,
+            LeaseOwnerSide side,
+            String name,
+            String owner,
+            LockOptions options,
+            long token,
+            long sentNanos,
+            int handoffStreak,
+            @Nullable Thread takenBy) {
         this.engine = engine;
+        this.takenBy = takenBy;
         this.side = side;
         this.name = name;
         this.lockKey = engine.lockKey(name);

@@ -240,6 +240,23 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     }
 
     /**
+     * Whether the blocking caller on {@code thread} holds lock {@code name} itself (G10), so that its
+     * timeout can say it re-entered: through that thread's {@code callLocked} ({@code threadLease},
+     * null if none) or a lease the thread took with a blocking {@code acquire} and still holds.
+     */
+    boolean heldByCallerThread(String name, Thread thread, @Nullable DefaultLease threadLease) {
+        if (threadLease != null && threadLease.isHeld()) {
+            return true;
+        }
+        for (DefaultLease lease : held) {
+            if (lease.takenBy == thread && lease.name.equals(name) && lease.isHeld()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * How long the lease of this client that holds lock {@code name} stays valid, or 0 if none does:
      * its waiters need not ask Redis meanwhile, since its release hands the lock over.
      */

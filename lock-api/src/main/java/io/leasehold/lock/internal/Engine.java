@@ -87,6 +87,8 @@ final class Engine {
         this.commandTimeoutNanos = settings.commandTimeout().toNanos();
         this.timer = new EngineTimer(settings.ticker(), clientId);
         this.commandTimeouts = new CommandTimeouts(timer, commandTimeoutNanos);
+        // Unbounded as a queue: Listeners bounds what it enqueues (EventQueue), and lets the endings of
+        // reported starts past that bound, which this queue must then not refuse.
         this.events = new ThreadPoolExecutor(
                 1,
                 1,
@@ -478,7 +480,7 @@ final class Engine {
                     result,
                     sent,
                     () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
-                            + Duration.ofNanos(commandTimeoutNanos)));
+                            + Durations.human(Duration.ofNanos(commandTimeoutNanos))));
         }
         return result;
     }

@@ -13,7 +13,8 @@ import java.time.Duration;
  *
  * <p>Only rare events are logged, each once: a lease lost, a lease going uncertain (once per streak
  * of failed renewals, not once per attempt) and coming back, a release Redis could not confirm,
- * locks a {@code close()} left behind, a listener that throws. Lines name the
+ * locks a {@code close()} left behind, a listener that throws, the first events dropped because
+ * listeners fell behind. Lines name the
  * lock and the fencing token, never the owner value (a secret that would let a reader release the
  * lock). Called on the client's event thread only, never on a hot path.
  */
@@ -53,7 +54,7 @@ final class EngineLog {
             LOG.log(
                     Level.WARNING,
                     "LockClient " + clientId + " closed with the release of " + names.size() + " lock(s) not settled"
-                            + " within the close timeout of " + closeTimeout + ": " + names
+                            + " within the close timeout of " + Durations.human(closeTimeout) + ": " + names
                             + "; each stays in Redis until its lease time runs out");
         }
     }
@@ -64,7 +65,7 @@ final class EngineLog {
                     Level.WARNING,
                     "Lease of lock '" + name + "' (fencing token " + token + ") is uncertain: "
                             + "the latest renewal or extend failed (" + cause + "); it stays valid for at most "
-                            + validFor
+                            + Durations.human(validFor)
                             + " while renewal is retried");
         }
     }
@@ -75,6 +76,23 @@ final class EngineLog {
                     Level.INFO,
                     "Lease of lock '" + name + "' (fencing token " + token + ") is held again: "
                             + "Redis confirmed a renewal");
+        }
+    }
+
+    /**
+     * The listeners' event queue was full and events were dropped: logged once per client (later drops
+     * are only counted and reported through {@link LockEventListener#onEventsDropped}), so that a
+     * stuck listener cannot flood the log either.
+     */
+    static void eventsDropped(long count, int bound) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            LOG.log(
+                    Level.WARNING,
+                    "Lock event listeners fell behind: " + count + " event(s) were dropped because " + bound
+                            + " were already waiting for the event thread (a listener that blocks or is slow?). "
+                            + "Whole leases and waits are dropped, never just their start or end; listeners are "
+                            + "told through onEventsDropped. This is logged once per client; later drops are "
+                            + "only counted");
         }
     }
 

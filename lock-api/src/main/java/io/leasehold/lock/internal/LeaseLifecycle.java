@@ -112,10 +112,8 @@ final class LeaseLifecycle {
                 return false;
             }
             announced = true;
-            if (sinceReleaseSeen != null) {
-                listeners.handoff(name, token, sinceReleaseSeen);
-            }
-            listeners.acquired(name, token, waited);
+            // One event for both, so that a full event queue drops both or neither.
+            listeners.acquired(name, token, waited, sinceReleaseSeen);
             if (held.uncertain()) {
                 // It went uncertain before it was handed out (a slow hand-out): its listeners start from there.
                 listeners.leaseUncertain(name, token, remaining.get(), held.uncertainCause());

@@ -83,8 +83,8 @@ final class OverdueRenewals {
             return;
         }
         long now = engine.now();
-        Throwable late = new TimeoutException("no reply to 'renew' within " + Duration.ofNanos(now - sentNanos)
-                + ", halfway to the lease's loss check");
+        Throwable late = new TimeoutException("no reply to 'renew' within "
+                + Durations.human(Duration.ofNanos(now - sentNanos)) + ", halfway to the lease's loss check");
         for (int i = 0; i < deadlines.length; i++) {
             boolean due;
             synchronized (this) {

@@ -81,6 +81,11 @@ final class ClusterTopology implements Topology {
     }
 
     @Override
+    public void abandonConnects() {
+        // Nothing to do: a cluster connects asynchronously, on no thread of ours.
+    }
+
+    @Override
     public int slot(String key) {
         return SlotHash.getSlot(key);
     }

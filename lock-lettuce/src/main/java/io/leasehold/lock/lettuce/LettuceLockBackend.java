@@ -257,6 +257,9 @@ public final class LettuceLockBackend implements LockBackend {
         topology.client().removeListener(reconnects);
         stopMoveWatch();
         channels.close();
+        // Before closing the connections: closing waits for a connect under way, which a server that
+        // never answers would stretch to Lettuce's own timeout, on a thread of ours.
+        topology.abandonConnects();
         CompletableFuture.allOf(pubSub.close(), commands.close())
                 .whenComplete((ignored, failure) -> closedFuture.complete(null));
         return closedFuture;

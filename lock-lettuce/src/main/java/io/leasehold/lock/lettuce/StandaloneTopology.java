@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -23,6 +24,8 @@ final class StandaloneTopology implements Topology {
 
     private final RedisClient client;
     private final @Nullable RedisURI uri;
+    /** Connects on the client's own URI, which only Lettuce's blocking connect methods can use. */
+    private final BlockingConnect blocking = new BlockingConnect();
 
     /** {@code uri} null means the client's own default URI. */
     StandaloneTopology(RedisClient client, @Nullable RedisURI uri) {
@@ -39,7 +42,8 @@ final class StandaloneTopology implements Topology {
     public CompletableFuture<CommandConnection> connectCommands() {
         CompletableFuture<StatefulRedisConnection<String, String>> connecting = uri != null
                 ? client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
-                : BlockingConnect.onOwnThread("commands", () -> client.connect(StringCodec.UTF8));
+                : blocking.onOwnThread(
+                        "commands", () -> client.connect(StringCodec.UTF8), StatefulConnection::closeAsync);
         return connecting.thenApply(c -> new CommandConnection(c, c.async()));
     }
 
@@ -47,7 +51,13 @@ final class StandaloneTopology implements Topology {
     public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
         return uri != null
                 ? client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
-                : BlockingConnect.onOwnThread("pubsub", () -> client.connectPubSub(StringCodec.UTF8));
+                : blocking.onOwnThread(
+                        "pubsub", () -> client.connectPubSub(StringCodec.UTF8), StatefulConnection::closeAsync);
+    }
+
+    @Override
+    public void abandonConnects() {
+        blocking.abandonAll();
     }
 
     @Override

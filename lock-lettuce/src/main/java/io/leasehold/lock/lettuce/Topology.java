@@ -25,6 +25,13 @@ interface Topology {
     /** Opens the connection subscriptions are made on. */
     CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub();
 
+    /**
+     * Ends the connects still under way on threads of this topology (the backend is closing), so that
+     * none outlives {@code close()}; a connection one of them opens anyway is closed. Asynchronous
+     * connects run on the client's event loop and need nothing here.
+     */
+    void abandonConnects();
+
     /** The cluster slot of {@code key}; 0 outside a cluster. */
     int slot(String key);
 

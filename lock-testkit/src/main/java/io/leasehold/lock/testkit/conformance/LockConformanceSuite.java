@@ -351,6 +351,23 @@ public abstract class LockConformanceSuite {
         run("shouldReportContentionToCoroutinesAsNullOrTimeout");
     }
 
+    // ---- G10 hold queries: current thread and current coroutine (HoldQueryScenarios.kt)
+    /** G10. */
+    @Test
+    public void shouldTellWhetherTheCurrentThreadHoldsTheLockAndHowManyCallsDeep() {
+        run("shouldTellWhetherTheCurrentThreadHoldsTheLockAndHowManyCallsDeep");
+    }
+    /** G10. */
+    @Test
+    public void shouldTellWhetherTheCurrentCoroutineHoldsTheLockAndHowManyBlocksDeep() {
+        run("shouldTellWhetherTheCurrentCoroutineHoldsTheLockAndHowManyBlocksDeep");
+    }
+    /** G6, G10; needs Fault.DELETE_KEY. */
+    @Test
+    public void shouldNotCountALostOrReleasedLeaseAsHeld() {
+        run("shouldNotCountALostOrReleasedLeaseAsHeld");
+    }
+
     // ---- G9 three outcomes (OutcomeScenarios.kt)
     /** G9. */
     @Test

@@ -17,7 +17,7 @@ public object ConformanceScenarios {
         exclusionScenarios + staleLeaseScenarios + fencingScenarios + validityScenarios +
             renewalScenarios + lossScenarios + leaseEndingScenarios + waitingScenarios + handoffScenarios + cancellationScenarios +
             cancellationRaceScenarios + replyFaultScenarios + threadingScenarios +
-            bodyScenarios + kotlinScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
+            bodyScenarios + kotlinScenarios + holdQueryScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
             observabilityScenarios
         ).also { list ->
         val duplicates = list.groupBy { it.name }.filterValues { it.size > 1 }.keys

@@ -164,6 +164,7 @@ internal val inputScenarios: List<Scenario> = listOf(
         // Then the timeout says so, instead of blaming another owner
         thrown.shouldMention("this client", lockName)
         withClue("message of $thrown") { thrown.message!!.contains("another owner") shouldBe false }
+        withClue("heldByCaller() of $thrown (this thread holds the lease it re-asks for)") { thrown.heldByCaller() shouldBe true }
         // And another node's timeout still blames another owner
         newClient().lock(lockName).tryAcquire(Timing.SHORT_WAIT).shouldBeAbsent("tryAcquire() by another node")
         shouldThrow<io.leasehold.lock.LockTimeoutException> { newClient().lock(lockName).acquire(Timing.SHORT_WAIT) }

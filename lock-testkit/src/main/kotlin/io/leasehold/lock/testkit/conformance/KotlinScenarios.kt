@@ -28,7 +28,7 @@ import kotlinx.coroutines.withTimeout
 // reentrant within the holding coroutine and its children, not across siblings (G10).
 
 /** Runs [block] in a coroutine on the default dispatcher, bounded so that a hang fails the scenario. */
-private fun <T> coroutineScenario(block: suspend CoroutineScope.() -> T): T =
+internal fun <T> coroutineScenario(block: suspend CoroutineScope.() -> T): T =
     runBlocking(Dispatchers.Default) { withTimeout(60.seconds) { block() } }
 
 internal val kotlinScenarios: List<Scenario> = listOf(
