@@ -77,7 +77,9 @@ abstract class LeaseholdMetricsTestBase {
                         .map(c -> c.getId().getTag(LeaseholdMeters.TAG_REASON) + "=" + (long) c.count())
                         .sorted()
                         .collect(Collectors.toList());
-        assertThat(lostSeries).containsExactly("BACKEND_UNAVAILABLE=0", "EXPIRED=0", "MAX_HOLD_EXCEEDED=0", "STOLEN=1");
+        assertThat(lostSeries)
+                .containsExactly(
+                        "BACKEND_UNAVAILABLE=0", "CLIENT_CLOSED=0", "EXPIRED=0", "MAX_HOLD_EXCEEDED=0", "STOLEN=1");
         assertThat(traffic.gauge(LeaseholdMeters.HELD, "payments")).isZero();
     }
 
@@ -113,11 +115,13 @@ abstract class LeaseholdMetricsTestBase {
     }
 
     @Test
-    void shouldNotCountLeasesAsHeldOrUncertainOnceTheyWereReleasedDuringAnOutage() throws Exception {
+    void shouldCountReleasesDuringAnOutageAsUnconfirmedAndNoLongerAsHeldOrUncertain() throws Exception {
         traffic.releasedDuringOutage("audits:1");
 
         MetricsTraffic.await(
-                "both holds recorded as released", () -> holdCount("audits", LeaseholdMeters.ENDING_RELEASED) == 2);
+                "both holds recorded as released, unconfirmed",
+                () -> holdCount("audits", LeaseholdMeters.ENDING_RELEASE_UNCONFIRMED) == 2);
+        assertThat(holdCount("audits", LeaseholdMeters.ENDING_RELEASED)).isZero();
         assertThat(traffic.gauge(LeaseholdMeters.HELD, "audits")).isZero();
         assertThat(traffic.gauge(LeaseholdMeters.UNCERTAIN, "audits")).isZero();
         assertThat(registry.find(LeaseholdMeters.LOST)
