@@ -118,8 +118,8 @@ final class RedisProbe implements AutoCloseable {
 
     /**
      * The script runs since {@link #startScriptLog}: how many, the longest (0 when none took
-     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more) and the median (NaN unless every run was that
-     * long, so logged); then stops logging.
+     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more) and the median (the runs not logged were shorter
+     * than every logged one; NaN if the median is among them); then stops logging.
      */
     ScriptRuns stopScriptLog() {
         long count = snapshot().scriptCalls() - scriptCallsAtStart;
@@ -137,7 +137,7 @@ final class RedisProbe implements AutoCloseable {
         call("SLOWLOG", "RESET");
         double[] micros = logged.stream().mapToDouble(Double::doubleValue).toArray();
         long longest = (long) Arrays.stream(micros).max().orElse(0);
-        return new ScriptRuns(count, longest, micros.length == count ? Stats.median(micros) : Double.NaN);
+        return new ScriptRuns(count, longest, Stats.medianOfLogged(micros, count));
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */
