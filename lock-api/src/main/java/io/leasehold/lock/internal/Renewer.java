@@ -137,7 +137,7 @@ final class Renewer {
         synchronized (lock) {
             tick = null;
             long now = engine.now();
-            batches = schedule.takeDue(now, batchSizer.batchSize());
+            batches = schedule.takeDue(now, batchSizer.nextBatchSize());
             for (List<DefaultLease> batch : batches) {
                 batch.removeIf(lease -> {
                     if (lease.heldBeforeLossCheck()) {

@@ -4,8 +4,8 @@ import static io.leasehold.lock.internal.RenewalBatchSizer.BUDGET_MICROS;
 import static io.leasehold.lock.internal.RenewalBatchSizer.MAX_BATCH;
 import static io.leasehold.lock.internal.RenewalBatchSizer.MIN_BATCH;
 import static io.leasehold.lock.internal.RenewalBatchSizer.START_BATCH;
+import static io.leasehold.lock.internal.RenewalBatchSizer.WINDOW;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,113 +13,106 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * How the renew batch follows the server's measured cost: readings are fed by hand, so every
- * expectation is exact arithmetic (no clock, no Redis).
+ * How the renew batch follows the server's measured cost: readings and rounds are fed by hand, so
+ * every expectation is exact arithmetic (no clock, no Redis).
  */
 class RenewalBatchSizerTest {
 
     private final RenewalBatchSizer sizer = new RenewalBatchSizer();
 
-    /** Feeds {@code calls} full-batch readings of {@code microsPerLease} each. */
+    /** Feeds {@code calls} readings of calls of 100 leases costing {@code microsPerLease} each. */
     private void serverCosts(double microsPerLease, int calls) {
         for (int i = 0; i < calls; i++) {
-            int leases = sizer.batchSize();
-            sizer.record(leases, Math.max(1, Math.round(leases * microsPerLease)));
+            sizer.record(100, Math.max(1, Math.round(100 * microsPerLease)));
         }
+    }
+
+    /** The batch sizes of the next {@code count} rounds. */
+    private List<Integer> rounds(int count) {
+        List<Integer> sizes = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sizes.add(sizer.nextBatchSize());
+        }
+        return sizes;
     }
 
     @Test
     void shouldStartWithRedissonsHundredLeasesBeforeAnyReading() {
-        assertThat(sizer.batchSize()).isEqualTo(START_BATCH).isEqualTo(100);
+        assertThat(rounds(3)).containsExactly(START_BATCH, START_BATCH, START_BATCH);
+        assertThat(START_BATCH).isEqualTo(100);
     }
 
     @Test
-    void shouldSizeTheBatchSoThatTheMeasuredCostFillsTheBudget() {
-        // When the server keeps costing 2 µs per lease
-        serverCosts(2.0, 100);
+    void shouldGrowToWhatTheMeasuredCostFitsInTheBudgetByAQuarterARound() {
+        // When the server costs 2 µs per lease
+        serverCosts(2.0, WINDOW);
 
-        // Then a call carries what runs in the budget: 400 µs / 2 µs
-        assertThat(sizer.batchSize()).isBetween(195, 200);
-        assertThat(sizer.batchSize() * 2.0).isLessThanOrEqualTo(BUDGET_MICROS);
+        // Then the rounds grow by a quarter each up to 400 µs / 2 µs
+        assertThat(rounds(6)).containsExactly(125, 157, 197, 200, 200, 200);
     }
 
     @Test
-    void shouldShrinkTheVeryNextBatchWhenTheServerSlowsDown() {
-        serverCosts(2.0, 100);
+    void shouldShrinkTheVeryNextRoundWhenMostOfTheLatestCallsShowASlowerServer() {
+        serverCosts(2.0, WINDOW);
+        rounds(5);
 
-        // When one full call shows the server three times slower
-        int leases = sizer.batchSize();
-        sizer.record(leases, leases * 6L);
+        // When five calls of the last nine (a majority) show the server three times slower
+        serverCosts(6.0, 5);
 
-        // Then the next call fits the budget at the new cost already
-        assertThat(sizer.batchSize()).isEqualTo((int) (BUDGET_MICROS / 6.0));
+        // Then the next round fits the budget at the new cost already
+        assertThat(sizer.nextBatchSize()).isEqualTo((int) (BUDGET_MICROS / 6.0)).isEqualTo(66);
     }
 
     @Test
-    void shouldRaiseTheEstimateAtMostFourfoldOnOneReading() {
-        serverCosts(2.0, 100);
-        double before = sizer.microsPerLease();
+    void shouldNotShrinkForAFewOutliers() {
+        serverCosts(2.0, WINDOW);
+        rounds(5);
 
-        // When one call ran for 20 ms, as when the server was descheduled in the middle of it
-        sizer.record(sizer.batchSize(), 20_000);
-
-        // Then the batch shrinks fourfold, not a hundredfold
-        assertThat(sizer.microsPerLease()).isEqualTo(before * 4);
-        assertThat(sizer.batchSize()).isGreaterThanOrEqualTo(45);
-    }
-
-    @Test
-    void shouldGrowBackOverTensOfCallsWhenTheServerIsFastAgain() {
-        serverCosts(8.0, 100); // 50 leases a call
-        int slow = sizer.batchSize();
-
-        // When the server costs 2 µs per lease again
-        List<Integer> sizes = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
+        // When four of the last nine calls ran 50 times longer, as when the server was descheduled mid-script
+        for (int i = 0; i < 4; i++) {
+            serverCosts(100.0, 1);
             serverCosts(2.0, 1);
-            sizes.add(sizer.batchSize());
         }
 
-        // Then each call grows the batch a little, and it takes tens of calls to come back
-        assertThat(slow).isEqualTo(50);
-        assertThat(sizes.get(0)).isBetween(51, 56);
-        assertThat(sizes).isSorted();
-        assertThat(sizes.get(9)).isLessThan(150);
-        assertThat(sizes.get(39)).isGreaterThanOrEqualTo(190);
+        // Then the batch stays
+        assertThat(sizer.nextBatchSize()).isEqualTo(200);
     }
 
     @Test
-    void shouldLetASmallCallMoveTheEstimateByItsShareOfABatchOnly() {
-        // When a call of 5 leases (a twentieth of the batch) reads 40 µs per lease, its fixed cost spread thin
-        sizer.record(5, 200);
+    void shouldGrowBackOverSeveralRoundsWhenTheServerIsFastAgain() {
+        serverCosts(6.0, WINDOW);
+        assertThat(sizer.nextBatchSize()).isEqualTo(66);
 
-        // Then the estimate moves a twentieth of the way: from 4 to 5.8 µs, not to 40
-        assertThat(sizer.microsPerLease()).isCloseTo(4.0 + 36.0 / 20, within(1e-9));
-        assertThat(sizer.batchSize()).isEqualTo(68);
+        // When the server costs 2 µs per lease again
+        serverCosts(2.0, WINDOW);
+
+        // Then it takes five rounds to come back to 200
+        assertThat(rounds(6)).containsExactly(83, 104, 130, 163, 200, 200);
     }
 
     @Test
     void shouldIgnoreAReadingOfNoTimeOrNoLeases() {
-        serverCosts(2.0, 100);
-        int batch = sizer.batchSize();
+        serverCosts(2.0, WINDOW);
+        rounds(5);
 
         // When servers whose clock stands still during a script answer 0 µs, many times
         for (int i = 0; i < 1_000; i++) {
-            sizer.record(batch, 0);
+            sizer.record(200, 0);
             sizer.record(0, 500);
         }
 
         // Then nothing changed: a reading of no time never grows a batch
-        assertThat(sizer.batchSize()).isEqualTo(batch);
+        assertThat(sizer.nextBatchSize()).isEqualTo(200);
+        assertThat(sizer.microsPerLease()).isEqualTo(2.0);
     }
 
     @Test
     void shouldStayWithinItsBoundsWhateverTheReadings() {
-        serverCosts(0.001, 1_000); // (1 µs per call: the least a reading can say)
-        assertThat(sizer.batchSize()).isEqualTo(MAX_BATCH);
+        serverCosts(0.01, WINDOW); // (1 µs for 100 leases: the least a reading can say)
+        assertThat(rounds(30)).last().isEqualTo(MAX_BATCH);
 
-        serverCosts(10_000, 1_000);
-        assertThat(sizer.batchSize()).isEqualTo(MIN_BATCH).isPositive();
+        serverCosts(10_000, WINDOW);
+        assertThat(sizer.nextBatchSize()).isEqualTo(MIN_BATCH).isPositive();
     }
 
     @Test
@@ -127,13 +120,17 @@ class RenewalBatchSizerTest {
         // A healthy server: costs per lease anywhere from 0.5 to 4 µs, call after call, in any order
         Random random = new Random(18);
         int smallest = Integer.MAX_VALUE;
-        for (int i = 0; i < 10_000; i++) {
-            int leases = 1 + random.nextInt(sizer.batchSize());
-            sizer.record(leases, Math.max(1, Math.round(leases * (0.5 + 3.5 * random.nextDouble()))));
-            smallest = Math.min(smallest, sizer.batchSize());
+        for (int round = 0; round < 1_000; round++) {
+            int batch = sizer.nextBatchSize();
+            smallest = Math.min(smallest, batch);
+            for (int call = 0; call < 1 + random.nextInt(20); call++) {
+                int leases = 1 + random.nextInt(batch);
+                sizer.record(leases, (long) Math.floor(leases * (0.5 + 3.5 * random.nextDouble())));
+            }
         }
 
-        // Then no batch is smaller than 100 leases: n leases take at most n / 100 calls, as with Redisson
+        // Then no round's batch is smaller than 100 leases: n leases take at most n / 100 calls, as with Redisson
         assertThat(smallest).isGreaterThanOrEqualTo(START_BATCH);
+        assertThat(BUDGET_MICROS / START_BATCH).isEqualTo(4);
     }
 }

@@ -61,7 +61,7 @@ public abstract class LoadDriverTests {
     /**
      * The longest a renew call may hold Redis up (the issue's limit): every logged call's lease count
      * times the cost of a lease as Redis measured it (SLOWLOG's median) must stay within it. The engine
-     * aims at {@link RenewalBatchSizer#BUDGET_MICROS} of script time, about 520 µs as SLOWLOG counts
+     * aims at {@link RenewalBatchSizer#BUDGET_MICROS} of script time, 520-600 µs as SLOWLOG counts
      * (receiving the arguments included); batches of a fixed 500, at the 2.2-3.1 µs a lease cost here,
      * ran 1.1-1.6 ms.
      */
