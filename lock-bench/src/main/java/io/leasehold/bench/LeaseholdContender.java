@@ -107,7 +107,11 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
         return () -> {
             List<CompletableFuture<Boolean>> releases = new ArrayList<>();
             leases.forEach(lease -> releases.add(lease.releaseAsync()));
-            releases.forEach(CompletableFuture::join);
+            int notHeld = 0;
+            for (CompletableFuture<Boolean> released : releases) {
+                notHeld += released.join() ? 0 : 1;
+            }
+            ManyHolders.sayNotHeld(name(), notHeld, count);
         };
     }
 
