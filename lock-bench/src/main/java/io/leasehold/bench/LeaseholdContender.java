@@ -94,7 +94,7 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
     }
 
     @Override
-    public AutoCloseable holdMany(String prefix, int count, Duration period) {
+    public RenewalScenario.HeldLocks holdMany(String prefix, int count, Duration period) {
         LockOptions options = renewingEvery(period);
         List<Lease> leases = new ArrayList<>(count);
         for (int from = 0; from < count; from += BATCH) {
@@ -111,7 +111,7 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
             for (CompletableFuture<Boolean> released : releases) {
                 notHeld += released.join() ? 0 : 1;
             }
-            ManyHolders.sayNotHeld(name(), notHeld, count);
+            return notHeld;
         };
     }
 
