@@ -49,8 +49,8 @@ final class RedisProbe implements AutoCloseable {
 
     /**
      * The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may
-     * take, and below all but the smallest renew calls (100 µs left more than half of them out when
-     * batches were sized to the server's cost, so that no median could be told).
+     * take, and below all but the smallest renew calls (a few leases), now that batches are sized to
+     * the server's cost.
      */
     static final long SCRIPT_LOG_THRESHOLD_MICROS = 20;
 
@@ -141,7 +141,7 @@ final class RedisProbe implements AutoCloseable {
         call("SLOWLOG", "RESET");
         double[] micros = logged.stream().mapToDouble(Double::doubleValue).toArray();
         long longest = (long) Arrays.stream(micros).max().orElse(0);
-        return new ScriptRuns(count, longest, Stats.medianOfLogged(micros, count));
+        return new ScriptRuns(Math.max(count, micros.length), longest, Stats.medianOfLogged(micros, count));
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */

@@ -41,11 +41,13 @@ final class Stats {
     /**
      * The median of {@code count} values of which only {@code logged} are known, the others being
      * smaller than every known one (runs under a slow log's threshold); NaN if the median is among the
-     * unknown ones, or if there are none.
+     * unknown ones, or if there are none. A count below the known ones (read from counters a moment
+     * apart from the log, while calls went on) counts them all.
      */
-    static double medianOfLogged(double[] logged, long count) {
+    static double medianOfLogged(double[] logged, long runs) {
+        long count = Math.max(runs, logged.length);
         long below = count - logged.length;
-        if (count <= 0 || below < 0) {
+        if (count == 0) {
             return Double.NaN;
         }
         double[] sorted = logged.clone();
