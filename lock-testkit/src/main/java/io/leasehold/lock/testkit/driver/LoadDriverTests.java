@@ -60,7 +60,8 @@ public abstract class LoadDriverTests {
     static final int PERIODS_SLOWED = 2;
     /**
      * The longest a renew call may hold Redis up (the issue's limit): every logged call's lease count
-     * times the cost of a lease as Redis measured it (SLOWLOG's median) must stay within it. The engine
+     * times the cost of a lease as Redis measured it (SLOWLOG's median over the large calls) must
+     * stay within it. The engine
      * aims at {@link RenewalBatchSizer#BUDGET_MICROS} of script time, 520-600 µs as SLOWLOG counts
      * (receiving the arguments included); batches of a fixed 500, at the 2.2-3.1 µs a lease cost here,
      * ran 1.1-1.6 ms.
@@ -263,9 +264,13 @@ public abstract class LoadDriverTests {
     /** The renew calls of some renewal periods: counted by the client and by Redis, and as Redis logged them. */
     private record Renewals(double periods, long clientCalls, long redisCalls, RenewCallLog.Calls calls) {
 
-        /** The largest logged call's lease count times the median cost of a lease is within {@code limitMicros}. */
+        /**
+         * The largest logged call's lease count times the median cost of a lease in large calls is
+         * within {@code limitMicros}: what the largest call holds Redis up for, at the cost Redis
+         * measured, its outliers (the server descheduled mid-script) left out.
+         */
         void assertEveryCallWithin(long limitMicros) {
-            double microsPerLease = calls.medianMicrosPerLease();
+            double microsPerLease = calls.medianMicrosPerLeaseOfLargeCalls();
             double longest = calls.mostLeases() * microsPerLease;
             assertTrue(
                     longest <= limitMicros,

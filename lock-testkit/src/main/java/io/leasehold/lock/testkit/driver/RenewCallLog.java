@@ -43,6 +43,19 @@ final class RenewCallLog {
             return median(calls.stream().mapToDouble(Call::microsPerLease).toArray());
         }
 
+        /**
+         * The median of the µs per lease of the calls carrying at least half as many leases as the
+         * largest: the cost of a lease in a large call, whose fixed part (finding the script, the
+         * reply) is spread thin, as it is in the largest.
+         */
+        double medianMicrosPerLeaseOfLargeCalls() {
+            int half = (mostLeases() + 1) / 2;
+            return median(calls.stream()
+                    .filter(call -> call.leases() >= half)
+                    .mapToDouble(Call::microsPerLease)
+                    .toArray());
+        }
+
         /** The median lease count of a call. */
         double medianLeases() {
             return median(calls.stream().mapToDouble(Call::leases).toArray());
@@ -72,11 +85,13 @@ final class RenewCallLog {
         public String toString() {
             return String.format(
                     java.util.Locale.ROOT,
-                    "%d renew calls logged: median %.0f leases (most %d), median %.2f µs per lease, longest %d µs",
+                    "%d renew calls logged: median %.0f leases (most %d), median %.2f µs per lease (%.2f in large"
+                            + " calls), longest %d µs",
                     calls.size(),
                     medianLeases(),
                     mostLeases(),
                     medianMicrosPerLease(),
+                    medianMicrosPerLeaseOfLargeCalls(),
                     longestMicros());
         }
     }
