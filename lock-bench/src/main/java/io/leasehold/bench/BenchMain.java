@@ -115,7 +115,9 @@ public final class BenchMain {
             once.add(new WaitingScenario(8, 4));
         }
         if (options.runs(BenchOptions.RENEWAL)) {
-            once.add(new RenewalScenario(options.renewedLeases()));
+            for (int leases : options.renewedLeases()) {
+                once.add(new RenewalScenario(leases));
+            }
         }
         for (Scenario scenario : once) {
             for (ContenderKind kind : kinds) {

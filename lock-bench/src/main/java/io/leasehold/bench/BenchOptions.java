@@ -9,7 +9,8 @@ import java.util.Set;
 /**
  * The bench's command-line options: {@code --rounds N} (default 3), {@code --window SECONDS} of each
  * throughput run (default 3), {@code --out DIR} (default {@code results}), {@code --quick} (one
- * short round and fewer leases: to check that everything runs, not to quote), and
+ * short round and fewer leases: to check that everything runs, not to quote; the renewal scenario
+ * holds 10,000 and 50,000 leases, or 1,000 when quick), and
  * {@code --only SCENARIO[,SCENARIO...]} (run just those of {@link #SCENARIOS}, e.g. {@code --only renewal}).
  */
 record BenchOptions(
@@ -17,7 +18,7 @@ record BenchOptions(
         Duration warmUp,
         Duration window,
         Duration waitingWindow,
-        int renewedLeases,
+        List<Integer> renewedLeases,
         int limitRequests,
         Path out,
         Set<String> scenarios) {
@@ -54,13 +55,20 @@ record BenchOptions(
                     Duration.ofMillis(300),
                     Duration.ofSeconds(1),
                     Duration.ofSeconds(2),
-                    1_000,
+                    List.of(1_000),
                     20_000,
                     out,
                     scenarios);
         }
         return new BenchOptions(
-                rounds, Duration.ofSeconds(1), window, Duration.ofSeconds(10), 10_000, 300_000, out, scenarios);
+                rounds,
+                Duration.ofSeconds(1),
+                window,
+                Duration.ofSeconds(10),
+                List.of(10_000, 50_000),
+                300_000,
+                out,
+                scenarios);
     }
 
     /** Whether the scenario group {@code scenario} (one of {@link #SCENARIOS}) is to run. */

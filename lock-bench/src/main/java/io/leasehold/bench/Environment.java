@@ -1,6 +1,8 @@
 package io.leasehold.bench;
 
 import java.time.LocalDate;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** Where and how the bench ran, printed above the table so that figures are never quoted without it. */
 record Environment(String date, int cores, String java, String redis, String parameters) {
@@ -15,7 +17,11 @@ record Environment(String date, int cores, String java, String redis, String par
                         + options.warmUp().toMillis() + " ms warm-up, "
                         + options.window().toMillis() + " ms measured; waiting window "
                         + options.waitingWindow().toSeconds()
-                        + " s; " + options.renewedLeases() + " renewed leases"
+                        + " s; "
+                        + options.renewedLeases().stream()
+                                .map(leases -> String.format(Locale.ROOT, "%,d", leases))
+                                .collect(Collectors.joining(" and "))
+                        + " renewed leases"
                         + (options.scenarios().size() < BenchOptions.SCENARIOS.size()
                                 ? "; only "
                                         + BenchOptions.SCENARIOS.stream()

@@ -94,7 +94,7 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
     }
 
     @Override
-    public AutoCloseable holdMany(String prefix, int count, Duration period) {
+    public RenewalScenario.HeldLocks holdMany(String prefix, int count, Duration period) {
         LockOptions options = renewingEvery(period);
         List<Lease> leases = new ArrayList<>(count);
         for (int from = 0; from < count; from += BATCH) {
@@ -107,7 +107,11 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
         return () -> {
             List<CompletableFuture<Boolean>> releases = new ArrayList<>();
             leases.forEach(lease -> releases.add(lease.releaseAsync()));
-            releases.forEach(CompletableFuture::join);
+            int notHeld = 0;
+            for (CompletableFuture<Boolean> released : releases) {
+                notHeld += released.join() ? 0 : 1;
+            }
+            return notHeld;
         };
     }
 

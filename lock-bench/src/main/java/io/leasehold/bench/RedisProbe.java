@@ -47,8 +47,12 @@ final class RedisProbe implements AutoCloseable {
     /** Script runs since {@link #startScriptLog}: counted, and the longest from the slow log. */
     record ScriptRuns(long count, long longestMicros, double medianMicros) {}
 
-    /** The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may take. */
-    static final long SCRIPT_LOG_THRESHOLD_MICROS = 100;
+    /**
+     * The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may
+     * take, and below all but the smallest renew calls (a few leases), now that batches are sized to
+     * the server's cost.
+     */
+    static final long SCRIPT_LOG_THRESHOLD_MICROS = 20;
 
     private final RespClient connection;
     private long scriptCallsAtStart;
@@ -118,8 +122,8 @@ final class RedisProbe implements AutoCloseable {
 
     /**
      * The script runs since {@link #startScriptLog}: how many, the longest (0 when none took
-     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more) and the median (NaN unless every run was that
-     * long, so logged); then stops logging.
+     * {@link #SCRIPT_LOG_THRESHOLD_MICROS} or more) and the median (the runs not logged were shorter
+     * than every logged one; NaN if the median is among them); then stops logging.
      */
     ScriptRuns stopScriptLog() {
         long count = snapshot().scriptCalls() - scriptCallsAtStart;
@@ -137,7 +141,7 @@ final class RedisProbe implements AutoCloseable {
         call("SLOWLOG", "RESET");
         double[] micros = logged.stream().mapToDouble(Double::doubleValue).toArray();
         long longest = (long) Arrays.stream(micros).max().orElse(0);
-        return new ScriptRuns(count, longest, micros.length == count ? Stats.median(micros) : Double.NaN);
+        return new ScriptRuns(Math.max(count, micros.length), longest, Stats.medianOfLogged(micros, count));
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */

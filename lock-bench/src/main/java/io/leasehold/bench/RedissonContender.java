@@ -3,6 +3,7 @@ package io.leasehold.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import org.redisson.Redisson;
 import org.redisson.api.RFuture;
 import org.redisson.api.RLock;
@@ -76,7 +77,7 @@ final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
 
     /** Through the first client, all as one (made-up) thread, so that closing can unlock them from any thread. */
     @Override
-    public AutoCloseable holdMany(String prefix, int count, Duration period) {
+    public RenewalScenario.HeldLocks holdMany(String prefix, int count, Duration period) {
         RedissonClient redisson = clients.get(0);
         long threadId = 1;
         List<RLock> locks = new ArrayList<>(count);
@@ -92,7 +93,18 @@ final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
         return () -> {
             List<RFuture<Void>> unlocks = new ArrayList<>();
             locks.forEach(lock -> unlocks.add(lock.unlockAsync(threadId)));
-            unlocks.forEach(unlocked -> unlocked.toCompletableFuture().join());
+            int notHeld = 0;
+            for (RFuture<Void> unlocked : unlocks) {
+                try {
+                    unlocked.toCompletableFuture().join();
+                } catch (CompletionException e) {
+                    if (!(e.getCause() instanceof IllegalMonitorStateException)) {
+                        throw e;
+                    }
+                    notHeld++; // Redisson: "attempt to unlock lock, not locked by current thread"
+                }
+            }
+            return notHeld;
         };
     }
 

@@ -37,4 +37,26 @@ final class Stats {
         int middle = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
+
+    /**
+     * The median of {@code count} values of which only {@code logged} are known, the others being
+     * smaller than every known one (runs under a slow log's threshold); NaN if the median is among the
+     * unknown ones, or if there are none. A count below the known ones (read from counters a moment
+     * apart from the log, while calls went on) counts them all.
+     */
+    static double medianOfLogged(double[] logged, long runs) {
+        long count = Math.max(runs, logged.length);
+        long below = count - logged.length;
+        if (count == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = logged.clone();
+        Arrays.sort(sorted);
+        long lower = (count - 1) / 2; // the middle rank, or the lower of the two middle ranks
+        long upper = count / 2;
+        if (lower < below) {
+            return Double.NaN;
+        }
+        return (sorted[(int) (lower - below)] + sorted[(int) (upper - below)]) / 2;
+    }
 }

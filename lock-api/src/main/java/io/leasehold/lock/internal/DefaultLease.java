@@ -481,6 +481,20 @@ final class DefaultLease implements Lease {
         validity.written(seq, writtenNanos);
     }
 
+    /**
+     * The lock value Redis holds for this lease as far as the engine knows: {@code "<owner>:<token>"},
+     * with {@code ":<seq>"} of the latest renewal or extend confirmed (renew.lua's {@code expected}).
+     */
+    String knownLockValue() {
+        long seq = validity.confirmedSeq();
+        return seq == 0 ? owner + ":" + token : lockValue(seq);
+    }
+
+    /** This lease's lock value as a TTL command numbered {@code seq} writes it (renew.lua's {@code value}). */
+    String lockValue(long seq) {
+        return owner + ":" + token + ":" + seq;
+    }
+
     /** Redis confirmed renewal {@code seq}: the lease is certain again, and its listeners hear of the renewal. */
     void renewalConfirmed(long seq) {
         validity.confirmed(seq);

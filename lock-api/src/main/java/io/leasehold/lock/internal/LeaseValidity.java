@@ -95,6 +95,14 @@ final class LeaseValidity {
         unresolved.remove(seq);
     }
 
+    /**
+     * The highest-numbered command Redis confirmed to have applied, or 0 if none: the number the lock
+     * value recorded then (see {@code renew.lua}).
+     */
+    synchronized long confirmedSeq() {
+        return confirmedSeq;
+    }
+
     /** The local validity deadline on the engine's ticker: never later than what Redis holds. */
     synchronized long until() {
         return inForce().until();

@@ -8,13 +8,16 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The watchdog (G5): renews every auto-renewing lease of one client at a third of its lease, in
- * batched script calls of one cluster slot each. Renewal never extends a lease past its max-hold
- * bound, and nothing is sent for a lease past its loss check.
+ * batched script calls of one cluster slot each, each as large as the {@link RenewalBatchSizer}
+ * allows: sized by what the calls cost the server, measured, so that no call holds a shared Redis up
+ * for long. Renewal never extends a lease past its max-hold bound, and nothing is sent for a lease
+ * past its loss check.
  *
  * <p><b>When</b> a lease is renewed ({@link RenewalSchedule} keeps the times; see there how leases
  * share calls): it is due a third of its lease after its acquisition or last renewal was sent; sooner
@@ -35,15 +38,11 @@ import org.jspecify.annotations.Nullable;
 final class Renewer {
 
     /**
-     * Most leases in one renew call: 10,000 leases of one slot take 20 calls per renewal period. A
-     * larger batch means fewer calls, a smaller one shorter script runs on the Redis thread (the fixed
-     * cost of a call is small next to the cost per lease, so the total work is the same): renew.lua
-     * runs about 29,000 instructions per lease inside redis-server 7.0 (callgrind; a bare SET through
-     * redis.call is 11,500 of them, receiving the lease's key and arguments 5,500), which was 3.3-7 µs
-     * per lease on the two-core machine the bench runs on, so a full batch ran there for 1.7-3.5 ms and
-     * longer while the machine was busy. Runs under 1 ms there would take batches of about 150.
+     * How many leases one renew call carries: as many as the server runs within a budget, by what the
+     * calls cost it, measured (renew.lua reports its own run time). A fixed 500 ran 1.7-3.5 ms and
+     * longer on the bench's two-core machine, while every other client of the Redis waited.
      */
-    static final int MAX_BATCH = 500;
+    private final RenewalBatchSizer batchSizer = new RenewalBatchSizer();
     /** How soon a lease found past its loss check is looked at again, in case a late-confirmed extend moved the check. */
     private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -140,7 +139,7 @@ final class Renewer {
         synchronized (lock) {
             tick = null;
             long now = engine.now();
-            batches = schedule.takeDue(now, MAX_BATCH);
+            batches = schedule.takeDue(now, batchSizer.nextBatchSize());
             for (List<DefaultLease> batch : batches) {
                 batch.removeIf(lease -> {
                     if (lease.heldBeforeLossCheck()) {
@@ -154,9 +153,10 @@ final class Renewer {
                 });
             }
         }
+        AtomicBoolean firstReply = new AtomicBoolean();
         for (List<DefaultLease> batch : batches) {
             if (!batch.isEmpty()) {
-                renew(batch);
+                renew(batch, firstReply);
             }
         }
         synchronized (lock) {
@@ -164,12 +164,17 @@ final class Renewer {
         }
     }
 
-    private void renew(List<DefaultLease> batch) {
+    /**
+     * Sends one renew call for {@code batch}. {@code firstReply} is shared by the calls of one round:
+     * see {@link #serverMicros}.
+     */
+    private void renew(List<DefaultLease> batch, AtomicBoolean firstReply) {
         long sent = engine.now();
         List<DefaultLease> renewing = new ArrayList<>(batch.size());
         List<Long> sequences = new ArrayList<>(batch.size());
+        List<Long> leaseMs = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
-        List<String> args = new ArrayList<>(batch.size() * 3);
+        List<String> args = new ArrayList<>(1 + batch.size() * 3);
         List<Long> replyDeadlines = new ArrayList<>(batch.size());
         synchronized (lock) {
             for (DefaultLease lease : batch) {
@@ -190,14 +195,23 @@ final class Renewer {
                 replyDeadlines.add(lease.renewalReplyDeadline(sent));
                 renewing.add(lease);
                 sequences.add(seq);
+                leaseMs.add(ms);
                 keys.add(lease.lockKey);
-                args.add(lease.owner);
-                args.add(Long.toString(ms));
-                args.add(Long.toString(seq));
             }
         }
         if (renewing.isEmpty()) {
             return;
+        }
+        // renew.lua's arguments: the lease time once when all share it (most calls), else one per lease
+        boolean shared = leaseMs.stream().distinct().count() == 1;
+        args.add(shared ? Long.toString(leaseMs.get(0)) : "");
+        for (int i = 0; i < renewing.size(); i++) {
+            DefaultLease lease = renewing.get(i);
+            args.add(lease.knownLockValue());
+            args.add(lease.lockValue(sequences.get(i)));
+            if (!shared) {
+                args.add(Long.toString(leaseMs.get(i)));
+            }
         }
         // Each renewal counts from when the backend writes the call (after any wait for a connection),
         // which is before Redis can run it.
@@ -223,10 +237,16 @@ final class Renewer {
             Throwable failure = error == null ? null : DefaultLease.unwrap(error);
             if (failure == null) {
                 try {
-                    codes = Replies.asList(reply, "renew");
+                    List<?> codesAndMicros = Replies.asList(reply, "renew");
+                    if (codesAndMicros.size() != 2) {
+                        throw Replies.unexpected(reply, "renew (codes and µs)");
+                    }
+                    codes = Replies.asList(codesAndMicros.get(0), "renew");
                     if (codes.size() != renewing.size()) {
                         throw Replies.unexpected(reply, "renew of " + renewing.size() + " leases");
                     }
+                    long micros = Replies.asLong(codesAndMicros.get(1), "renew");
+                    batchSizer.record(renewing.size(), serverMicros(micros, written.get(), firstReply));
                 } catch (RuntimeException badReply) {
                     failure = badReply;
                 }
@@ -250,6 +270,20 @@ final class Renewer {
                 armTickLocked();
             }
         });
+    }
+
+    /**
+     * The server time of a renew call for the {@link RenewalBatchSizer}: what the script measured, or,
+     * where the server's clock stands still during a script (it said 0: Redis 7.2 and 7.3), the round
+     * trip of the first call of the round to be answered, an upper bound of its server time that
+     * counts no other call of the round (they were all sent at once, so a later reply also waited
+     * for the calls run before it); 0, no reading, for the other calls of such a round.
+     */
+    private long serverMicros(long scriptMicros, long sent, AtomicBoolean firstReply) {
+        if (scriptMicros > 0) {
+            return scriptMicros;
+        }
+        return firstReply.compareAndSet(false, true) ? TimeUnit.NANOSECONDS.toMicros(engine.now() - sent) : 0;
     }
 
     /**

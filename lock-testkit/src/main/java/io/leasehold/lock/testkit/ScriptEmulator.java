@@ -175,19 +175,34 @@ final class ScriptEmulator {
     /**
      * renew.lua: every key read first (MGET, where a key of another type reads as nil), then each key
      * checked against what was read, or against what this call wrote to it if the key came earlier
-     * in the call too; EXISTS only for a key read as nil; one SET per lease renewed.
+     * in the call too: a value equal to the caller's {@code expected} is renewed to the caller's
+     * {@code value} as it is; any other goes through the full check (EXISTS only for a key read as
+     * nil); one SET per lease renewed. The lease time is ARGV[1] for all, or each lease's own when
+     * ARGV[1] is ''. Replies {codes, 0}: like a server whose clock stands still during a script
+     * (Redis 7.2 and 7.3), the emulation cannot tell how long it ran.
      */
     private Object renew(ScriptCall c) {
         int n = c.keyCount();
+        boolean shared = !"".equals(c.arg(1));
+        int stride = shared ? 2 : 3;
         List<String> values = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
             values.add(mgetValue(c, i));
         }
         Map<String, String> written = new HashMap<>();
         List<Object> result = new ArrayList<>(n);
-        for (int i = 1; i <= n; i++) {
+        int at = 2;
+        for (int i = 1; i <= n; i++, at += stride) {
             String key = c.key(i);
             String current = written.containsKey(key) ? written.get(key) : values.get(i - 1);
+            int leaseArg = shared ? 1 : at + 2;
+            if (current != null && current.equals(c.arg(at))) {
+                String value = c.requiredArg(at + 1);
+                setPx(c, i, value, leaseArg, "lease");
+                written.put(key, value);
+                result.add(1L);
+                continue;
+            }
             if (current == null) {
                 result.add(store.exists(key, c.nowMillis()) ? -2L : 0L);
                 continue;
@@ -197,24 +212,46 @@ final class ScriptEmulator {
                 result.add(-2L);
                 continue;
             }
-            String owner = c.requiredArg(3 * i - 2); // (#owner: Lua fails on a missing owner here)
-            if (sep != owner.length() || !current.startsWith(owner)) {
+            String value = c.requiredArg(at + 1); // (sub(value, ...): Lua fails on a missing value here)
+            if (!current.substring(0, sep + 1).equals(value.substring(0, Math.min(sep + 1, value.length())))) {
                 result.add(-1L);
                 continue;
             }
             int seqSep = current.indexOf(':', sep + 1);
             double applied = seqSep < 0 ? 0 : luaNumberOrZero(current.substring(seqSep + 1));
-            long seq = c.integerArg(3 * i, "tonumber");
-            if (seq <= applied) {
+            int lastSep = value.lastIndexOf(':'); // (sep + 1 of value is ':', so there is one)
+            String seqText = value.substring(lastSep + 1);
+            if (luaNumber(c, seqText, at + 1) <= applied) {
                 result.add(2L);
                 continue;
             }
-            String value = (seqSep < 0 ? current : current.substring(0, seqSep)) + ":" + c.requiredArg(3 * i);
-            setPx(c, i, value, 3 * i - 1, "lease");
-            written.put(key, value);
+            String renewed = (seqSep < 0 ? current : current.substring(0, seqSep)) + ":" + seqText;
+            setPx(c, i, renewed, leaseArg, "lease");
+            written.put(key, renewed);
             result.add(1L);
         }
-        return List.copyOf(result);
+        return List.of(List.copyOf(result), 0L);
+    }
+
+    /**
+     * Lua's {@code tonumber(text) <= applied} where {@code text} is the sequence number cut from
+     * ARGV[{@code argIndex}]: a comparison with nil fails the script, as it does in Lua.
+     */
+    private static double luaNumber(ScriptCall c, String text, int argIndex) {
+        double number = luaNumberOrZero(text);
+        if (number == 0 && !isLuaNumber(text)) {
+            throw c.error(
+                    "ERR user_script: attempt to compare nil with number",
+                    "ARGV[" + argIndex + "] must end in ':<seq>', a number, but was '" + c.arg(argIndex) + "'");
+        }
+        return number;
+    }
+
+    /** Whether Lua reads {@code text} as a number (tonumber gives no nil). */
+    private static boolean isLuaNumber(String text) {
+        String trimmed = text.strip();
+        return LUA_HEX.matcher(trimmed).matches()
+                || LUA_DECIMAL.matcher(trimmed).matches();
     }
 
     /**

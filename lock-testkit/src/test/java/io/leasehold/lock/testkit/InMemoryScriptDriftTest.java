@@ -16,7 +16,7 @@ class InMemoryScriptDriftTest {
     private static final Map<String, String> EMULATED = Map.of(
             ScriptNames.ACQUIRE, "0bd0c0d8ea61d9a4a671de651857124749dc19b1",
             ScriptNames.RELEASE, "2c88723339342f0483d1bac5d71a04e8c3bdea6a",
-            ScriptNames.RENEW, "9d88116d335a7e1eb1411d5916ec323d553b245d",
+            ScriptNames.RENEW, "796900ce30d3e91ccfd7e103ad0e93a36a6c12a0",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");

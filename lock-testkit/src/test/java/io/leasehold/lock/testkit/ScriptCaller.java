@@ -1,5 +1,6 @@
 package io.leasehold.lock.testkit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,7 +95,7 @@ final class ScriptCaller {
 
     /**
      * Renews with (owner, lease) pairs; each lease gets the next of this caller's sequence numbers,
-     * as the engine numbers every TTL command of a lease (see renew.lua).
+     * as the engine numbers every TTL command of a lease (see renew.lua). Returns the codes.
      */
     Object renew(List<String> names, List<String> ownersAndLeases) {
         List<String> args = new ArrayList<>();
@@ -106,10 +107,40 @@ final class ScriptCaller {
         return renewWithSequences(names, args);
     }
 
-    /** Renews with explicit (owner, lease, sequence) triples. */
+    /**
+     * Renews with explicit (owner, lease, sequence) triples, as a caller that knows neither the value
+     * Redis holds nor the token: every lease takes renew.lua's full check, which reads the owner and
+     * the number from {@code value} and keeps the token it finds ({@value #UNKNOWN_TOKEN} here).
+     * Returns the codes.
+     */
     Object renewWithSequences(List<String> names, List<String> ownersLeasesAndSequences) {
-        return await(
-                backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), ownersLeasesAndSequences));
+        List<String> args = new ArrayList<>();
+        args.add(""); // each lease its own lease time
+        for (int i = 0; i + 2 < ownersLeasesAndSequences.size(); i += 3) {
+            args.add(""); // expected: nothing known
+            args.add(ownersLeasesAndSequences.get(i) + ":" + UNKNOWN_TOKEN + ":" + ownersLeasesAndSequences.get(i + 2));
+            args.add(ownersLeasesAndSequences.get(i + 1));
+        }
+        return codes(renewReply(names, args));
+    }
+
+    /** The token a caller that does not know it puts in renew.lua's {@code value}. */
+    static final String UNKNOWN_TOKEN = "0";
+
+    /**
+     * Renews with renew.lua's own arguments (ARGV[1], then per lease expected, value and, when
+     * ARGV[1] is '', its lease); returns the whole reply, {codes, micros}.
+     */
+    List<?> renewReply(List<String> names, List<String> argv) {
+        return (List<?>) await(
+                backend.eval(RENEW, names.stream().map(ScriptCaller::lockKey).toList(), argv));
+    }
+
+    /** The codes of a renew reply {codes, micros}, checking its shape. */
+    static List<?> codes(List<?> renewReply) {
+        assertEquals(2, renewReply.size(), () -> "renew replies {codes, micros}, not " + renewReply);
+        assertTrue(renewReply.get(1) instanceof Long, () -> "micros is an integer: " + renewReply);
+        return (List<?>) renewReply.get(0);
     }
 
     /** Extends with the next of this caller's sequence numbers. */

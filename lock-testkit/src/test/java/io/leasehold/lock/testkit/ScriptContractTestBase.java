@@ -284,6 +284,111 @@ abstract class ScriptContractTestBase {
         assertEquals(1L, scripts.extend("orders", "owner", 60_000, 9));
     }
 
+    // ---- renew: the value the caller knows, the shared lease time, the run time ----
+
+    @Test
+    void shouldRenewToTheCallersValueWhenTheKeyHoldsTheValueItKnows() {
+        long token = scripts.acquireToken("orders", "owner", 30_000);
+        String held = "owner:" + token;
+
+        // When the caller knows the value (as acquired, then as its renewal numbered 5 wrote it)
+        List<?> first = scripts.renewReply(List.of("orders"), List.of("90000", held, held + ":5"));
+        List<?> second = scripts.renewReply(List.of("orders"), List.of("90000", held + ":5", held + ":6"));
+
+        // Then both renew, with the lease time given once, and the value records number 6
+        assertEquals(List.of(1L), ScriptCaller.codes(first));
+        assertEquals(List.of(1L), ScriptCaller.codes(second));
+        long ttl = pttl(lockKey("orders"));
+        assertTrue(ttl > 60_000 && ttl <= 90_000, () -> "renewed to 90 s, but PTTL was " + ttl);
+        assertEquals(2L, scripts.extend("orders", "owner", 60_000, 6), "6 is the number recorded");
+        assertEquals(1L, scripts.extend("orders", "owner", 60_000, 7));
+        assertEquals(String.valueOf(token), ((List<?>) scripts.inspect("orders")).get(0), "the token stands");
+    }
+
+    @Test
+    void shouldCheckInFullEveryLeaseWhoseKeyHoldsAnotherValueThanTheCallerKnows() {
+        // Given the caller knows each lock as acquired, but an extend numbered 7 (its reply lost) ran on
+        // "extended", "stolen" expired and another owner took it, "gone" expired, "hash" was overwritten
+        long extended = scripts.acquireToken("extended", "owner", 30_000);
+        assertEquals(1L, scripts.extend("extended", "owner", 2_000, 7));
+        long stolen = scripts.acquireToken("stolen", "thief", 30_000);
+        fixture.writeForeignKey(lockKey("hash"));
+        long renewed = scripts.acquireToken("renewed", "owner", 30_000);
+        assertEquals(1L, scripts.extend("renewed", "owner", 30_000, 3));
+
+        List<?> reply = scripts.renewReply(
+                List.of("extended", "stolen", "gone", "hash", "renewed"),
+                List.of(
+                        "90000",
+                        "owner:" + extended,
+                        "owner:" + extended + ":6",
+                        "owner:" + stolen,
+                        "owner:" + stolen + ":6",
+                        "owner:1",
+                        "owner:1:6",
+                        "owner:2",
+                        "owner:2:6",
+                        "owner:" + renewed,
+                        "owner:" + renewed + ":6"));
+
+        // Then each gets the code of the full check: superseded, another owner's, absent, foreign, renewed
+        assertEquals(List.of(2L, -1L, 0L, -2L, 1L), ScriptCaller.codes(reply));
+        assertTrue(pttl(lockKey("extended")) <= 2_000, "the extend's TTL stands");
+        assertTrue(pttl(lockKey("stolen")) <= 30_000, "the other owner's lock is untouched");
+        assertEquals(-2L, pttl(lockKey("gone")), "nothing was created");
+        assertEquals(-1L, pttl(lockKey("hash")), "the hash is left as it was");
+        assertTrue(pttl(lockKey("renewed")) > 60_000, "renewed past the extend numbered 3");
+        assertEquals(2L, scripts.extend("renewed", "owner", 60_000, 6), "6 is the number recorded");
+    }
+
+    @Test
+    void shouldRenewEachLeaseWithItsOwnLeaseTimeWhenTheCallGivesNoneForAll() {
+        long a = scripts.acquireToken("a", "owner-a", 30_000);
+        long b = scripts.acquireToken("b", "owner-b", 30_000);
+
+        List<?> reply = scripts.renewReply(
+                List.of("a", "b"),
+                List.of(
+                        "",
+                        "owner-a:" + a,
+                        "owner-a:" + a + ":1",
+                        "5000",
+                        "owner-b:" + b,
+                        "owner-b:" + b + ":1",
+                        "70000"));
+
+        assertEquals(List.of(1L, 1L), ScriptCaller.codes(reply));
+        long ttlA = pttl(lockKey("a"));
+        long ttlB = pttl(lockKey("b"));
+        assertTrue(ttlA > 0 && ttlA <= 5_000, () -> "a renewed to 5 s, but PTTL was " + ttlA);
+        assertTrue(ttlB > 60_000 && ttlB <= 70_000, () -> "b renewed to 70 s, but PTTL was " + ttlB);
+    }
+
+    @Test
+    void shouldTellARunTimeNoLongerThanTheRoundTripOfTheCall() {
+        List<String> names = new ArrayList<>();
+        List<String> args = new ArrayList<>(List.of("90000"));
+        for (int i = 0; i < 200; i++) {
+            long token = scripts.acquireToken("timed-" + i, "owner", 30_000);
+            names.add("timed-" + i);
+            args.addAll(List.of("owner:" + token, "owner:" + token + ":1"));
+        }
+
+        long sent = System.nanoTime();
+        List<?> reply = scripts.renewReply(names, args);
+        long roundTripMicros = (System.nanoTime() - sent) / 1_000;
+
+        assertEquals(Collections.nCopies(200, 1L), ScriptCaller.codes(reply));
+        long micros = (Long) reply.get(1);
+        assertTrue(
+                micros >= 0 && micros <= roundTripMicros,
+                () -> "the script said it ran " + micros + " µs, in a call of " + roundTripMicros + " µs");
+        assertRunTimeTold(micros);
+    }
+
+    /** What the server behind the fixture tells of a renew call's run time, {@code micros}: more than 0 where it can measure it. */
+    protected abstract void assertRunTimeTold(long micros);
+
     @Test
     void shouldRenewHealthyLeasesWhenOneKeyHoldsAHash() {
         for (String name : List.of("a", "b", "c")) {
