@@ -11,7 +11,8 @@ import java.time.Duration;
  * they reach whatever logging the application uses (JUL by default; SLF4J or Log4j through their
  * {@code System.LoggerFinder} bridges) without a dependency of ours.
  *
- * <p>Only rare events are logged, each once: a lease lost, a lease going uncertain (once per streak
+ * <p>Only rare events are logged, each once: a lease lost (at INFO when its client closed with it held,
+ * else WARNING), a lease going uncertain (once per streak
  * of failed renewals, not once per attempt) and coming back, a release Redis could not confirm,
  * locks a {@code close()} left behind, a listener that throws, the first events dropped because
  * listeners fell behind. Lines name the
@@ -25,6 +26,17 @@ final class EngineLog {
     private EngineLog() {}
 
     static void leaseLost(LeaseLoss loss) {
+        if (loss.reason() == LeaseLoss.Reason.CLIENT_CLOSED) {
+            // The application closed its client with the lease held (a shutdown): told, not alarming.
+            if (LOG.isLoggable(Level.INFO)) {
+                LOG.log(
+                        Level.INFO,
+                        "Lease of lock '" + loss.lockName() + "' (fencing token " + loss.fencingToken()
+                                + ") ended by LockClient.close() while held: its holder was told, then the lock"
+                                + " released");
+            }
+            return;
+        }
         if (LOG.isLoggable(Level.WARNING)) {
             LOG.log(
                     Level.WARNING,

@@ -167,6 +167,26 @@ class EngineLoggingTest {
         return records.stream().map(LogRecord::getMessage).collect(Collectors.joining("\n"));
     }
 
+    @Test
+    void shouldLogALeaseThatCloseEndedAtInfoNotAsAWarning() throws Exception {
+        LockClient client = LockClient.builder(redis.newNode()).build();
+        Lease lease = client.lock(NAME).acquire(Duration.ZERO);
+
+        client.close(); // a shutdown with the lease held: its holder is told (CLIENT_CLOSED), then it is freed
+
+        assertEquals(
+                LeaseLoss.Reason.CLIENT_CLOSED,
+                lease.lost().get(10, TimeUnit.SECONDS).reason());
+        List<LogRecord> lines = records.stream()
+                .filter(r -> r.getMessage().contains("'" + NAME + "'"))
+                .collect(Collectors.toList());
+        assertEquals(1, lines.size(), "one line for the lease: " + lines);
+        assertEquals(Level.INFO, lines.get(0).getLevel(), lines.get(0).getMessage());
+        assertTrue(
+                lines.get(0).getMessage().contains("LockClient.close()"),
+                lines.get(0).getMessage());
+    }
+
     private void eventually(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
         while (!condition.getAsBoolean()) {
