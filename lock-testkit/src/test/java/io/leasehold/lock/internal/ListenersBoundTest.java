@@ -8,21 +8,17 @@ import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.ReleaseUnconfirmedException;
+import io.leasehold.lock.testkit.CapturedEngineLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The bounded listener queue, event by event, with a bound of 4 and an event thread the test runs by
@@ -39,30 +35,8 @@ class ListenersBoundTest {
     private final Recorder heard = new Recorder();
     private final Listeners listeners = new Listeners(List.of(heard), eventThread, BOUND);
 
-    private final Logger julLogger = Logger.getLogger("io.leasehold.lock");
-    private final List<String> logLines = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logLines.add(record.getMessage());
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
-
-    @BeforeEach
-    void captureLog() {
-        julLogger.addHandler(capture);
-    }
-
-    @AfterEach
-    void stopCapturing() {
-        julLogger.removeHandler(capture);
-    }
+    @RegisterExtension
+    final CapturedEngineLog log = new CapturedEngineLog();
 
     @Test
     void shouldDropOneOffEventsPastTheBoundAndReportTheCountOnceTheQueueHasRoom() {
@@ -97,8 +71,8 @@ class ListenersBoundTest {
         listeners.leaseLost(new LeaseLoss("k", 8, LeaseLoss.Reason.STOLEN, Instant.now(), null));
         eventThread.runAll();
         assertEquals(List.of(), heard.events, "heard of the unreported leases");
-        assertEquals(1, linesContaining("(fencing token 8) lost: STOLEN"), "loss log lines: " + logLines);
-        assertEquals(1, linesContaining("(fencing token 7) is uncertain"), "uncertain log lines: " + logLines);
+        assertEquals(1, linesContaining("(fencing token 8) lost: STOLEN"), "loss log lines: " + log.messages());
+        assertEquals(1, linesContaining("(fencing token 7) is uncertain"), "uncertain log lines: " + log.messages());
     }
 
     @Test
@@ -143,7 +117,7 @@ class ListenersBoundTest {
         listeners.releaseUnconfirmed("k", 8, MS, unconfirmed);
         eventThread.runAll();
         assertEquals(List.of("acquired k 7", "dropped 1", "releaseUnconfirmed k 7"), heard.events, "heard");
-        assertEquals(1, linesContaining("(fencing token 8) not confirmed"), "log lines: " + logLines);
+        assertEquals(1, linesContaining("(fencing token 8) not confirmed"), "log lines: " + log.messages());
     }
 
     @Test
@@ -171,8 +145,8 @@ class ListenersBoundTest {
         listeners.released("k", 7, MS);
         eventThread.runAll();
         assertEquals(List.of("released k 7"), heard.events, "heard after the dropped uncertainty");
-        assertEquals(0, linesContaining("is uncertain"), "uncertain log lines: " + logLines);
-        assertEquals(0, linesContaining("is held again"), "reconfirmed log lines: " + logLines);
+        assertEquals(0, linesContaining("is uncertain"), "uncertain log lines: " + log.messages());
+        assertEquals(0, linesContaining("is held again"), "reconfirmed log lines: " + log.messages());
     }
 
     @Test
@@ -187,11 +161,11 @@ class ListenersBoundTest {
         List<String> reports =
                 heard.events.stream().filter(e -> e.startsWith("dropped")).collect(Collectors.toList());
         assertEquals(List.of("dropped 1", "dropped 2"), reports, "onEventsDropped calls");
-        assertEquals(1, linesContaining("event(s) were dropped"), "drop log lines: " + logLines);
+        assertEquals(1, linesContaining("event(s) were dropped"), "drop log lines: " + log.messages());
         assertTrue(
-                logLines.stream()
+                log.messages().stream()
                         .anyMatch(line -> line.contains("1 event(s) were dropped because 4 were already waiting")),
-                "the first drop's line: " + logLines);
+                "the first drop's line: " + log.messages());
     }
 
     @Test
@@ -215,7 +189,7 @@ class ListenersBoundTest {
     }
 
     private long linesContaining(String part) {
-        return logLines.stream().filter(line -> line.contains(part)).count();
+        return log.messagesContaining(part).size();
     }
 
     /** An event thread that runs only when the test says so, and can refuse tasks like a stopped one. */

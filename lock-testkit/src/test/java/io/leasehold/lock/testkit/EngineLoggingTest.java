@@ -11,18 +11,16 @@ import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the engine logs through {@code System.Logger} (here JUL, the default backend): a listener
@@ -34,26 +32,14 @@ class EngineLoggingTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final long BOUND_SECONDS = 10;
 
-    private final Logger julLogger = Logger.getLogger("io.leasehold.lock");
-    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            records.add(record);
-        }
+    @RegisterExtension
+    final CapturedEngineLog log = new CapturedEngineLog();
 
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
     private ManualClock clock;
     private InMemoryLockBackend redis;
 
     @BeforeEach
     void start() {
-        julLogger.addHandler(capture);
         clock = new ManualClock();
         redis = InMemoryLockBackend.withClock(clock);
     }
@@ -61,7 +47,6 @@ class EngineLoggingTest {
     @AfterEach
     void stop() {
         redis.close();
-        julLogger.removeHandler(capture);
     }
 
     @Test
@@ -80,7 +65,7 @@ class EngineLoggingTest {
             eventually("the healthy listener heard every event", () -> healthy.events.get() == 24);
         }
         // Then its failures are logged at the 1st and 10th failure only, naming its class, with the exception
-        List<LogRecord> failures = records.stream()
+        List<LogRecord> failures = log.records().stream()
                 .filter(r -> r.getMessage().contains(ThrowingListener.class.getName()))
                 .collect(Collectors.toList());
         assertEquals(2, failures.size(), "logged at failures 1 and 10 of 24: " + messages());
@@ -122,7 +107,7 @@ class EngineLoggingTest {
         String line = losses.get(0).getMessage();
         assertEquals(Level.WARNING, losses.get(0).getLevel());
         assertTrue(line.contains("'" + NAME + "'") && line.contains("EXPIRED") && line.contains("fencing token"), line);
-        for (LogRecord record : records) {
+        for (LogRecord record : log.records()) {
             assertFalse(record.getMessage().contains(owner), "no owner value logged: " + record.getMessage());
         }
     }
@@ -146,9 +131,9 @@ class EngineLoggingTest {
             eventually("the lease is held again", () -> lease.state() == io.leasehold.lock.LeaseState.HELD);
             eventually(
                     "reconfirmation logged",
-                    () -> records.stream().anyMatch(r -> r.getMessage().contains("held again")));
+                    () -> log.records().stream().anyMatch(r -> r.getMessage().contains("held again")));
         }
-        List<String> uncertain = records.stream()
+        List<String> uncertain = log.records().stream()
                 .map(LogRecord::getMessage)
                 .filter(message -> message.contains("is uncertain"))
                 .collect(Collectors.toList());
@@ -160,11 +145,13 @@ class EngineLoggingTest {
     }
 
     private List<LogRecord> lossRecords() {
-        return records.stream().filter(r -> r.getMessage().contains(" lost: ")).collect(Collectors.toList());
+        return log.records().stream()
+                .filter(r -> r.getMessage().contains(" lost: "))
+                .collect(Collectors.toList());
     }
 
     private String messages() {
-        return records.stream().map(LogRecord::getMessage).collect(Collectors.joining("\n"));
+        return log.records().stream().map(LogRecord::getMessage).collect(Collectors.joining("\n"));
     }
 
     @Test
@@ -177,7 +164,7 @@ class EngineLoggingTest {
         assertEquals(
                 LeaseLoss.Reason.CLIENT_CLOSED,
                 lease.lost().get(10, TimeUnit.SECONDS).reason());
-        List<LogRecord> lines = records.stream()
+        List<LogRecord> lines = log.records().stream()
                 .filter(r -> r.getMessage().contains("'" + NAME + "'"))
                 .collect(Collectors.toList());
         assertEquals(1, lines.size(), "one line for the lease: " + lines);

@@ -16,41 +16,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The durations in the engine's log lines and in the causes listeners get read as people read them. */
 class LogDurationsTest {
 
-    private final Logger julLogger = Logger.getLogger("io.leasehold.lock");
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            lines.add(record.getMessage());
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
-
-    @BeforeEach
-    void captureLog() {
-        julLogger.addHandler(capture);
-    }
-
-    @AfterEach
-    void stopCapturing() {
-        julLogger.removeHandler(capture);
-    }
+    @RegisterExtension
+    final CapturedEngineLog log = new CapturedEngineLog();
 
     @Test
     void shouldNameTheCloseTimeoutAsPeopleReadItWhenCloseLeavesALockBehind() {
@@ -63,7 +36,7 @@ class LogDurationsTest {
             redis.setLatency(Duration.ofSeconds(30));
             client.close();
             List<String> left = linesContaining("not settled");
-            assertEquals(1, left.size(), "log: " + lines);
+            assertEquals(1, left.size(), "log: " + log.messages());
             assertTrue(left.get(0).contains("within the close timeout of 1.5 s: [orders:42]"), left.get(0));
         }
     }
@@ -103,7 +76,7 @@ class LogDurationsTest {
     }
 
     private List<String> linesContaining(String part) {
-        return lines.stream().filter(line -> line.contains(part)).collect(Collectors.toList());
+        return log.messagesContaining(part);
     }
 
     /** Lets every call through but renewals, which never get a reply. */

@@ -11,12 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
- * For {@link LeaseEndingReviewAttackTest}: holds back, on request, the replies of renew calls (the
+ * For {@link LeaseEndingMomentsAttackTest}: holds back, on request, the replies of renew calls (the
  * command runs in the store at once; only its reply waits, as on a slow network) and the sending of
  * releases (the command reaches the store only when the test says so), so that a test on a
  * {@link ManualClock} decides exactly when Redis ran a command and when its answer arrived.
  */
-final class ReviewGateBackend extends ForwardingLockBackend {
+final class CommandGateBackend extends ForwardingLockBackend {
 
     /** Keys of every renew call sent, in order. */
     final List<List<String>> renewsSent = new CopyOnWriteArrayList<>();
@@ -28,7 +28,7 @@ final class ReviewGateBackend extends ForwardingLockBackend {
     private volatile boolean holdReleases;
     private final List<Runnable> heldReleases = new ArrayList<>();
 
-    ReviewGateBackend(LockBackend delegate) {
+    CommandGateBackend(LockBackend delegate) {
         super(delegate);
     }
 

@@ -34,13 +34,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Adversarial review of commit 4d4def3 ("One answer per lease") and 72ce49f ("scheduleAt"), by
- * someone who did not write them: every way a lease ends, at every moment, on a hand-moved clock
- * where the moment matters (a {@link ReviewGateBackend} decides when Redis runs a command and when
- * its answer arrives). Tests named after a defect failed on 4d4def3; the others pin what the change
- * withstands.
+ * Every way a lease ends, at every moment, on a hand-moved clock where the moment matters (a
+ * {@link CommandGateBackend} decides when Redis runs a command and when its answer arrives): written
+ * by someone who did not write the lease endings, to break them. Each test that pins a defect failed
+ * before its fix; the others pin what the lease endings withstand.
  */
-class LeaseEndingReviewAttackTest {
+class LeaseEndingMomentsAttackTest {
 
     private static final long BOUND_SECONDS = 10;
 
@@ -66,7 +65,7 @@ class LeaseEndingReviewAttackTest {
     private final class OnManualClock {
         final ManualClock clock = new ManualClock();
         final InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
-        final ReviewGateBackend gate = new ReviewGateBackend(redis.newNode());
+        final CommandGateBackend gate = new CommandGateBackend(redis.newNode());
         final LockClient client;
 
         OnManualClock(Duration commandTimeout) {

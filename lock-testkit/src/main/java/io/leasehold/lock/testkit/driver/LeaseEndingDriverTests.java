@@ -1,4 +1,4 @@
-package io.leasehold.lock.jedis;
+package io.leasehold.lock.testkit.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,7 +11,6 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.testkit.driver.Eventually;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.time.Duration;
@@ -24,11 +23,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review of "One answer per lease" on a real redis-server (started here, on a free port) with
- * Jedis: Redis frozen with SIGSTOP while leases of every length are held under the default
- * options (5 s command timeout), and close() while it is frozen or slow.
+ * How leases end over a real driver and a real {@code redis-server} of its own (started here, on a
+ * free port): Redis frozen with SIGSTOP while leases of every length are held under the default
+ * options (5 s command timeout), and {@code close()} while Redis is frozen or has thousands of leases
+ * to release. Extend it with your {@link DriverUnderTest}.
  */
-class JedisLeaseEndingReviewAttackTest {
+public abstract class LeaseEndingDriverTests {
+
+    /** The driver under test. */
+    protected abstract DriverUnderTest driver();
 
     private final StandaloneRedis redis = RedisFixtures.startStandalone();
     private final List<String> events = new CopyOnWriteArrayList<>();
@@ -43,7 +46,7 @@ class JedisLeaseEndingReviewAttackTest {
     }
 
     private LockClient client(Duration closeTimeout) {
-        return LockClient.builder(JedisTestClients.owningStandalone(redis))
+        return LockClient.builder(driver().open(redis).backend())
                 .closeTimeout(closeTimeout)
                 .listener(new LockEventListener() {
                     @Override
