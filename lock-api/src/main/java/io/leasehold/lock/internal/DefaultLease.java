@@ -646,8 +646,9 @@ final class DefaultLease implements Lease {
             if (lastRenewalFailure != null || !renewInFlight) {
                 return lastRenewalFailure;
             }
-            return new TimeoutException("no reply to the renewal sent "
-                    + Duration.ofNanos(engine.now() - renewSentNanos) + " ago before the lease's validity ran out");
+            return new TimeoutException(
+                    "no reply to the renewal sent " + Durations.human(Duration.ofNanos(engine.now() - renewSentNanos))
+                            + " ago before the lease's validity ran out");
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -72,6 +74,32 @@ class LogDurationsTest {
             String message = causes.get(0).getMessage();
             assertTrue(message.startsWith("no reply to 'renew' within 1.5 s"), message);
             assertTrue(lease.isValid(), "still valid: " + lease);
+        }
+    }
+
+    @Test
+    void shouldNameHowLongAnUnansweredRenewalWaitedAsPeopleReadItInTheLoss() throws Exception {
+        ManualClock clock = new ManualClock();
+        try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
+                RenewalsNeverAnswered backend = new RenewalsNeverAnswered(redis.newNode());
+                LockClient client = LockClient.builder(backend).ticker(clock).build()) {
+            Lease lease = client.lock(
+                            "orders:42",
+                            LockOptions.builder()
+                                    .leaseTime(Duration.ofSeconds(3))
+                                    .build())
+                    .acquire(Duration.ZERO);
+            // When its renewal, sent after a second, never gets a reply (the 5 s command timeout outlasts the lease)
+            clock.advance(Duration.ofSeconds(1));
+            Eventually.until("the renewal was sent", () -> backend.renewals.get() == 1);
+            clock.advance(Duration.ofSeconds(2));
+            LeaseLoss loss = lease.lost().get(10, TimeUnit.SECONDS);
+            // Then the loss's cause says how long the renewal waited in human units
+            assertEquals(LeaseLoss.Reason.BACKEND_UNAVAILABLE, loss.reason());
+            String message = loss.cause().orElseThrow().getMessage();
+            assertTrue(
+                    message.matches("no reply to the renewal sent [0-9.]+ s ago before the lease's validity ran out"),
+                    message);
         }
     }
 
