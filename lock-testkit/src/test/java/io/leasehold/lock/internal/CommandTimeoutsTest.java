@@ -64,7 +64,7 @@ class CommandTimeoutsTest {
         }
         calls.forEach(call -> call.complete("answered"));
         clock.advance(Duration.ofNanos(CommandTimeouts.PRUNE_NANOS));
-        Eventually.until("answered calls are dropped; waiting: " + timeouts.size(), () -> timeouts.size() == 0);
+        Eventually.until(() -> "answered calls are dropped; waiting: " + timeouts.size(), () -> timeouts.size() == 0);
         clock.advance(TIMEOUT.multipliedBy(2));
         settle();
         for (CompletableFuture<Object> call : calls) {

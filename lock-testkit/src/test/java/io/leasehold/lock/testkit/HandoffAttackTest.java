@@ -351,7 +351,8 @@ class HandoffAttackTest extends HandoffAttackSupport {
         assertEquals(LeaseState.LOST, held.state(), "found gone at its release: lost, as every observer says");
         assertEquals(
                 LeaseLoss.Reason.STOLEN, held.lost().get(10, TimeUnit.SECONDS).reason());
-        Eventually.until("the loss event of the holder; " + events, () -> events.lostReported(held.fencingToken()));
+        Eventually.until(
+                () -> "the loss event of the holder; " + events, () -> events.lostReported(held.fencingToken()));
         assertTrue(next.release());
     }
 

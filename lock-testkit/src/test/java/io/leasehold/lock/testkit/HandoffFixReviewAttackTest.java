@@ -194,7 +194,7 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         long heldToken = held.fencingToken();
         if (!deleted) {
             // listeners hear on their own thread, after release() has its outcome
-            Eventually.until("the listeners heard of the loss; " + events, () -> events.lostReported(heldToken));
+            Eventually.until(() -> "the listeners heard of the loss; " + events, () -> events.lostReported(heldToken));
         }
         assertTrue(
                 !deleted && events.lostReported(held.fencingToken()),

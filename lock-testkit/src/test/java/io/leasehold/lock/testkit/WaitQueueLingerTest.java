@@ -60,7 +60,7 @@ class WaitQueueLingerTest {
         held.release();
         second.get(10, TimeUnit.SECONDS).release();
         // And once nobody waits any more, the subscription is dropped after its linger
-        Eventually.until("the lingering subscription is dropped; " + node, () -> node.activeSubscriptions() == 0);
+        Eventually.until(() -> "the lingering subscription is dropped; " + node, () -> node.activeSubscriptions() == 0);
     }
 
     @Test

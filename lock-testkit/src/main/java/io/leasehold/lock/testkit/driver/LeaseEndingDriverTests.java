@@ -16,6 +16,7 @@ import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -119,6 +120,7 @@ public abstract class LeaseEndingDriverTests {
     @Test
     void shouldCloseWithinItsTimeoutAndEndEveryFutureWhenRedisIsFrozen() throws Exception {
         Duration closeTimeout = Duration.ofSeconds(2);
+        Set<Thread> notThisClients = Eventually.liveThreadsNamed("leasehold-");
         LockClient client = client(closeTimeout);
         List<Lease> held = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -152,9 +154,9 @@ public abstract class LeaseEndingDriverTests {
 
         redis.resumeAll();
         Eventually.until(
-                "no leasehold thread of the client is left: " + Eventually.threadsNamed("leasehold-"),
-                () -> Thread.getAllStackTraces().keySet().stream()
-                        .noneMatch(t -> t.getName().startsWith("leasehold-")));
+                () -> "no leasehold thread of the client is left: "
+                        + Eventually.threadsNamed("leasehold-", notThisClients),
+                () -> notThisClients.containsAll(Eventually.liveThreadsNamed("leasehold-")));
         Eventually.until(
                 "the locks expired or were released",
                 () -> redis.server()

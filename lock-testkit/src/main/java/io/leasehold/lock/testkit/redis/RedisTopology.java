@@ -27,7 +27,7 @@ public interface RedisTopology extends AutoCloseable {
 
     /**
      * A URI both Lettuce and Jedis understand: {@code redis://127.0.0.1:port} for a standalone server;
-     * {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#leasehold} for Sentinel;
+     * {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#mymaster} for Sentinel;
      * {@code redis://127.0.0.1:port} of one seed node for a cluster (all seeds are in
      * {@link #clientEndpoints()}).
      */

@@ -56,7 +56,7 @@ class SentinelRedisTest {
         String hosts =
                 group.sentinelEndpoints().stream().map(RedisEndpoint::toString).collect(Collectors.joining(","));
 
-        assertEquals("redis-sentinel://" + hosts + "#leasehold", group.uri());
+        assertEquals("redis-sentinel://" + hosts + "#mymaster", group.uri());
         assertEquals(3, group.sentinelEndpoints().size());
         assertEquals(group.sentinelEndpoints(), group.clientEndpoints());
         assertEquals("leasehold", group.masterName());
