@@ -44,7 +44,7 @@ class SentinelRedisTest {
         for (RedisNode sentinel : group.sentinels()) {
             assertEquals(
                     List.of("127.0.0.1", Integer.toString(master.port())),
-                    sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "leasehold"));
+                    sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster"));
         }
         assertEquals(master, group.master().endpoint());
         assertEquals(1, group.replicas().size());
@@ -59,7 +59,7 @@ class SentinelRedisTest {
         assertEquals("redis-sentinel://" + hosts + "#mymaster", group.uri());
         assertEquals(3, group.sentinelEndpoints().size());
         assertEquals(group.sentinelEndpoints(), group.clientEndpoints());
-        assertEquals("leasehold", group.masterName());
+        assertEquals("mymaster", group.masterName());
         assertTrue(group.sentinelEndpoints().stream().noneMatch(e -> e.port() == 26379 || e.port() == 6379));
     }
 
@@ -94,7 +94,7 @@ class SentinelRedisTest {
         for (RedisNode sentinel : group.sentinels()) {
             assertEquals(
                     Long.toString(promoted.port()),
-                    ((List<?>) sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "leasehold")).get(1));
+                    ((List<?>) sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")).get(1));
         }
 
         group.restoreAll();
