@@ -324,6 +324,7 @@ final class Acquisition {
 
     private void attempt() {
         Round current;
+        CompletableFuture<Void> attemptSettled;
         synchronized (this) {
             if (phase != Phase.WAITING) {
                 return;
@@ -337,6 +338,8 @@ final class Acquisition {
             cancelTimers(false);
             current = round;
             current.sent = true;
+            attemptSettled = new CompletableFuture<>();
+            current.attemptSettled = attemptSettled;
             askedRedis = true;
         }
         // The lease counts from when the backend writes the command (after any wait for a connection),
@@ -348,7 +351,13 @@ final class Acquisition {
                         current.args,
                         (late, lateError) -> onLateReply(current, late, lateError),
                         () -> sent.set(engine.now()))
-                .whenComplete((reply, error) -> onReply(current, reply, error, sent.get()));
+                .whenComplete((reply, error) -> {
+                    try {
+                        onReply(current, reply, error, sent.get());
+                    } finally {
+                        attemptSettled.complete(null);
+                    }
+                });
     }
 
     /**
@@ -751,17 +760,19 @@ final class Acquisition {
      * Leaves the queue and stops the timers; with {@code cleanUp}, undoes any attempt of the current
      * round. The clean-up waits for a handoff to this round that may still be resent (cleaning up
      * first could let the lock move on under that resend: a false loss for the releasing lease, see
-     * {@link HandoffRelease}); also when the client is closing, which waits for both.
+     * {@link HandoffRelease}), and for the round's attempt still on its way (cleaning up first would
+     * find nothing, and the attempt would then hold the lock for a lease time); also when the client
+     * is closing, which waits for the clean-up (and sends it anyway near the end of its timeout).
      */
     private void finish(boolean cleanUp) {
         boolean wasQueued;
         Round last;
-        CompletableFuture<?> handoffSettled;
+        CompletableFuture<?> settledFirst;
         synchronized (this) {
             cancelTimers(true);
             wasQueued = queued;
             last = round;
-            handoffSettled = last.handoffSettled;
+            settledFirst = last.settledFirst();
             if (wasQueued) {
                 engine.listeners.waitEnded(lock.name(), waited());
             }
@@ -772,7 +783,7 @@ final class Acquisition {
         }
         if (cleanUp && last.sent) {
             engine.releaseEventuallyAfter(
-                    handoffSettled,
+                    settledFirst,
                     lock.name(),
                     last.owner,
                     lock.options().leaseTime().toMillis());
@@ -882,8 +893,29 @@ final class Acquisition {
          */
         @Nullable
         CompletableFuture<?> handoffSettled;
+        /**
+         * Completes once the round's latest attempt has been answered and its reply acted on (null
+         * before any attempt): the round's clean-up waits for it, since a clean-up that overtook an
+         * attempt still on its way would find nothing, and the attempt would then take the lock for a
+         * lease time (guarded by the acquisition's monitor).
+         */
+        @Nullable
+        CompletableFuture<?> attemptSettled;
         /** The lease this round produced, once it did (guarded by the acquisition's monitor). */
         @Nullable
         DefaultLease lease;
+
+        /**
+         * What the round's clean-up must follow: the handoff that may still be resent to it, and its
+         * attempt still on its way; null if neither is pending (call holding the acquisition's monitor).
+         */
+        @Nullable
+        CompletableFuture<?> settledFirst() {
+            boolean attemptPending = attemptSettled != null && !attemptSettled.isDone();
+            if (handoffSettled == null) {
+                return attemptPending ? attemptSettled : null;
+            }
+            return attemptPending ? CompletableFuture.allOf(handoffSettled, attemptSettled) : handoffSettled;
+        }
     }
 }
