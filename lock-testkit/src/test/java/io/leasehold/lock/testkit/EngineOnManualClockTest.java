@@ -9,6 +9,7 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.spi.LockBackend;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,6 +43,15 @@ class EngineOnManualClockTest {
     private ManualClock clock;
     private InMemoryLockBackend redis;
     private CountingLockBackend counted;
+    /** Renewal failures the engine has handled: it tells its listeners after it scheduled the retry. */
+    private final AtomicInteger failedRenewals = new AtomicInteger();
+
+    private final LockEventListener countingFailures = new LockEventListener() {
+        @Override
+        public void onRenewalFailed(String lockName, long fencingToken, Throwable cause) {
+            failedRenewals.incrementAndGet();
+        }
+    };
     private LockClient client;
 
     @BeforeEach
@@ -48,7 +59,10 @@ class EngineOnManualClockTest {
         clock = new ManualClock();
         redis = InMemoryLockBackend.withClock(clock);
         counted = new CountingLockBackend(redis.newNode());
-        client = LockClient.builder(counted).ticker(clock).build();
+        client = LockClient.builder(counted)
+                .ticker(clock)
+                .listener(countingFailures)
+                .build();
     }
 
     @AfterEach
@@ -126,10 +140,14 @@ class EngineOnManualClockTest {
         Lease lease = acquire(true);
         redis.makeUnavailable();
 
-        for (int second = 0; second < LEASE.toSeconds() && !lease.lost().isDone(); second++) {
-            clock.advance(Duration.ofSeconds(1));
-            Thread.sleep(2); // let the timer see each second: renewals and their retries fail in turn
-        }
+        // The renewal a third into the lease fails, and so does its retry a tenth of the lease later
+        // (each clock move waits until the engine has handled the failure before it, so that the retry
+        // is scheduled from the time the failure came, not from a later one)
+        clock.advance(LEASE.dividedBy(3));
+        eventually("the renewal failed", () -> failedRenewals.get() >= 1);
+        clock.advance(LEASE.dividedBy(10));
+        eventually("its retry failed", () -> failedRenewals.get() >= 2);
+        clock.advance(LEASE);
 
         LeaseLoss loss = lossOf(lease);
         assertEquals(LeaseLoss.Reason.BACKEND_UNAVAILABLE, loss.reason());
@@ -241,7 +259,10 @@ class EngineOnManualClockTest {
     void shouldRetryAFailedRenewalInTimeForAShorterExtendSentWhileItWasInFlight() throws Exception {
         // Given an auto-renewed 30 s lease whose first renewal is held in flight
         HeldRenewals held = new HeldRenewals(counted);
-        try (LockClient gated = LockClient.builder(held).ticker(clock).build()) {
+        try (LockClient gated = LockClient.builder(held)
+                .ticker(clock)
+                .listener(countingFailures)
+                .build()) {
             Lease lease = gated.lock(
                             NAME,
                             LockOptions.builder()
@@ -256,13 +277,19 @@ class EngineOnManualClockTest {
             lease.extend(Duration.ofMillis(900));
             held.release();
             renewal.completeExceptionally(new IllegalStateException("connection reset while renewing"));
+            // (the engine may attach to the call only after this: wait until it has handled the failure)
+            eventually(
+                    "the failure was handled",
+                    () -> failedRenewals.get() >= 1 && lease.state() == LeaseState.UNCERTAIN);
 
             // Then it is retried by a third of the 900 ms, not after the usual 3 s back-off, and the lease lives on
             clock.advance(Duration.ofMillis(300));
             eventually(
                     "the renewal was retried",
                     () -> counted.count(ScriptNames.RENEW) >= 1); // (the held one never got there)
-            eventually("the retry set a full lease", () -> redis.pttl("leasehold:{" + NAME + "}") == LEASE.toMillis());
+            eventually(
+                    "the retry was confirmed", () -> lease.state() == LeaseState.HELD); // (UNCERTAIN since the failure)
+            assertEquals(LEASE.toMillis(), redis.pttl("leasehold:{" + NAME + "}"), "the retry set a full lease");
             clock.advance(Duration.ofMillis(700));
             assertFalse(lease.lost().isDone(), () -> "lost: " + lease.lost().getNow(null));
             assertEquals(LeaseState.HELD, lease.state());
