@@ -16,6 +16,8 @@ final class Figures {
     static final String SCRIPT_CALLS_PER_PERIOD = "script calls/period";
     static final String LONGEST_SCRIPT_MICROS = "longest script µs";
     static final String MEDIAN_SCRIPT_MICROS = "median script µs";
+    static final String SCRIPTS_OVER_1_MS = "scripts > 1 ms";
+    static final String SERVER_PREEMPTED = "Redis preempted";
     static final String LOCKS_LOST = "locks lost";
     static final String LIMIT_CALLS_PER_SECOND = "script calls/s";
 

@@ -44,8 +44,12 @@ final class RedisProbe implements AutoCloseable {
     private static final Set<String> PUB_SUB =
             Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "psubscribe", "punsubscribe");
 
-    /** Script runs since {@link #startScriptLog}: counted, and the longest from the slow log. */
-    record ScriptRuns(long count, long longestMicros, double medianMicros) {}
+    /**
+     * Script runs since {@link #startScriptLog}: counted, the longest and the median from the slow log,
+     * how many ran longer than a millisecond, and how often the operating system took the server's
+     * CPU away meanwhile ({@link #serverPreemptions}; -1 when that cannot be read).
+     */
+    record ScriptRuns(long count, long longestMicros, double medianMicros, long overOneMs, long serverPreemptions) {}
 
     /**
      * The slow log's threshold while script runs are recorded: far below the 1 ms a renew call may
@@ -56,6 +60,7 @@ final class RedisProbe implements AutoCloseable {
 
     private final RespClient connection;
     private long scriptCallsAtStart;
+    private long preemptionsAtStart;
 
     RedisProbe(RedisEndpoint endpoint) {
         try {
@@ -118,6 +123,31 @@ final class RedisProbe implements AutoCloseable {
         call("CONFIG", "SET", "slowlog-max-len", Integer.toString(capacity));
         call("SLOWLOG", "RESET");
         scriptCallsAtStart = snapshot().scriptCalls();
+        preemptionsAtStart = serverPreemptions();
+    }
+
+    /**
+     * How many times the operating system has preempted the server process so far (its involuntary
+     * context switches, from {@code /proc/<pid>/status}), or -1 where that cannot be read (a server
+     * on another machine, or not Linux). The slow log times a command by the wall clock: a script
+     * the server was descheduled in reads as long as the pause, however little work it did. Told
+     * beside the longest run, it says which long runs were the machine's, not the script's.
+     */
+    long serverPreemptions() {
+        String pid = infoField("server", "process_id");
+        if (pid == null) {
+            return -1;
+        }
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", pid, "status"))) {
+                if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (IOException | RuntimeException notLocal) {
+            // the server runs elsewhere, or this is not Linux
+        }
+        return -1;
     }
 
     /**
@@ -127,6 +157,8 @@ final class RedisProbe implements AutoCloseable {
      */
     ScriptRuns stopScriptLog() {
         long count = snapshot().scriptCalls() - scriptCallsAtStart;
+        long preemptionsNow = serverPreemptions();
+        long preemptions = preemptionsNow < 0 || preemptionsAtStart < 0 ? -1 : preemptionsNow - preemptionsAtStart;
         Object entries = raw("SLOWLOG", "GET", "-1");
         call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
         List<Double> logged = new ArrayList<>();
@@ -141,7 +173,9 @@ final class RedisProbe implements AutoCloseable {
         call("SLOWLOG", "RESET");
         double[] micros = logged.stream().mapToDouble(Double::doubleValue).toArray();
         long longest = (long) Arrays.stream(micros).max().orElse(0);
-        return new ScriptRuns(Math.max(count, micros.length), longest, Stats.medianOfLogged(micros, count));
+        long overOneMs = Arrays.stream(micros).filter(run -> run > 1_000).count();
+        return new ScriptRuns(
+                Math.max(count, micros.length), longest, Stats.medianOfLogged(micros, count), overOneMs, preemptions);
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */
@@ -151,12 +185,18 @@ final class RedisProbe implements AutoCloseable {
 
     /** The server's version, from INFO server. */
     String version() {
-        for (String line : call("INFO", "server").split("\r?\n")) {
-            if (line.startsWith("redis_version:")) {
-                return line.substring("redis_version:".length()).trim();
+        String version = infoField("server", "redis_version");
+        return version == null ? "(unknown)" : version;
+    }
+
+    /** One field of an INFO section, or null if the server does not tell it. */
+    private String infoField(String section, String field) {
+        for (String line : call("INFO", section).split("\r?\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
             }
         }
-        return "(unknown)";
+        return null;
     }
 
     /** Deletes every key (between scenarios, so that one's leftovers never slow another). */

@@ -6,7 +6,9 @@ import java.time.Duration;
  * What keeping many leases alive costs: one client holds {@code leases} locks with automatic
  * renewal every {@code period}; over a few periods, counts the script calls per period (from the
  * server's counters) and finds the longest and the median script run (from the slow log; see
- * {@link RedisProbe#startScriptLog}); then releases them all and counts the locks it no longer held
+ * {@link RedisProbe#startScriptLog}), how many ran longer than 1 ms, and how often the operating
+ * system preempted the server meanwhile (a script it was preempted in reads as long as the pause;
+ * see {@link RedisProbe#serverPreemptions}); then releases them all and counts the locks it no longer held
  * (its renewal did not keep them: on a loaded machine, 50,000 leases of 3 s are more than either
  * library keeps), which the other figures must be read with.
  */
@@ -58,6 +60,8 @@ final class RenewalScenario implements Scenario {
                 .put(Figures.SCRIPT_CALLS_PER_PERIOD, (double) runs.count() / PERIODS)
                 .put(Figures.LONGEST_SCRIPT_MICROS, runs.longestMicros())
                 .put(Figures.MEDIAN_SCRIPT_MICROS, runs.medianMicros())
+                .put(Figures.SCRIPTS_OVER_1_MS, runs.overOneMs())
+                .put(Figures.SERVER_PREEMPTED, runs.serverPreemptions() < 0 ? Double.NaN : runs.serverPreemptions())
                 .put(Figures.LOCKS_LOST, lost)
                 .build();
     }
