@@ -59,12 +59,7 @@ class LogDurationsTest {
                             }
                         })
                         .build()) {
-            Lease lease = client.lock(
-                            "orders:42",
-                            LockOptions.builder()
-                                    .leaseTime(Duration.ofSeconds(3))
-                                    .build())
-                    .acquire(Duration.ZERO);
+            Lease lease = autoRenewedThreeSecondLease(client);
             // When its renewal, sent after a second, has no reply 1.5 s later (past halfway to the loss check)
             clock.advance(Duration.ofSeconds(1));
             Eventually.until("the renewal was sent", () -> backend.renewals.get() == 1);
@@ -83,12 +78,7 @@ class LogDurationsTest {
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
                 RenewalsNeverAnswered backend = new RenewalsNeverAnswered(redis.newNode());
                 LockClient client = LockClient.builder(backend).ticker(clock).build()) {
-            Lease lease = client.lock(
-                            "orders:42",
-                            LockOptions.builder()
-                                    .leaseTime(Duration.ofSeconds(3))
-                                    .build())
-                    .acquire(Duration.ZERO);
+            Lease lease = autoRenewedThreeSecondLease(client);
             // When its renewal, sent after a second, never gets a reply (the 5 s command timeout outlasts the lease)
             clock.advance(Duration.ofSeconds(1));
             Eventually.until("the renewal was sent", () -> backend.renewals.get() == 1);
@@ -101,6 +91,13 @@ class LogDurationsTest {
                     message.matches("no reply to the renewal sent [0-9.]+ s ago before the lease's validity ran out"),
                     message);
         }
+    }
+
+    private static Lease autoRenewedThreeSecondLease(LockClient client) {
+        return client.lock(
+                        "orders:42",
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build())
+                .acquire(Duration.ZERO);
     }
 
     private List<String> linesContaining(String part) {
