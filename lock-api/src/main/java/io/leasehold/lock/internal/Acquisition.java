@@ -103,6 +103,9 @@ final class Acquisition {
     private final long startNanos;
     private final long deadlineNanos;
     private final CompletableFuture<Lease> result = new CompletableFuture<>();
+    /** Completes at the end of {@link #finish}: see {@link #finished()}. */
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+
     private final List<String> acquireKeys;
     /** A blocking caller's thread (null for an asynchronous one): whether it re-entered, see {@link #timedOut}. */
     private final @Nullable Thread callerThread;
@@ -777,10 +780,8 @@ final class Acquisition {
                 engine.listeners.waitEnded(lock.name(), waited());
             }
         }
-        lock.client().acquisitionEnded(this);
-        if (wasQueued) {
-            lock.client().waitQueues().leave(lock.name(), this);
-        }
+        // The clean-up is registered before the client stops tracking this acquisition, and close()
+        // waits for finished: it sees either the acquisition or its clean-up, never neither.
         if (cleanUp && last.sent) {
             engine.releaseEventuallyAfter(
                     settledFirst,
@@ -788,6 +789,16 @@ final class Acquisition {
                     last.owner,
                     lock.options().leaseTime().toMillis());
         }
+        lock.client().acquisitionEnded(this);
+        if (wasQueued) {
+            lock.client().waitQueues().leave(lock.name(), this);
+        }
+        finished.complete(null);
+    }
+
+    /** Completes once the acquisition has ended and registered its clean-up, if any (for {@code close()}). */
+    CompletableFuture<Void> finished() {
+        return finished;
     }
 
     private void deliver(Runnable completion) {

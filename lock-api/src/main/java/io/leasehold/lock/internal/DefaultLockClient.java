@@ -77,8 +77,9 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     /**
      * Closes in this order, the whole within the close timeout: stop accepting calls; end waiting
      * acquisitions (their clean-ups of any attempt that may have landed go out, each once the handoff
-     * it may be waiting on has settled, or, if that takes three quarters of the close timeout, at
-     * once); end held leases as lost
+     * it may be waiting on and its attempt still on its way (within its command timeout) have settled;
+     * if that takes three quarters of the close timeout, at once, and again if the attempt lands
+     * within the rest); end held leases as lost
      * ({@link io.leasehold.lock.LeaseLoss.Reason#CLIENT_CLOSED}: each holder is told, then its lock
      * released); wait for every release and clean-up in flight, including releases asked for before
      * {@code close()}; only then stop renewal and the engine's threads (letting queued callbacks and
@@ -93,8 +94,11 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
             return;
         }
         long deadline = System.nanoTime() + closeTimeout.toNanos();
+        List<CompletableFuture<?>> acquisitionsFinished = new ArrayList<>();
         for (Acquisition waiting : new ArrayList<>(acquiring)) {
             waiting.abortClosed();
+            acquisitionsFinished.add(
+                    waiting.finished()); // (one another thread is ending may not have registered its clean-up yet)
         }
         waitQueues.closeAll(); // lingering subscriptions too (see WaitQueues)
         Map<CompletableFuture<?>, String> endings = new HashMap<>();
@@ -113,6 +117,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         // Holders the callback executor has not told yet (it may be this very thread): told here, then freed.
         ended.forEach(DefaultLease::tellNowIfUntold);
         // Lost leases' releases and acquisitions' clean-ups were sent (or queued) while they settled.
+        awaitQuietly(acquisitionsFinished, forceAt);
         awaitQuietly(engine.pendingCleanUps().keySet(), forceAt);
         engine.sendDeferredCleanUpsNow();
         Map<CompletableFuture<?>, String> cleanUps = engine.pendingCleanUps();

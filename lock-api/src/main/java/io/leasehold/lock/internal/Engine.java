@@ -16,7 +16,6 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -190,22 +189,20 @@ final class Engine {
      */
     void releaseEventuallyAfter(@Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
         CompletableFuture<Object> settled = new CompletableFuture<>();
-        AtomicBoolean sent = new AtomicBoolean();
-        Runnable send = () -> {
-            if (sent.compareAndSet(false, true)) {
-                deferredCleanUps.remove(settled);
-                releaseRetrying(name, owner, TimeUnit.MILLISECONDS.toNanos(leaseMs))
-                        .whenComplete((reply, error) -> settled.complete(null));
-            }
-        };
+        long budget = TimeUnit.MILLISECONDS.toNanos(leaseMs);
         cleanUps.put(settled, name);
         settled.whenComplete((done, error) -> cleanUps.remove(settled));
         if (before == null) {
-            send.run();
-        } else {
-            deferredCleanUps.put(settled, send);
-            before.whenComplete((done, error) -> send.run());
+            releaseRetrying(name, owner, budget).whenComplete((reply, error) -> settled.complete(null));
+            return;
         }
+        // close() may send it ahead, near the end of its timeout (see sendDeferredCleanUpsNow); it is
+        // settled only by the release that follows what it waits for, which may yet take the lock.
+        deferredCleanUps.put(settled, () -> releaseRetrying(name, owner, budget));
+        before.whenComplete((done, error) -> {
+            deferredCleanUps.remove(settled);
+            releaseRetrying(name, owner, budget).whenComplete((reply, failure) -> settled.complete(null));
+        });
     }
 
     /** Clean-up releases not settled yet, each with its lock's name (for {@code close()}). */
@@ -214,13 +211,20 @@ final class Engine {
     }
 
     /**
-     * Sends now every clean-up still waiting for what it was to follow (a handoff that has not settled):
-     * for {@code close()} near its end, since once the client is closed nothing more is sent, and a
-     * clean-up left for later would leave its lock for a lease time; the false loss it may cause a
-     * handoff still being resent is the lesser harm.
+     * Sends now every clean-up still waiting for what it was to follow (a handoff that has not settled,
+     * an attempt still on its way): for {@code close()} near its end, since once the client is closed
+     * nothing more is sent, and a clean-up left for later would leave its lock for a lease time; the
+     * false loss it may cause a handoff still being resent is the lesser harm. Each is sent again once
+     * what it follows settles, and only that settles it: an attempt that lands in the rest of
+     * {@code close()}'s timeout is undone too.
      */
     void sendDeferredCleanUpsNow() {
-        List.copyOf(deferredCleanUps.values()).forEach(Runnable::run);
+        for (CompletableFuture<?> cleanUp : List.copyOf(deferredCleanUps.keySet())) {
+            Runnable send = deferredCleanUps.remove(cleanUp);
+            if (send != null) {
+                send.run();
+            }
+        }
     }
 
     /**
