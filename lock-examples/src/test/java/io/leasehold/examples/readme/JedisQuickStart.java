@@ -1,7 +1,7 @@
 package io.leasehold.examples.readme;
 
 // The README's Jedis quick start: everything between the markers is copied into README.md verbatim
-// (ReadmeSnippetsTest checks it), and ReadmeQuickStartsTest runs it against a real redis-server.
+// (ReadmeSnippetsTest checks it), and ReadmeJedisQuickStartTest runs it against a real redis-server.
 // README:jedis-quick-start:begin
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.jedis.JedisLockBackend;
