@@ -97,8 +97,8 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         List<CompletableFuture<?>> acquisitionsFinished = new ArrayList<>();
         for (Acquisition waiting : new ArrayList<>(acquiring)) {
             waiting.abortClosed();
-            acquisitionsFinished.add(
-                    waiting.finished()); // (one another thread is ending may not have registered its clean-up yet)
+            // (one that another thread is ending may not have registered its clean-up yet)
+            acquisitionsFinished.add(waiting.finished());
         }
         waitQueues.closeAll(); // lingering subscriptions too (see WaitQueues)
         Map<CompletableFuture<?>, String> endings = new HashMap<>();

@@ -190,10 +190,12 @@ final class Engine {
     void releaseEventuallyAfter(@Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
         CompletableFuture<Object> settled = new CompletableFuture<>();
         long budget = TimeUnit.MILLISECONDS.toNanos(leaseMs);
+        Runnable settle =
+                () -> releaseRetrying(name, owner, budget).whenComplete((reply, error) -> settled.complete(null));
         cleanUps.put(settled, name);
         settled.whenComplete((done, error) -> cleanUps.remove(settled));
         if (before == null) {
-            releaseRetrying(name, owner, budget).whenComplete((reply, error) -> settled.complete(null));
+            settle.run();
             return;
         }
         // close() may send it ahead, near the end of its timeout (see sendDeferredCleanUpsNow); it is
@@ -201,7 +203,7 @@ final class Engine {
         deferredCleanUps.put(settled, () -> releaseRetrying(name, owner, budget));
         before.whenComplete((done, error) -> {
             deferredCleanUps.remove(settled);
-            releaseRetrying(name, owner, budget).whenComplete((reply, failure) -> settled.complete(null));
+            settle.run();
         });
     }
 

@@ -7,10 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.Ticker;
-import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -18,10 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -49,7 +44,7 @@ class AcquisitionCleanUpAttackTest {
     @Test
     void shouldUndoAnAttemptThatLandsAfterCloseSentItsCleanUpAhead() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             LockClient client = LockClient.builder(backend)
                     .commandTimeout(Duration.ofSeconds(30))
@@ -98,7 +93,7 @@ class AcquisitionCleanUpAttackTest {
         ManualClock clock = new ManualClock();
         ParkingTicker ticker = new ParkingTicker(clock);
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             LockClient client = LockClient.builder(backend)
                     .ticker(ticker)
                     .closeTimeout(Duration.ofSeconds(5))
@@ -132,8 +127,7 @@ class AcquisitionCleanUpAttackTest {
             closer.start();
             // close() waits for A's clean-up, which only the landing attempt (or the 3/4 force) settles
             Eventually.until(
-                    "close() waits (or returned)",
-                    () -> !closer.isAlive() || (!redis.exists(KEY) && backend.closeWaiting()));
+                    "close() waits (or returned)", () -> !closer.isAlive() || (!redis.exists(KEY) && closeWaiting()));
             boolean returnedBeforeLanding = !closer.isAlive();
             assertFalse(redis.exists(KEY), "the holder's lock was released by close(): " + redis.get(KEY));
             ticker.resume();
@@ -156,7 +150,7 @@ class AcquisitionCleanUpAttackTest {
     @Test
     void shouldUndoAnAttemptThatLandsAfterItsAcquisitionWasCancelled() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             try (LockClient client = LockClient.builder(backend).build()) {
                 CompletableFuture<Lease> waiting = client.lock(NAME).acquireAsync(Duration.ofSeconds(30));
@@ -182,7 +176,7 @@ class AcquisitionCleanUpAttackTest {
         ManualClock clock = new ManualClock();
         ParkingTicker ticker = new ParkingTicker(clock);
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             try (LockClient client = LockClient.builder(backend).ticker(ticker).build()) {
                 CompletableFuture<Lease> waiting = client.lock(NAME).acquireAsync(Duration.ofSeconds(30));
@@ -212,7 +206,7 @@ class AcquisitionCleanUpAttackTest {
     @Test
     void shouldUndoAnAttemptThatLandsAfterItsCommandTimeoutByItsLateReply() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             try (LockClient client = LockClient.builder(backend)
                     .commandTimeout(Duration.ofMillis(200))
@@ -239,7 +233,7 @@ class AcquisitionCleanUpAttackTest {
     void shouldCloseWithinItsTimeoutWhenAttemptsNeverLand() throws Exception {
         ManualClock clock = new ManualClock();
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             LockClient client = LockClient.builder(backend)
                     .ticker(clock)
@@ -268,7 +262,7 @@ class AcquisitionCleanUpAttackTest {
     @Test
     void shouldRetainNothingOnceManyCancelledAttemptsHaveSettled() throws Exception {
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             try (LockClient client = LockClient.builder(backend).build()) {
                 List<CompletableFuture<Lease>> waiting = new ArrayList<>();
@@ -301,7 +295,7 @@ class AcquisitionCleanUpAttackTest {
     void shouldUndoAnOlderRoundsAttemptThatLandsLast() throws Exception {
         ManualClock clock = new ManualClock();
         try (InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock)) {
-            Wire backend = new Wire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
             backend.holdAcquires = true;
             try (LockClient client = LockClient.builder(backend)
                     .ticker(clock)
@@ -370,62 +364,18 @@ class AcquisitionCleanUpAttackTest {
         return engineMap(client, "deferredCleanUps");
     }
 
-    /** Holds acquire calls (when told to) until {@link #land()}, which runs them on a node that stays open. */
-    static final class Wire extends ForwardingLockBackend {
-        final List<Runnable> held = new CopyOnWriteArrayList<>();
-        final AtomicInteger acquiresSent = new AtomicInteger();
-        final AtomicInteger releasesSent = new AtomicInteger();
-        volatile boolean holdAcquires;
-        private final LockBackend wire;
-
-        Wire(LockBackend delegate, LockBackend wire) {
-            super(delegate);
-            this.wire = wire;
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            if (script.name().equals(ScriptNames.RELEASE)) {
-                releasesSent.incrementAndGet();
-            }
-            if (!script.name().equals(ScriptNames.ACQUIRE)) {
-                return super.eval(script, keys, args);
-            }
-            acquiresSent.incrementAndGet();
-            if (!holdAcquires) {
-                return super.eval(script, keys, args);
-            }
-            CompletableFuture<Object> reply = new CompletableFuture<>();
-            held.add(() -> wire.eval(script, keys, args).whenComplete((value, error) -> {
-                if (error == null) {
-                    reply.complete(value);
-                } else {
-                    reply.completeExceptionally(error);
-                }
-            }));
-            return reply;
-        }
-
-        /** Whether close() is in its wait (the "closer" thread parked in a future's get). */
-        boolean closeWaiting() {
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t.getName().equals("closer")) {
-                    for (StackTraceElement e : t.getStackTrace()) {
-                        if (e.getMethodName().equals("awaitQuietly")) {
-                            return true;
-                        }
+    /** Whether close() is in its wait (the "closer" thread parked in a future's get). */
+    private static boolean closeWaiting() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("closer")) {
+                for (StackTraceElement e : t.getStackTrace()) {
+                    if (e.getMethodName().equals("awaitQuietly")) {
+                        return true;
                     }
                 }
             }
-            return false;
         }
-
-        int land() {
-            List<Runnable> now = new ArrayList<>(held);
-            held.removeAll(now);
-            now.forEach(Runnable::run);
-            return now.size();
-        }
+        return false;
     }
 
     /** A ticker over a ManualClock that parks one named thread at the first read whose stack matches. */

@@ -5,16 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +24,8 @@ class CloseWithAttemptInFlightTest {
         String name = "orders:42";
         try (InMemoryLockBackend redis = new InMemoryLockBackend()) {
             // What is on the wire reaches Redis however the client ends: a node of its own, left open
-            AttemptsOnTheWire backend = new AttemptsOnTheWire(redis.newNode(), redis.newNode());
+            AcquiresOnTheWire backend = new AcquiresOnTheWire(redis.newNode(), redis.newNode());
+            backend.holdAcquires = true;
             LockClient client = LockClient.builder(backend)
                     .closeTimeout(Duration.ofSeconds(5))
                     .build();
@@ -51,42 +46,6 @@ class CloseWithAttemptInFlightTest {
                     "nothing left in Redis: "
                             + redis.get(LockKeys.lockKey(LockClient.Builder.DEFAULT_KEY_PREFIX, name)));
             assertEquals(1, backend.landed.get(), "the attempt landed once");
-        }
-    }
-
-    /** Holds acquire calls until {@link #land()}, which runs them on the wire (a node that stays open). */
-    private static final class AttemptsOnTheWire extends ForwardingLockBackend {
-        final List<Runnable> held = new CopyOnWriteArrayList<>();
-        final AtomicInteger landed = new AtomicInteger();
-        private final LockBackend wire;
-
-        AttemptsOnTheWire(LockBackend delegate, LockBackend wire) {
-            super(delegate);
-            this.wire = wire;
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            if (!script.name().equals(ScriptNames.ACQUIRE)) {
-                return super.eval(script, keys, args);
-            }
-            CompletableFuture<Object> reply = new CompletableFuture<>();
-            held.add(() -> {
-                landed.incrementAndGet();
-                wire.eval(script, keys, args).whenComplete((value, error) -> {
-                    if (error == null) {
-                        reply.complete(value);
-                    } else {
-                        reply.completeExceptionally(error);
-                    }
-                });
-            });
-            return reply;
-        }
-
-        void land() {
-            held.forEach(Runnable::run);
-            held.clear();
         }
     }
 }
