@@ -57,6 +57,19 @@ final class QuickStartRun {
         return Long.parseLong(matcher.group(1));
     }
 
+    /**
+     * Checks what a Jedis quick start did: one write with its fencing token, nothing on stderr, and
+     * no lock left held in the Redis at {@code uri}.
+     */
+    static void assertWroteOnceAndLeftNoLock(Output output, String uri) {
+        assertThat(output.stdoutLines()).hasSize(1);
+        assertThat(token(output.stdoutLines().get(0))).isPositive();
+        assertThat(output.stderr()).isEmpty();
+        assertThat(lockKeyExists(uri))
+                .as("lock %s left held in Redis", LOCK_KEY)
+                .isFalse();
+    }
+
     /** Whether the quick starts' lock is still held in the Redis at {@code uri}. */
     static boolean lockKeyExists(String uri) {
         RedisClient client = RedisClient.create(uri);

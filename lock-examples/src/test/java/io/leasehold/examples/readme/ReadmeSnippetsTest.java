@@ -42,7 +42,8 @@ class ReadmeSnippetsTest {
 
     @Test
     void shouldFindTheQuickStartRegions() {
-        assertThat(sourceRegions().keySet()).contains("java-quick-start", "jedis-quick-start", "kotlin-quick-start");
+        assertThat(sourceRegions().keySet())
+                .contains("java-quick-start", "jedis-quick-start", "jedis-pooled-quick-start", "kotlin-quick-start");
     }
 
     @Test
@@ -63,7 +64,7 @@ class ReadmeSnippetsTest {
             if (!regions.containsKey(name)) {
                 problems.add("README.md block '" + name + "' (" + block.where(moduleDir)
                         + ") has no source region: no '// README:" + name + ":begin' marker under "
-                        + moduleDir.relativize(moduleDir.resolve("src/test")));
+                        + sourceRoots().stream().map(moduleDir::relativize).toList());
             }
         });
         assertThat(problems).as("README snippets out of date").isEmpty();
@@ -99,17 +100,27 @@ class ReadmeSnippetsTest {
                 + "  copy the lines between the README:" + name + " markers into the README's block";
     }
 
-    /** Every marked region of the module's test sources, by name. */
+    /**
+     * Where the snippets' sources live: this module's test sources, and the consumer modules' own
+     * (the quick start for Jedis 6 and 7, which this module's Jedis 8 cannot compile).
+     */
+    private static List<Path> sourceRoots() {
+        return List.of(moduleDir.resolve("src/test"), moduleDir.resolveSibling("lock-consumer-tests/src"));
+    }
+
+    /** Every marked region of the snippets' sources, by name. */
     private static Map<String, Region> sourceRegions() {
         Map<String, Region> regions = new LinkedHashMap<>();
-        try (Stream<Path> files = Files.walk(moduleDir.resolve("src/test"))) {
-            for (Path file : files.filter(
-                            f -> f.toString().endsWith(".java") || f.toString().endsWith(".kt"))
-                    .toList()) {
-                regionsOf(file, regions);
+        for (Path root : sourceRoots()) {
+            try (Stream<Path> files = Files.walk(root)) {
+                for (Path file : files.filter(f ->
+                                f.toString().endsWith(".java") || f.toString().endsWith(".kt"))
+                        .toList()) {
+                    regionsOf(file, regions);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
         return regions;
     }

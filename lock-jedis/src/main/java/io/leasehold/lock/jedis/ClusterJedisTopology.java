@@ -1,7 +1,7 @@
 package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -10,20 +10,20 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  */
 final class ClusterJedisTopology implements JedisTopology {
 
-    private final RedisClusterClient client;
+    private final ClusterConnectionProvider provider;
 
-    ClusterJedisTopology(RedisClusterClient client) {
-        this.client = client;
+    ClusterJedisTopology(ClusterConnectionProvider provider) {
+        this.provider = provider;
     }
 
     @Override
     public Connection connectionFor(String channel) {
-        return client.getConnectionFromSlot(slot(channel));
+        return provider.getConnectionFromSlot(slot(channel));
     }
 
     @Override
     public int poolMaxTotal() {
-        return client.getClusterNodes().values().stream()
+        return provider.getNodes().values().stream()
                 .mapToInt(pool -> pool.getMaxTotal())
                 .min()
                 .orElse(-1);
@@ -32,7 +32,7 @@ final class ClusterJedisTopology implements JedisTopology {
     @Override
     public String nodeOf(String channel) {
         try (Connection connection = connectionFor(channel)) {
-            return connection.getHostAndPort().toString();
+            return JedisInternals.hostAndPort(connection).toString();
         }
     }
 
@@ -43,7 +43,7 @@ final class ClusterJedisTopology implements JedisTopology {
 
     @Override
     public void refresh() {
-        client.refreshClusterTopology();
+        provider.renewSlotCache();
     }
 
     @Override

@@ -37,6 +37,6 @@ final class JedisConnector implements BlockingSubscriber.Connector<Connection> {
 
     @Override
     public void cut(Connection connection) throws IOException {
-        connection.forceDisconnect();
+        JedisInternals.forceDisconnect(connection);
     }
 }

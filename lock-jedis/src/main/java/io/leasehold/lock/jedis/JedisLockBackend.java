@@ -27,21 +27,20 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
- * A {@link LockBackend} over the application's own Jedis 8 client: a {@link RedisClient} for a single
- * server, a {@link RedisSentinelClient} for a Sentinel-managed master, or a {@link RedisClusterClient}
- * for Redis Cluster.
+ * A {@link LockBackend} over the application's own Jedis client (Jedis 6.0 to 8.x): one for a single
+ * server ({@code RedisClient} in Jedis 8, {@code JedisPooled} in 6 and 7), for a Sentinel-managed master
+ * ({@code RedisSentinelClient}, {@code JedisSentineled}) or for Redis Cluster ({@code RedisClusterClient},
+ * {@code JedisCluster}). All are {@link UnifiedJedis}, which the factories take.
  *
  * <pre>{@code
- * RedisClient redis = RedisClient.create("redis://localhost:6379");
+ * RedisClient redis = RedisClient.create("redis://localhost:6379"); // Jedis 6 and 7: new JedisPooled(...)
  * try (LockClient locks = JedisLockBackend.lockClient(redis)) {
  *     locks.lock("orders:42").runLocked(Duration.ofSeconds(5), () -> ship(order));
  * }
@@ -113,46 +112,29 @@ public final class JedisLockBackend implements LockBackend {
     }
 
     /**
-     * A backend over a single server's client, with {@link #DEFAULT_SCRIPT_THREADS} script threads or
-     * fewer (one below the client's pool size).
+     * A backend over {@code client}, with {@link #DEFAULT_SCRIPT_THREADS} script threads or fewer (one
+     * below the size of the client's pool; in a cluster, of its smallest node pool).
      *
-     * @throws IllegalArgumentException if the client's pool allows fewer than 2 connections
+     * @param client a client for a single server ({@code RedisClient} in Jedis 8, {@code JedisPooled} in 6
+     *     and 7), a Sentinel-managed master ({@code RedisSentinelClient}, {@code JedisSentineled}, which the
+     *     backend follows through failovers as the client does) or a Redis Cluster ({@code RedisClusterClient},
+     *     {@code JedisCluster})
+     * @throws IllegalArgumentException if the client is of another kind (over one connection, sharded,
+     *     multi-cluster failover) or its pool allows fewer than 2 connections
      */
-    public static JedisLockBackend create(RedisClient client) {
-        return withDefaultThreads(
-                new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")));
+    public static JedisLockBackend create(UnifiedJedis client) {
+        return withDefaultThreads(JedisTopology.of(client));
     }
 
     /**
-     * A backend over a single server's client, running scripts on {@code scriptThreads} threads.
+     * A backend over {@code client} (see {@link #create(UnifiedJedis)}), running scripts on
+     * {@code scriptThreads} threads.
      *
-     * @throws IllegalArgumentException if {@code scriptThreads} is below 1 or not below the pool's maxTotal
+     * @throws IllegalArgumentException if the client is of another kind, or {@code scriptThreads} is below
+     *     1 or not below the pool's maxTotal
      */
-    public static JedisLockBackend create(RedisClient client, int scriptThreads) {
-        return checked(
-                new StandaloneJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
-    }
-
-    /** A backend over a Sentinel-managed master, which follows the master the client follows; threads as {@link #create(RedisClient)}. */
-    public static JedisLockBackend create(RedisSentinelClient client) {
-        return withDefaultThreads(new SentinelJedisTopology(Objects.requireNonNull(client, "client must not be null")));
-    }
-
-    /** A backend over a Sentinel-managed master, running scripts on {@code scriptThreads} threads (see {@link #create(RedisClient, int)}). */
-    public static JedisLockBackend create(RedisSentinelClient client, int scriptThreads) {
-        return checked(
-                new SentinelJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
-    }
-
-    /** A backend over a Redis Cluster; threads as {@link #create(RedisClient)}, by the smallest node pool. */
-    public static JedisLockBackend create(RedisClusterClient client) {
-        return withDefaultThreads(new ClusterJedisTopology(Objects.requireNonNull(client, "client must not be null")));
-    }
-
-    /** A backend over a Redis Cluster, running scripts on {@code scriptThreads} threads (see {@link #create(RedisClient, int)}). */
-    public static JedisLockBackend create(RedisClusterClient client, int scriptThreads) {
-        return checked(
-                new ClusterJedisTopology(Objects.requireNonNull(client, "client must not be null")), scriptThreads);
+    public static JedisLockBackend create(UnifiedJedis client, int scriptThreads) {
+        return checked(JedisTopology.of(client), scriptThreads);
     }
 
     private static JedisLockBackend withDefaultThreads(JedisTopology topology) {
@@ -182,18 +164,8 @@ public final class JedisLockBackend implements LockBackend {
         return new JedisLockBackend(topology, scriptThreads);
     }
 
-    /** A {@link LockClient} with default settings over {@link #create(RedisClient)}; closing it closes the backend. */
-    public static LockClient lockClient(RedisClient client) {
-        return LockClient.create(create(client));
-    }
-
-    /** A {@link LockClient} with default settings over {@link #create(RedisSentinelClient)}. */
-    public static LockClient lockClient(RedisSentinelClient client) {
-        return LockClient.create(create(client));
-    }
-
-    /** A {@link LockClient} with default settings over {@link #create(RedisClusterClient)}. */
-    public static LockClient lockClient(RedisClusterClient client) {
+    /** A {@link LockClient} with default settings over {@link #create(UnifiedJedis)}; closing it closes the backend. */
+    public static LockClient lockClient(UnifiedJedis client) {
         return LockClient.create(create(client));
     }
 

@@ -1,6 +1,12 @@
 package io.leasehold.lock.jedis;
 
+import java.util.Objects;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.providers.ConnectionProvider;
+import redis.clients.jedis.providers.PooledConnectionProvider;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 /**
  * What differs between a standalone server, a Sentinel-managed master and a cluster: where a
@@ -11,6 +17,33 @@ import redis.clients.jedis.Connection;
  * it is only called on the backend's own threads.
  */
 interface JedisTopology {
+
+    /**
+     * The topology of {@code client}, told by the provider that holds its connections: the client
+     * classes differ among Jedis 6, 7 and 8, their providers do not.
+     *
+     * @throws IllegalArgumentException if the client is not a pooled, Sentinel or Cluster client
+     */
+    static JedisTopology of(UnifiedJedis client) {
+        Objects.requireNonNull(client, "client must not be null");
+        ConnectionProvider provider = JedisInternals.providerOf(client);
+        if (provider instanceof ClusterConnectionProvider) {
+            return new ClusterJedisTopology((ClusterConnectionProvider) provider);
+        }
+        if (provider instanceof SentineledConnectionProvider) {
+            return new SentinelJedisTopology((SentineledConnectionProvider) provider);
+        }
+        if (provider instanceof PooledConnectionProvider) {
+            return new StandaloneJedisTopology((PooledConnectionProvider) provider);
+        }
+        throw new IllegalArgumentException("client must be a pooled client for a single server (RedisClient,"
+                + " JedisPooled), a Sentinel client (RedisSentinelClient, JedisSentineled) or a Cluster client"
+                + " (RedisClusterClient, JedisCluster), but was a "
+                + client.getClass().getName() + " over "
+                + (provider == null
+                        ? "a single connection"
+                        : "a " + provider.getClass().getName()));
+    }
 
     /** Borrows a connection to the node that serves {@code channel}; the caller closes it (back to the pool). */
     Connection connectionFor(String channel);

@@ -58,7 +58,7 @@ final class ScriptCalls {
     void cutAll() {
         for (Connection connection : inUse) {
             try {
-                connection.forceDisconnect();
+                JedisInternals.forceDisconnect(connection);
             } catch (IOException | RuntimeException ignored) {
                 // the socket is gone either way
             }

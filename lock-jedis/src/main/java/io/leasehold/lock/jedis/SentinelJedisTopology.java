@@ -1,8 +1,7 @@
 package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.RedisSentinelClient;
-import redis.clients.jedis.util.Pool;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 /**
  * A Sentinel-managed master: subscriber connections come from the pool of the master the client
@@ -11,23 +10,21 @@ import redis.clients.jedis.util.Pool;
  */
 final class SentinelJedisTopology implements JedisTopology {
 
-    private final RedisSentinelClient client;
+    private final SentineledConnectionProvider provider;
 
-    SentinelJedisTopology(RedisSentinelClient client) {
-        this.client = client;
+    SentinelJedisTopology(SentineledConnectionProvider provider) {
+        this.provider = provider;
     }
 
     @Override
     public Connection connectionFor(String channel) {
-        // The client keeps one pool, for the master it currently follows; the map holds just that one.
-        Pool<Connection> master =
-                client.getPrimaryNodesConnectionMap().values().iterator().next();
-        return master.getResource();
+        // the provider keeps one pool, for the master it currently follows
+        return provider.getConnection();
     }
 
     @Override
     public int poolMaxTotal() {
-        return client.getPrimaryNodesConnectionMap().values().iterator().next().getMaxTotal();
+        return JedisInternals.currentMasterPool(provider).getMaxTotal();
     }
 
     @Override

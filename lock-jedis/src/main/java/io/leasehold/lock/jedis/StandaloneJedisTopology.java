@@ -1,25 +1,25 @@
 package io.leasehold.lock.jedis;
 
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.providers.PooledConnectionProvider;
 
 /** One server: every channel on the client's own pool. This class is threadsafe. */
 final class StandaloneJedisTopology implements JedisTopology {
 
-    private final RedisClient client;
+    private final PooledConnectionProvider provider;
 
-    StandaloneJedisTopology(RedisClient client) {
-        this.client = client;
+    StandaloneJedisTopology(PooledConnectionProvider provider) {
+        this.provider = provider;
     }
 
     @Override
     public Connection connectionFor(String channel) {
-        return client.getPool().getResource();
+        return provider.getPool().getResource();
     }
 
     @Override
     public int poolMaxTotal() {
-        return client.getPool().getMaxTotal();
+        return provider.getPool().getMaxTotal();
     }
 
     @Override

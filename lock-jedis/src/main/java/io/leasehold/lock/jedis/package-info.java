@@ -1,6 +1,7 @@
 /**
- * The Jedis driver: {@link io.leasehold.lock.jedis.JedisLockBackend} over a Jedis 8 client
- * ({@code RedisClient}, {@code RedisSentinelClient}, {@code RedisClusterClient}).
+ * The Jedis driver: {@link io.leasehold.lock.jedis.JedisLockBackend} over a Jedis 6.0 to 8.x client
+ * ({@code RedisClient}, {@code RedisSentinelClient}, {@code RedisClusterClient}; in Jedis 6 and 7
+ * {@code JedisPooled}, {@code JedisSentineled}, {@code JedisCluster}).
  */
 @NullMarked
 package io.leasehold.lock.jedis;

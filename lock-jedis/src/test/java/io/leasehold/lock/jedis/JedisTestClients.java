@@ -69,7 +69,7 @@ final class JedisTestClients {
         return OwningLockBackend.of(JedisLockBackend.create(client), client::close);
     }
 
-    private static Set<HostAndPort> hostsAndPorts(RedisTopology topology) {
+    static Set<HostAndPort> hostsAndPorts(RedisTopology topology) {
         return topology.clientEndpoints().stream()
                 .map(endpoint -> new HostAndPort(endpoint.host(), endpoint.port()))
                 .collect(Collectors.toSet());

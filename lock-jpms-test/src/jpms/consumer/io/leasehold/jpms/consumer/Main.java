@@ -6,6 +6,7 @@ import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.micrometer.LeaseholdMetrics;
 import io.leasehold.lock.testkit.InMemoryLockBackend;
+import redis.clients.jedis.RedisClient;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -57,6 +58,12 @@ public final class Main {
         // The other published modules resolve and link by the names they declare.
         System.out.println("lettuce module: " + LettuceLockBackend.class.getModule().getName());
         System.out.println("jedis module: " + JedisLockBackend.class.getModule().getName());
+        // The Jedis backend reads how the client holds its connections from Jedis itself (an automatic
+        // module, open to it); it borrows none before the first call.
+        try (RedisClient redis = RedisClient.create("redis://127.0.0.1:1");
+                JedisLockBackend backend = JedisLockBackend.create(redis)) {
+            System.out.println("jedis backend: " + backend);
+        }
         System.out.println("micrometer module: " + LeaseholdMetrics.class.getModule().getName());
         System.out.println("testkit module: " + InMemoryLockBackend.class.getModule().getName());
         System.out.println("done");

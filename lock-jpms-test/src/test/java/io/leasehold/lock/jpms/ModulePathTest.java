@@ -40,7 +40,15 @@ class ModulePathTest {
                 .as("javac of the consumer:%n%s", compiled.output())
                 .isZero();
 
-        Run run = java("--module-path", classes + pathSeparator() + modulePath, "-m", CONSUMER_MAIN);
+        // Jedis is an automatic module and declares no requires: its own dependencies (commons-pool2)
+        // join the module graph only when added, as in any modular application that uses Jedis.
+        Run run = java(
+                "--module-path",
+                classes + pathSeparator() + modulePath,
+                "--add-modules",
+                "ALL-MODULE-PATH",
+                "-m",
+                CONSUMER_MAIN);
 
         assertThat(run.exitCode())
                 .as("the consumer's output:%n%s", run.output())
@@ -58,6 +66,7 @@ class ModulePathTest {
                         "setAccessible on the engine: InaccessibleObjectException",
                         "lettuce module: io.leasehold.lock.lettuce",
                         "jedis module: io.leasehold.lock.jedis",
+                        "jedis backend: JedisLockBackend{standalone}",
                         "micrometer module: io.leasehold.lock.micrometer",
                         "testkit module: io.leasehold.lock.testkit",
                         "done");
