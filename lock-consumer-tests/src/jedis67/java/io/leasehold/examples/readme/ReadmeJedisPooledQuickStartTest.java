@@ -5,8 +5,6 @@ import static io.leasehold.examples.readme.QuickStartRun.run;
 
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,19 +13,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReadmeJedisPooledQuickStartTest {
 
-    private static StandaloneRedis redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    /** This JVM's shared redis-server (started on first use, stopped when the JVM exits). */
+    private static final StandaloneRedis redis = RedisFixtures.sharedStandalone();
 
     @Test
     void shouldRunJedisPooledQuickStart() throws Exception {

@@ -9,8 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.examples.readme.QuickStartRun.Output;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,19 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReadmeQuickStartsTest {
 
-    private static StandaloneRedis redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    /** This JVM's shared redis-server (started on first use, stopped when the JVM exits). */
+    private static final StandaloneRedis redis = RedisFixtures.sharedStandalone();
 
     @Test
     void shouldRunTheJavaQuickStartTakingTheLockFourTimesWithGrowingTokens() throws Exception {

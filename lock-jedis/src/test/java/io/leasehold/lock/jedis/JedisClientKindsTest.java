@@ -12,7 +12,6 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisSentinelClient;
@@ -73,7 +72,7 @@ class JedisClientKindsTest {
                 .sentinels(JedisTestClients.hostsAndPorts(sentinel))
                 .clientConfig(JedisTestClients.config())
                 .sentinelClientConfig(JedisTestClients.config())
-                .poolConfig(pool(1))
+                .poolConfig(JedisTestClients.pool(1))
                 .build()) {
             assertThatThrownBy(() -> JedisLockBackend.create(tiny))
                     .isInstanceOf(IllegalArgumentException.class)
@@ -93,7 +92,7 @@ class JedisClientKindsTest {
         try (JedisCluster cluster = new JedisCluster(
                         JedisTestClients.hostsAndPorts(RedisFixtures.sharedCluster()),
                         JedisTestClients.config(),
-                        pool(4));
+                        JedisTestClients.pool(4));
                 LockClient locks = JedisLockBackend.lockClient(cluster)) {
             Lease lease = locks.lock("kinds:cluster")
                     .tryAcquire(Duration.ofSeconds(5))
@@ -102,11 +101,5 @@ class JedisClientKindsTest {
             assertThat(lease.release()).isTrue();
             assertThat(cluster.exists("leasehold:{kinds:cluster}")).isFalse();
         }
-    }
-
-    private static ConnectionPoolConfig pool(int maxTotal) {
-        ConnectionPoolConfig config = new ConnectionPoolConfig();
-        config.setMaxTotal(maxTotal);
-        return config;
     }
 }

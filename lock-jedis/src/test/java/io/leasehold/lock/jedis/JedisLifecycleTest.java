@@ -25,7 +25,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -176,7 +175,7 @@ class JedisLifecycleTest {
     void shouldRefuseAPoolTooSmallForTheSubscriberAndTheScriptThreads() {
         try (RedisClient tiny = RedisClient.builder()
                 .hostAndPort(redis.host(), redis.port())
-                .poolConfig(pool(1))
+                .poolConfig(JedisTestClients.pool(1))
                 .build()) {
             assertThatThrownBy(() -> JedisLockBackend.create(tiny))
                     .isInstanceOf(IllegalArgumentException.class)
@@ -196,7 +195,7 @@ class JedisLifecycleTest {
         String name = "lifecycle:small-pool:" + UUID.randomUUID();
         try (RedisClient small = RedisClient.builder()
                         .hostAndPort(redis.host(), redis.port())
-                        .poolConfig(pool(2))
+                        .poolConfig(JedisTestClients.pool(2))
                         .build();
                 LockClient waiter = JedisLockBackend.lockClient(small);
                 LockClient holder = JedisLockBackend.lockClient(client)) {
@@ -266,12 +265,6 @@ class JedisLifecycleTest {
     private static void hold(Duration duration) throws InterruptedException {
         Thread.sleep(
                 duration.toMillis()); // lets the calls reach their (frozen) connects; not a race the test depends on
-    }
-
-    private static ConnectionPoolConfig pool(int maxTotal) {
-        ConnectionPoolConfig config = new ConnectionPoolConfig();
-        config.setMaxTotal(maxTotal);
-        return config;
     }
 
     private static Set<String> newThreads(Set<String> before) {

@@ -7,6 +7,7 @@ import io.leasehold.lock.testkit.redis.RedisTopology;
 import io.leasehold.lock.testkit.redis.SentinelRedis;
 import java.util.Set;
 import java.util.stream.Collectors;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
@@ -52,6 +53,13 @@ final class JedisTestClients {
                 .nodes(hostsAndPorts(cluster))
                 .clientConfig(config())
                 .build();
+    }
+
+    /** A pool configuration of Jedis's defaults but {@code maxTotal}. */
+    static ConnectionPoolConfig pool(int maxTotal) {
+        ConnectionPoolConfig config = new ConnectionPoolConfig();
+        config.setMaxTotal(maxTotal);
+        return config;
     }
 
     static LockBackend owningStandalone(RedisTopology redis) {
