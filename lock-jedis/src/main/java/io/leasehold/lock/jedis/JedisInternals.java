@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.net.Socket;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -22,32 +23,48 @@ import redis.clients.jedis.providers.SentineledConnectionProvider;
  * protected field without a getter in any of them. Jedis is an automatic module (no descriptor, so
  * every package is open), which lets this class read that field and the few other members below.
  *
- * <p>Every member is looked up once, when this class loads; a Jedis without one of them fails
- * {@link JedisLockBackend#create} with an {@link IllegalStateException} that names it, not a later call.
+ * <p>Every member is looked up once, when this class loads; on a Jedis without one of them,
+ * {@link JedisLockBackend#create} fails with an {@link IllegalStateException} that names it.
  *
  * <p>This class is threadsafe (it has no mutable state).
  */
 final class JedisInternals {
 
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
-    private static final VarHandle PROVIDER = field(UnifiedJedis.class, "provider", ConnectionProvider.class);
-    private static final VarHandle SENTINEL_POOL =
-            field(SentineledConnectionProvider.class, "pool", ConnectionPool.class);
-    private static final Disconnect FORCE_DISCONNECT = forceDisconnectOfThisJedis();
-    // public from Jedis 8, package-private before
-    private static final MethodHandle HOST_AND_PORT =
-            method(Connection.class, "getHostAndPort", MethodType.methodType(HostAndPort.class));
+    private static final @Nullable Members MEMBERS;
+    private static final @Nullable IllegalStateException UNSUPPORTED;
+
+    static {
+        Members members = null;
+        IllegalStateException unsupported = null;
+        try {
+            members = new Members(
+                    field(UnifiedJedis.class, "provider", ConnectionProvider.class),
+                    field(SentineledConnectionProvider.class, "pool", ConnectionPool.class),
+                    forceDisconnectOfThisJedis(),
+                    // public from Jedis 8, package-private before
+                    method(Connection.class, "getHostAndPort", MethodType.methodType(HostAndPort.class)));
+        } catch (IllegalStateException e) {
+            unsupported = e;
+        }
+        MEMBERS = members;
+        UNSUPPORTED = unsupported;
+    }
+
+    /** The members this class reaches, looked up once. */
+    private record Members(
+            VarHandle provider, VarHandle sentinelPool, Disconnect forceDisconnect, MethodHandle hostAndPort) {}
 
     private JedisInternals() {}
 
     /** The provider that holds {@code client}'s connections, or null when it has none (a client over one connection). */
     static @Nullable ConnectionProvider providerOf(UnifiedJedis client) {
-        return (ConnectionProvider) PROVIDER.get(client);
+        return (ConnectionProvider) members().provider().get(client);
     }
 
     /** The pool of the master that a Sentinel provider follows now (public only from Jedis 8). */
     static ConnectionPool currentMasterPool(SentineledConnectionProvider provider) {
-        return (ConnectionPool) SENTINEL_POOL.getVolatile(provider);
+        return (ConnectionPool) members().sentinelPool().getVolatile(provider);
     }
 
     /**
@@ -57,18 +74,25 @@ final class JedisInternals {
      * could block, so on Jedis 6 this does what {@code forceDisconnect()} does in 7.
      */
     static void forceDisconnect(Connection connection) throws IOException {
-        FORCE_DISCONNECT.apply(connection);
+        members().forceDisconnect().apply(connection);
     }
 
     /** The server {@code connection} is connected to. */
     static HostAndPort hostAndPort(Connection connection) {
         try {
-            return (HostAndPort) HOST_AND_PORT.invokeExact(connection);
+            return (HostAndPort) members().hostAndPort().invokeExact(connection);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static Members members() {
+        if (MEMBERS == null) {
+            throw new IllegalStateException(Objects.requireNonNull(UNSUPPORTED).getMessage(), UNSUPPORTED);
+        }
+        return MEMBERS;
     }
 
     private static Disconnect forceDisconnectOfThisJedis() {
