@@ -7,6 +7,7 @@ import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.net.Socket;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -23,48 +24,46 @@ import redis.clients.jedis.providers.SentineledConnectionProvider;
  * protected field without a getter in any of them. Jedis is an automatic module (no descriptor, so
  * every package is open), which lets this class read that field and the few other members below.
  *
- * <p>Every member is looked up once, when this class loads; on a Jedis without one of them,
- * {@link JedisLockBackend#create} fails with an {@link IllegalStateException} that names it.
+ * <p>Every member is looked up once, when this class loads. On a Jedis without one of them,
+ * {@link JedisLockBackend#create} fails with an {@link IllegalStateException} that names it, for a
+ * client whose topology needs it (a standalone client does not need the Sentinel provider's pool).
  *
  * <p>This class is threadsafe (it has no mutable state).
  */
 final class JedisInternals {
 
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
-    private static final @Nullable Members MEMBERS;
-    private static final @Nullable IllegalStateException UNSUPPORTED;
-
-    static {
-        Members members = null;
-        IllegalStateException unsupported = null;
-        try {
-            members = new Members(
-                    field(UnifiedJedis.class, "provider", ConnectionProvider.class),
-                    field(SentineledConnectionProvider.class, "pool", ConnectionPool.class),
-                    forceDisconnectOfThisJedis(),
-                    // public from Jedis 8, package-private before
-                    method(Connection.class, "getHostAndPort", MethodType.methodType(HostAndPort.class)));
-        } catch (IllegalStateException e) {
-            unsupported = e;
-        }
-        MEMBERS = members;
-        UNSUPPORTED = unsupported;
-    }
-
-    /** The members this class reaches, looked up once. */
-    private record Members(
-            VarHandle provider, VarHandle sentinelPool, Disconnect forceDisconnect, MethodHandle hostAndPort) {}
+    private static final Member<VarHandle> PROVIDER =
+            Member.lookUp(() -> field(UnifiedJedis.class, "provider", ConnectionProvider.class));
+    private static final Member<VarHandle> SENTINEL_POOL =
+            Member.lookUp(() -> field(SentineledConnectionProvider.class, "pool", ConnectionPool.class));
+    private static final Member<Disconnect> FORCE_DISCONNECT =
+            Member.lookUp(JedisInternals::forceDisconnectOfThisJedis);
+    // public from Jedis 8, package-private before
+    private static final Member<MethodHandle> HOST_AND_PORT =
+            Member.lookUp(() -> method(Connection.class, "getHostAndPort", MethodType.methodType(HostAndPort.class)));
 
     private JedisInternals() {}
 
+    /**
+     * Fails unless the members that every topology uses on its connections are there, and, for a
+     * cluster, the one that tells a connection's node.
+     */
+    static void requireConnectionMembers(boolean cluster) {
+        FORCE_DISCONNECT.get();
+        if (cluster) {
+            HOST_AND_PORT.get();
+        }
+    }
+
     /** The provider that holds {@code client}'s connections, or null when it has none (a client over one connection). */
     static @Nullable ConnectionProvider providerOf(UnifiedJedis client) {
-        return (ConnectionProvider) members().provider().get(client);
+        return (ConnectionProvider) PROVIDER.get().get(client);
     }
 
     /** The pool of the master that a Sentinel provider follows now (public only from Jedis 8). */
     static ConnectionPool currentMasterPool(SentineledConnectionProvider provider) {
-        return (ConnectionPool) members().sentinelPool().getVolatile(provider);
+        return (ConnectionPool) SENTINEL_POOL.get().getVolatile(provider);
     }
 
     /**
@@ -74,13 +73,13 @@ final class JedisInternals {
      * could block, so on Jedis 6 this does what {@code forceDisconnect()} does in 7.
      */
     static void forceDisconnect(Connection connection) throws IOException {
-        members().forceDisconnect().apply(connection);
+        FORCE_DISCONNECT.get().apply(connection);
     }
 
     /** The server {@code connection} is connected to. */
     static HostAndPort hostAndPort(Connection connection) {
         try {
-            return (HostAndPort) members().hostAndPort().invokeExact(connection);
+            return (HostAndPort) HOST_AND_PORT.get().invokeExact(connection);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
@@ -88,11 +87,32 @@ final class JedisInternals {
         }
     }
 
-    private static Members members() {
-        if (MEMBERS == null) {
-            throw new IllegalStateException(Objects.requireNonNull(UNSUPPORTED).getMessage(), UNSUPPORTED);
+    /** One member, looked up when this class loads, or why it could not be. */
+    private static final class Member<T> {
+
+        private final @Nullable T value;
+        private final @Nullable IllegalStateException unsupported;
+
+        private Member(@Nullable T value, @Nullable IllegalStateException unsupported) {
+            this.value = value;
+            this.unsupported = unsupported;
         }
-        return MEMBERS;
+
+        static <T> Member<T> lookUp(Supplier<T> lookup) {
+            try {
+                return new Member<>(lookup.get(), null);
+            } catch (IllegalStateException e) {
+                return new Member<>(null, e);
+            }
+        }
+
+        T get() {
+            if (value == null) {
+                IllegalStateException cause = Objects.requireNonNull(unsupported);
+                throw new IllegalStateException(cause.getMessage(), cause);
+            }
+            return value;
+        }
     }
 
     private static Disconnect forceDisconnectOfThisJedis() {

@@ -278,8 +278,8 @@ public final class JedisLockBackend implements LockBackend {
                 task.result.completeExceptionally(new IllegalStateException("JedisLockBackend is closed"));
             }
         }
-        calls.cutAll();
         BackendThreads.start("leasehold-jedis-close-" + number, () -> {
+            calls.cutAll(); // may wait briefly for a call writing into its buffer: not on the caller's thread
             List<BlockingSubscriber<Connection>> loops = channelRouter.close();
             long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
             try {

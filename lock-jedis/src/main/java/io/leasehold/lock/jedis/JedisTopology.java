@@ -28,12 +28,17 @@ interface JedisTopology {
         Objects.requireNonNull(client, "client must not be null");
         ConnectionProvider provider = JedisInternals.providerOf(client);
         if (provider instanceof ClusterConnectionProvider) {
+            JedisInternals.requireConnectionMembers(true);
             return new ClusterJedisTopology((ClusterConnectionProvider) provider);
         }
         if (provider instanceof SentineledConnectionProvider) {
-            return new SentinelJedisTopology((SentineledConnectionProvider) provider);
+            JedisInternals.requireConnectionMembers(false);
+            SentinelJedisTopology sentinel = new SentinelJedisTopology((SentineledConnectionProvider) provider);
+            sentinel.poolMaxTotal(); // reads the provider's pool, a private field: fails here if Jedis lacks it
+            return sentinel;
         }
         if (provider instanceof PooledConnectionProvider) {
+            JedisInternals.requireConnectionMembers(false);
             return new StandaloneJedisTopology((PooledConnectionProvider) provider);
         }
         throw new IllegalArgumentException("client must be a pooled client for a single server (RedisClient,"
