@@ -33,9 +33,8 @@ interface JedisTopology {
         }
         if (provider instanceof SentineledConnectionProvider) {
             JedisInternals.requireConnectionMembers(false);
-            SentinelJedisTopology sentinel = new SentinelJedisTopology((SentineledConnectionProvider) provider);
-            sentinel.poolMaxTotal(); // reads the provider's pool, a private field: fails here if Jedis lacks it
-            return sentinel;
+            // its pool is a private field of the provider: create() reads its size next, and fails there without it
+            return new SentinelJedisTopology((SentineledConnectionProvider) provider);
         }
         if (provider instanceof PooledConnectionProvider) {
             JedisInternals.requireConnectionMembers(false);

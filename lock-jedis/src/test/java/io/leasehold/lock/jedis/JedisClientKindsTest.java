@@ -74,11 +74,7 @@ class JedisClientKindsTest {
                 .sentinelClientConfig(JedisTestClients.config())
                 .poolConfig(JedisTestClients.pool(1))
                 .build()) {
-            assertThatThrownBy(() -> JedisLockBackend.create(tiny))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage(
-                            "the client's connection pool must allow at least 2 connections (one for the subscriber,"
-                                    + " one for scripts), but its maxTotal was 1");
+            JedisTestClients.assertRefusesAPoolOfOne(tiny);
             assertThatThrownBy(() -> JedisLockBackend.create(tiny, 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("scriptThreads must be below the client's pool maxTotal of 1 (one connection stays for"

@@ -177,11 +177,7 @@ class JedisLifecycleTest {
                 .hostAndPort(redis.host(), redis.port())
                 .poolConfig(JedisTestClients.pool(1))
                 .build()) {
-            assertThatThrownBy(() -> JedisLockBackend.create(tiny))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage(
-                            "the client's connection pool must allow at least 2 connections (one for the subscriber,"
-                                    + " one for scripts), but its maxTotal was 1");
+            JedisTestClients.assertRefusesAPoolOfOne(tiny);
         }
         assertThatThrownBy(() -> JedisLockBackend.create(client, 8))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -1,5 +1,7 @@
 package io.leasehold.lock.jedis;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.testkit.redis.OwningLockBackend;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
@@ -14,6 +16,7 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Jedis clients for tests, built as an application would build them, with Jedis's default timeouts.
@@ -60,6 +63,14 @@ final class JedisTestClients {
         ConnectionPoolConfig config = new ConnectionPoolConfig();
         config.setMaxTotal(maxTotal);
         return config;
+    }
+
+    /** Checks that the backend refuses {@code client}, whose pool allows one connection only. */
+    static void assertRefusesAPoolOfOne(UnifiedJedis client) {
+        assertThatThrownBy(() -> JedisLockBackend.create(client))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the client's connection pool must allow at least 2 connections (one for the subscriber,"
+                        + " one for scripts), but its maxTotal was 1");
     }
 
     static LockBackend owningStandalone(RedisTopology redis) {
