@@ -81,7 +81,7 @@ final class HandoffRelease {
 
     /** Sends the handoff; {@code backoffNanos} is the wait before a resend, should this send fail transiently. */
     void send(long backoffNanos) {
-        // The waiter's lease counts from when the backend writes the handoff (see Acquisition.attempt).
+        // The waiter's lease counts from when the backend writes the handoff (see Acquisition.send).
         AtomicLong written = new AtomicLong(engine.now());
         engine.handoffCall(name, owner, next, () -> written.set(engine.now())).whenComplete((reply, error) -> {
             long sent = written.get();

@@ -15,7 +15,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * What an acquire builds before its first command: the keys through {@link LockKeys} and the ARGV
- * list of {@code Acquisition.Round}.
+ * list of {@link AcquireRound}.
  *
  * <ul>
  *   <li>{@link #keysAndArgs} builds both lists with a fixed owner, so that the string work shows apart
@@ -65,7 +65,7 @@ public class AcquireArgumentsBenchmark extends EngineBenchmark {
         return List.of(LockKeys.lockKey(prefix, name), LockKeys.fenceKey(prefix, name));
     }
 
-    /** ARGV of acquire.lua, as {@code Acquisition.Round} builds it. */
+    /** ARGV of acquire.lua, as {@link AcquireRound} builds it. */
     static List<String> acquireArgs(String owner, long leaseMs) {
         return List.of(owner, Long.toString(leaseMs), Long.toString(Engine.FENCE_COUNTER_TTL_MS));
     }

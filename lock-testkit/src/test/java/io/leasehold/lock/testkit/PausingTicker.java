@@ -9,25 +9,30 @@ import java.util.stream.Collectors;
 
 /**
  * A ticker over a {@link ManualClock} that, once armed, parks the thread that reads it from
- * inside {@code Acquisition.handOut} at a chosen call (the method handOut calls that reads the
- * ticker), so that a test can act at that exact moment of a hand-out.
+ * inside a hand-out at a chosen call (the method a {@code handOut} calls that reads the ticker), so
+ * that a test can act at that exact moment of a hand-out.
  */
 final class PausingTicker implements Ticker {
 
-    /** The callee of {@code Acquisition.handOut} whose ticker read parks the thread. */
+    /**
+     * A moment of the hand-out: the callee of a {@code handOut} method ({@code Acquisition}'s, outside
+     * the machine's monitor, or {@code AcquisitionMachine}'s, inside it) whose ticker read parks the thread.
+     */
     enum Point {
         /** lease.lossIfInvalid(): before the monitor, before the validity check. */
-        LOSS_CHECK("lossIfInvalid"),
-        /** waited(), the argument of announceAcquired: inside the acquisition's monitor, before the announce. */
-        IN_MONITOR("waited"),
+        LOSS_CHECK("Acquisition", "lossIfInvalid"),
+        /** waited(), the argument of announceAcquired: inside the machine's monitor, before the announce. */
+        IN_MONITOR("AcquisitionMachine", "waited"),
         /** lease.announceAcquired()'s own validity check: inside the monitor, the last read before the announce. */
-        ANNOUNCE_CHECK("announceAcquired"),
-        /** finish(false): after the announce and phase DONE, before the caller's future completes (queued waiters only). */
-        AFTER_ANNOUNCE("finish");
+        ANNOUNCE_CHECK("AcquisitionMachine", "announceAcquired"),
+        /** end(): after the announce, the acquisition over, before the caller's future completes (queued waiters only). */
+        AFTER_ANNOUNCE("AcquisitionMachine", "end");
 
+        final String className;
         final String callee;
 
-        Point(String callee) {
+        Point(String simpleClassName, String callee) {
+            this.className = "io.leasehold.lock.internal." + simpleClassName;
             this.callee = callee;
         }
     }
@@ -80,9 +85,11 @@ final class PausingTicker implements Ticker {
                 StackWalker.getInstance().walk(s -> s.limit(40).collect(Collectors.toList()));
         for (int i = 1; i < frames.size(); i++) {
             StackWalker.StackFrame f = frames.get(i);
-            if (f.getClassName().equals("io.leasehold.lock.internal.Acquisition")
-                    && f.getMethodName().equals("handOut")) {
-                return frames.get(i - 1).getMethodName().equals(point.callee); // what handOut called
+            if (f.getMethodName().equals("handOut")
+                    && f.getClassName().startsWith("io.leasehold.lock.internal.Acquisition")) {
+                // the innermost hand-out frame: what it called
+                return f.getClassName().equals(point.className)
+                        && frames.get(i - 1).getMethodName().equals(point.callee);
             }
         }
         return false;

@@ -134,9 +134,11 @@ internal val replyFaultScenarios: List<Scenario> = listOf(
     },
 
     scenario("shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout", "G8, G9", Fault.LATENCY) {
-        // Given every call reaches Redis only after the node's 300 ms command timeout
+        // Given every call reaches Redis only after the node's 300 ms command timeout (by 900 ms: the
+        // premise must hold even when a loaded machine runs the timeout's sweep late; with a 200 ms
+        // margin, a sweep delayed that long let a reply through in time, once in a loaded run)
         val node = newNode(commandTimeout = Duration.ofMillis(300))
-        fixture.setLatency(Duration.ofMillis(500))
+        fixture.setLatency(Duration.ofMillis(1200))
         // When the node tries for a while: each attempt runs in Redis, but its reply is always late
         val thrown = shouldThrow<LockBackendException> { node.client.lock(lockName).acquire(Duration.ofMillis(1500)) }
         // Then the wait ends as a backend failure (no reply in time, ever), and once the late replies

@@ -1,0 +1,56 @@
+package io.leasehold.lock.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The attempts of one acquisition made with one random owner, so that a retried acquire is
+ * idempotent (see {@link Acquisition}). A round ends when it produced a lease, or when a lease it
+ * produced must not be handed out (then the acquisition goes on with a new round and a new owner).
+ *
+ * <p>The owner and the script arguments are fixed; the other fields are the round's bookkeeping for
+ * its clean-up, guarded by the monitor of the {@link AcquisitionMachine} that made the round.
+ */
+final class AcquireRound {
+
+    final String owner;
+    /** acquire.lua's ARGV: owner, lease time, fencing counter TTL. */
+    final List<String> args;
+    /** Whether any attempt (or handoff) of this round was sent. */
+    boolean sent;
+    /**
+     * Completes once the release that handed this round the lock has settled (null if none did): the
+     * round's clean-up waits for it, see {@link HandoffTarget#pending}.
+     */
+    @Nullable
+    CompletableFuture<?> handoffSettled;
+    /**
+     * Completes once the round's latest attempt has been answered and its reply acted on (null before
+     * any attempt): a clean-up that overtook an attempt still on its way would find nothing, and the
+     * attempt would then take the lock for a lease time.
+     */
+    @Nullable
+    CompletableFuture<?> attemptSettled;
+    /** The lease this round produced, once it did. */
+    @Nullable
+    DefaultLease lease;
+
+    AcquireRound(long leaseMs) {
+        this.owner = OwnerIds.next();
+        this.args = List.of(owner, Long.toString(leaseMs), Long.toString(Engine.FENCE_COUNTER_TTL_MS));
+    }
+
+    /**
+     * What the round's clean-up must follow: the handoff that may still be resent to it, and its
+     * attempt still on its way; null if neither is pending.
+     */
+    @Nullable
+    CompletableFuture<?> settledFirst() {
+        boolean attemptPending = attemptSettled != null && !attemptSettled.isDone();
+        if (handoffSettled == null) {
+            return attemptPending ? attemptSettled : null;
+        }
+        return attemptPending ? CompletableFuture.allOf(handoffSettled, attemptSettled) : handoffSettled;
+    }
+}

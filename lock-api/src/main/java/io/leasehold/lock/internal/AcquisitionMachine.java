@@ -1,0 +1,624 @@
+package io.leasehold.lock.internal;
+
+import io.leasehold.lock.LockBackendException;
+import io.leasehold.lock.LockException;
+import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.internal.AcquisitionEffect.DropLease;
+import io.leasehold.lock.internal.AcquisitionEffect.Fail;
+import io.leasehold.lock.internal.AcquisitionEffect.Finish;
+import io.leasehold.lock.internal.AcquisitionEffect.GiveLease;
+import io.leasehold.lock.internal.AcquisitionEffect.HandoffClaimed;
+import io.leasehold.lock.internal.AcquisitionEffect.JoinQueue;
+import io.leasehold.lock.internal.AcquisitionEffect.ReleaseOwner;
+import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
+import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
+import io.leasehold.lock.internal.AcquisitionEffect.Send;
+import io.leasehold.lock.internal.AcquisitionEffect.StartLease;
+import io.leasehold.lock.internal.AcquisitionEffect.Wake;
+import io.leasehold.lock.internal.AcquisitionEvent.Cancelled;
+import io.leasehold.lock.internal.AcquisitionEvent.ClaimHandoff;
+import io.leasehold.lock.internal.AcquisitionEvent.Closed;
+import io.leasehold.lock.internal.AcquisitionEvent.Contended;
+import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
+import io.leasehold.lock.internal.AcquisitionEvent.Failed;
+import io.leasehold.lock.internal.AcquisitionEvent.GoOn;
+import io.leasehold.lock.internal.AcquisitionEvent.Granted;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
+import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
+import io.leasehold.lock.internal.AcquisitionEvent.HandOutRefused;
+import io.leasehold.lock.internal.AcquisitionEvent.HandoffPending;
+import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
+import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
+import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
+import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
+import io.leasehold.lock.internal.AcquisitionEvent.Start;
+import io.leasehold.lock.internal.AcquisitionEvent.Woken;
+import io.leasehold.lock.internal.AcquisitionState.Attempting;
+import io.leasehold.lock.internal.AcquisitionState.BackingOff;
+import io.leasehold.lock.internal.AcquisitionState.Done;
+import io.leasehold.lock.internal.AcquisitionState.HandingOut;
+import io.leasehold.lock.internal.AcquisitionState.Queued;
+import io.leasehold.lock.internal.AcquisitionState.Starting;
+import io.leasehold.lock.internal.AcquisitionState.SteppingBack;
+import io.leasehold.lock.internal.AcquisitionState.Waiting;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The state of one {@link Acquisition} and its one transition function, {@link #on}: it takes an
+ * event and returns the effects that {@code Acquisition} runs once the monitor is left. All of the
+ * acquisition's mutable state lives here, guarded by this object's monitor: the state
+ * ({@link AcquisitionState}), the current {@linkplain AcquireRound round}, and what spans states
+ * (whether it queued, whether it ever asked Redis, the last failure, the latest release message seen).
+ *
+ * <p>Under the monitor it touches only its own alarms ({@link EngineTimer}: scheduling runs nothing),
+ * the listeners' queue (wait started and ended are enqueued here so that they arrive in order), the
+ * lease it hands out (its announce and the claim of the acquisition are one step: an acquisition is
+ * never both announced as acquired and ended by close) and the client's read-only view of its
+ * leases (for an honest timeout message). It never calls the backend, the wait queue (whose monitor
+ * is taken before this one by a handoff's claim) or the caller.
+ *
+ * <p>The rules it keeps, state by state, are those of {@link Acquisition}'s class doc.
+ */
+final class AcquisitionMachine {
+
+    /** The shortest fallback alarm: a holder's TTL of 0 must not make a waiter spin. */
+    static final long MIN_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** The first back-off after a transient failure; it doubles up to {@link #MAX_RETRY_NANOS}. */
+    static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * The longest a waiter whose handoff yielded (see acquire.lua) steps back: the bound on how long
+     * the lock may idle after a yield that no other client's waiter takes (the other subscriber was
+     * only a lingering subscription, or its waiter had just given up).
+     *
+     * <p>The step-back does not end on this alarm when another client's waiter does take the lock:
+     * it ends on evidence, the next release message after the yield's own (that client's release,
+     * or its own yield back), on which this waiter asks again at once. So the other clients' waiters
+     * get their turn however late their threads run after the yield's message (a busy machine, a
+     * slow subscriber connection), up to this bound, and the lock never idles while they are slow
+     * but coming: a fixed window of a few milliseconds for their wake-up, message and acquire made
+     * the yield a race that a loaded machine lost again and again.
+     */
+    static final long YIELD_STEP_BACK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** How a yield's release message starts (acquire.lua publishes {@code "yielded <token>"}; any other release {@code "released"}). */
+    static final String YIELD_MESSAGE_PREFIX = "yielded ";
+
+    private static final long NOT_SEEN = Long.MIN_VALUE;
+
+    private final Engine engine;
+    private final String name;
+    private final Duration wait;
+    private final Duration leaseTime;
+    private final long startNanos;
+    private final long deadlineNanos;
+    private final Supplier<LockTimeoutException> timedOut;
+    private final Consumer<Alarm> onFallback;
+    private final Consumer<Alarm> onRetryDue;
+    private final Runnable onDeadline;
+
+    private AcquisitionState state = new Starting();
+    private AcquireRound round;
+    /** Whether it joined the local queue (and reported its wait started); it stays there until the end. */
+    private boolean queued;
+    /** Whether any attempt (or handoff) of any round was sent; see {@link #deadlinePassed}. */
+    private boolean askedRedis;
+    /** When a release message last woke this waiter ({@link #NOT_SEEN} if none since its last contended reply). */
+    private long releaseSeenNanos = NOT_SEEN;
+    /** The latest yield's message ({@code "yielded <token>"}) this waiter saw as head: it may come before the yield's reply. */
+    private @Nullable String lastYieldMessage;
+    /** Why the last attempt did not end contended (a failure, or a lease that came too late), or null. */
+    private @Nullable Throwable lastFailure;
+
+    private int transientFailures;
+    /** The wait's deadline, armed once the wait has nothing in flight (an acquisition that gets the lock at once never arms it). */
+    private EngineTimer.@Nullable Timeout deadlineTimer;
+
+    /**
+     * @param timedOut   the exception of a wait that stayed contended to its deadline
+     * @param onFallback called when a {@link Queued} or {@link SteppingBack} alarm fires
+     * @param onRetryDue called when a {@link BackingOff} alarm fires
+     * @param onDeadline called when the wait's deadline passes
+     */
+    AcquisitionMachine(
+            Engine engine,
+            String name,
+            Duration wait,
+            Duration leaseTime,
+            Supplier<LockTimeoutException> timedOut,
+            Consumer<Alarm> onFallback,
+            Consumer<Alarm> onRetryDue,
+            Runnable onDeadline) {
+        this.engine = engine;
+        this.name = name;
+        this.wait = wait;
+        this.leaseTime = leaseTime;
+        this.startNanos = engine.now();
+        this.deadlineNanos = startNanos + wait.toNanos();
+        this.timedOut = timedOut;
+        this.onFallback = onFallback;
+        this.onRetryDue = onRetryDue;
+        this.onDeadline = onDeadline;
+        this.round = new AcquireRound(leaseTime.toMillis());
+    }
+
+    /** The transition function: moves the state on {@code event}, and returns what to do outside the monitor. */
+    synchronized List<AcquisitionEffect> on(AcquisitionEvent event) {
+        List<AcquisitionEffect> effects = new ArrayList<>(3);
+        if (event instanceof Start) {
+            start((Start) event, effects);
+        } else if (event instanceof Woken) {
+            Woken woken = (Woken) event;
+            if (woken.firedBy() == null || isCurrent(woken.firedBy())) {
+                wakeUp(woken.localHolderLeftNanos(), effects);
+            }
+        } else if (event instanceof ReleaseSeen) {
+            releaseSeen((ReleaseSeen) event, effects);
+        } else if (event instanceof Resubscribed) {
+            if (state instanceof SteppingBack) {
+                enter(new Queued(null)); // messages may have been missed while the connection was down
+            }
+            if (((Resubscribed) event).head()) {
+                wakeUp(0, effects);
+            }
+        } else if (event instanceof ClaimHandoff) {
+            claimHandoff((ClaimHandoff) event, effects);
+        } else if (event instanceof HandoffPending) {
+            HandoffPending pending = (HandoffPending) event;
+            pending.round().handoffSettled = pending.settled();
+        } else if (event instanceof Granted) {
+            granted((Granted) event, effects);
+        } else if (event instanceof GrantedTooLate) {
+            grantedTooLate(((GrantedTooLate) event).from(), effects);
+        } else if (event instanceof Contended) {
+            contended((Contended) event, effects);
+        } else if (event instanceof Failed) {
+            failed((Failed) event, effects);
+        } else if (event instanceof LateReply) {
+            lateReply((LateReply) event, effects);
+        } else if (event instanceof RetryDue) {
+            RetryDue due = (RetryDue) event;
+            if (isCurrent(due.firedBy())) {
+                if (!queued || due.head()) {
+                    attempt(effects);
+                } else {
+                    enter(new Queued(null)); // behind another waiter now: it wakes this one as it leaves
+                }
+            }
+        } else if (event instanceof DeadlinePassed) {
+            deadlinePassed(effects);
+        } else if (event instanceof HandOut) {
+            handOut(((HandOut) event).lease(), effects);
+        } else if (event instanceof HandOutRefused) {
+            end(Ending.CANCELLED_AT_HAND_OUT, null, effects);
+        } else if (event instanceof GoOn) {
+            if (state instanceof Waiting) {
+                goOn(effects);
+            }
+        } else if (event instanceof Cancelled) {
+            if (state instanceof Waiting || state instanceof Attempting || state instanceof Starting) {
+                end(Ending.CANCELLED, null, effects); // while handing out, the hand-out sees the cancel
+            }
+        } else if (event instanceof Closed) {
+            end(Ending.CLOSED, null, effects);
+        } else {
+            throw new IllegalArgumentException("unknown acquisition event " + event);
+        }
+        return effects;
+    }
+
+    /** Whether the acquisition is over (for a queue join that may have raced its end). */
+    synchronized boolean isDone() {
+        return state instanceof Done;
+    }
+
+    /** Whether the wait's deadline has passed. */
+    boolean pastDeadline() {
+        return engine.now() - deadlineNanos >= 0;
+    }
+
+    /** How long the acquisition has waited so far. */
+    Duration waited() {
+        return Duration.ofNanos(engine.now() - startNanos);
+    }
+
+    // ---- transitions ----------------------------------------------------------------------------
+
+    private void start(Start event, List<AcquisitionEffect> effects) {
+        if (!(state instanceof Starting)) {
+            return;
+        }
+        if (event.behindLocalWaiters()) {
+            armDeadline();
+            queue();
+            enter(new Queued(null));
+            // Woken once queued: the others may all have left before the join, and nobody else would wake a new head.
+            effects.add(new JoinQueue(Long.MAX_VALUE, true, false));
+        } else {
+            attempt(effects);
+        }
+    }
+
+    /** A wake-up of the queue's head; see {@link Woken}. */
+    private void wakeUp(long localHolderLeftNanos, List<AcquisitionEffect> effects) {
+        if (state instanceof Attempting) {
+            if (localHolderLeftNanos <= 0) {
+                state = new Attempting(true); // a release raced the attempt in flight: ask again after its reply
+            }
+            return;
+        }
+        if (state instanceof SteppingBack && engine.now() - ((SteppingBack) state).until() < 0) {
+            return;
+        }
+        if (!(state instanceof Waiting)) {
+            return;
+        }
+        if (localHolderLeftNanos > 0) {
+            if (!(state instanceof BackingOff)) { // (a back-off's alarm asks anyway, within the wait)
+                long now = engine.now();
+                long fallback = Math.max(Math.min(localHolderLeftNanos, deadlineNanos - now), MIN_FALLBACK_NANOS);
+                enter(new Queued(alarm(onFallback, now + fallback)));
+            }
+            return;
+        }
+        attempt(effects);
+    }
+
+    /**
+     * While it steps back after a yield, messages up to the yield's own (the one that wakes the other
+     * clients' waiters; it names the yielded lock's token, see acquire.lua) are passed over: they were
+     * published before the yield ran, or by it, however late they arrive. Any later one means the lock
+     * went on to another client and came free again (or that client yielded in turn), so the
+     * step-back ends and this waiter asks at once.
+     */
+    private void releaseSeen(ReleaseSeen event, List<AcquisitionEffect> effects) {
+        String message = event.message();
+        releaseSeenNanos = engine.now();
+        if (message != null && message.startsWith(YIELD_MESSAGE_PREFIX)) {
+            lastYieldMessage = message;
+        }
+        if (state instanceof SteppingBack) {
+            SteppingBack back = (SteppingBack) state;
+            if (back.ownYieldMessage() != null) {
+                if (back.ownYieldMessage().equals(message)) {
+                    state = new SteppingBack(back.until(), null, back.alarm()); // the same alarm goes on
+                }
+                return;
+            }
+            enter(new Queued(null));
+        }
+        if (event.head()) {
+            wakeUp(0, effects);
+        }
+    }
+
+    /** Makes the current round the target of a releasing lease's handoff: its attempt in flight from now on. */
+    private void claimHandoff(ClaimHandoff event, List<AcquisitionEffect> effects) {
+        if (!(state instanceof Waiting)) {
+            return; // an attempt in flight, or not waiting: no handoff now
+        }
+        enter(new Attempting(false));
+        round.sent = true;
+        askedRedis = true;
+        releaseSeenNanos = engine.now(); // the handoff latency runs from the release on
+        effects.add(new HandoffClaimed(round, event.streak(), event.mayYield()));
+    }
+
+    private void attempt(List<AcquisitionEffect> effects) {
+        if (state instanceof Attempting) {
+            state = new Attempting(true);
+            return;
+        }
+        if (!(state instanceof Waiting) && !(state instanceof Starting)) {
+            return;
+        }
+        enter(new Attempting(false));
+        CompletableFuture<Void> settled = new CompletableFuture<>();
+        round.sent = true;
+        round.attemptSettled = settled;
+        askedRedis = true;
+        effects.add(new Send(round, settled));
+    }
+
+    private void granted(Granted event, List<AcquisitionEffect> effects) {
+        if (!(state instanceof Attempting) || event.from() != round) {
+            // Ended meanwhile (cancelled, closed, timed out): its clean-up releases the owner once this
+            // attempt has settled; released here too (owner-checked, so harmless twice).
+            effects.add(new ReleaseOwner(event.from(), null));
+            return;
+        }
+        round.lease = event.lease();
+        enter(new HandingOut(event.lease()));
+        effects.add(new StartLease(event.lease()));
+    }
+
+    /** The reply came after the lease it grants had run out (or so late that its loss would be declared at once): never hand that out (G6). */
+    private void grantedTooLate(AcquireRound from, List<AcquisitionEffect> effects) {
+        effects.add(new ReleaseOwner(from, null));
+        if (state instanceof Attempting && from == round) {
+            nextRound(slowReply());
+            enter(new Queued(null));
+            goOn(effects);
+        }
+    }
+
+    private void contended(Contended event, List<AcquisitionEffect> effects) {
+        if (!(state instanceof Attempting) || event.from() != round) {
+            return;
+        }
+        boolean wakePending = ((Attempting) state).wakePending();
+        lastFailure = null;
+        if (!wakePending) {
+            releaseSeenNanos = NOT_SEEN; // someone else took the lock after that release
+        }
+        long now = engine.now();
+        if (now - deadlineNanos >= 0) {
+            end(Ending.FAILED, timedOut.get(), effects);
+            return;
+        }
+        armDeadline();
+        boolean join = !queued;
+        if (join) {
+            queue();
+        }
+        boolean retryNow = false;
+        String yieldMessage = event.yieldMessage();
+        if (yieldMessage != null) {
+            // Our own handoff let the lock go to other clients' waiters: step back until the lock has
+            // moved on (a release message after the yield's own; if that one raced this reply, its
+            // wake-up is dropped here with wakePending) or the bound has passed.
+            long until = now + YIELD_STEP_BACK_NANOS;
+            enter(new SteppingBack(
+                    until,
+                    yieldMessage.equals(lastYieldMessage) ? null : yieldMessage,
+                    alarm(onFallback, Math.min(until, deadlineNanos))));
+        } else if (wakePending) {
+            enter(new Queued(null));
+            retryNow = true;
+        } else {
+            long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(event.holderTtlMs()), MIN_FALLBACK_NANOS);
+            enter(new Queued(alarm(onFallback, Math.min(now + fallback, deadlineNanos))));
+        }
+        if (join) {
+            // The first waiter subscribes the release channel; once it is active the queue wakes its
+            // head, so a release published before is not missed. A lingering subscription may have
+            // seen a release since this attempt was sent, while nobody waited: then it asks at once.
+            effects.add(new JoinQueue(event.sentNanos(), retryNow, true));
+        } else if (retryNow) {
+            effects.add(new Wake(true)); // a release message raced the attempt
+        }
+    }
+
+    /** A transient failure with time left is retried after a back-off, within the wait; any other ends it (G9). */
+    private void failed(Failed event, List<AcquisitionEffect> effects) {
+        if (!(state instanceof Attempting) || event.from() != round) {
+            return;
+        }
+        Throwable cause = event.cause();
+        long now = engine.now();
+        if (!engine.isTransient(cause) || now - deadlineNanos >= 0) {
+            end(Ending.FAILED, new LockBackendException(name, "could not acquire", cause), effects);
+            return;
+        }
+        lastFailure = cause;
+        transientFailures++;
+        armDeadline();
+        long backoff = Math.min(FIRST_RETRY_NANOS << Math.min(transientFailures - 1, 10), MAX_RETRY_NANOS);
+        enter(new BackingOff(alarm(onRetryDue, now + Math.min(backoff, deadlineNanos - now))));
+    }
+
+    /**
+     * A reply that came after its command timed out. The command ran, so it may have taken the lock:
+     * release it, unless its round is still going (a later attempt with the same owner decides, and
+     * the end of the acquisition releases the owner anyway). If its round produced a lease, the
+     * release waits until that lease has ended and its own release has had its outcome: the late
+     * command may have re-taken the lock after the holder released it, but a clean-up sent while the
+     * holder's release is on its way would delete the lock under it and make it report a false loss.
+     */
+    private void lateReply(LateReply event, List<AcquisitionEffect> effects) {
+        boolean roundGoesOn = event.from() == round
+                && (state instanceof Attempting || state instanceof Waiting || state instanceof Starting);
+        if (roundGoesOn) {
+            if (event.grants()) {
+                // A late handoff grants without publishing (unlike a release, which a late acquire can
+                // only follow): ask again now with the same owner, which gets the same lock, or this
+                // waiter sleeps until its fallback while Redis holds the lock for it.
+                attempt(effects);
+            }
+            return;
+        }
+        DefaultLease produced = event.from().lease;
+        effects.add(new ReleaseOwner(event.from(), produced == null ? null : produced.settled()));
+    }
+
+    /**
+     * The deadline never decides while an attempt is in flight (its reply does) or while a lease is
+     * handed out. A waiter that queued behind this client's waiters and never asked has no evidence
+     * whether the lock is held or Redis is down (G9): it asks once, and the reply decides (its
+     * handling sees the deadline passed).
+     */
+    private void deadlinePassed(List<AcquisitionEffect> effects) {
+        if (!(state instanceof Waiting)) {
+            return;
+        }
+        if (!askedRedis) {
+            attempt(effects);
+        } else if (lastFailure != null) {
+            // The last attempt failed (or was too slow), not contended: a backend failure (G9).
+            end(
+                    Ending.FAILED,
+                    new LockBackendException(
+                            name,
+                            "could not acquire within the wait of " + Durations.human(wait)
+                                    + "; the last attempt failed",
+                            lastFailure),
+                    effects);
+        } else {
+            end(Ending.FAILED, timedOut.get(), effects);
+        }
+    }
+
+    /** After a discarded round: go on waiting with the new one, or end if the wait is over. */
+    private void goOn(List<AcquisitionEffect> effects) {
+        if (engine.now() - deadlineNanos >= 0) {
+            deadlinePassed(effects);
+        } else {
+            attempt(effects);
+        }
+    }
+
+    /**
+     * Gives {@code lease} to the caller if it is still valid. The hand-out announces the lease and
+     * claims the acquisition in one step, so that an acquisition is never both announced as acquired
+     * and ended by close (two outcomes, and a clean-up deleting the lock under an announced lease). A
+     * lease that ended or ran out between the reply and now is not announced: the round that made it
+     * ends, and in the same step the wait goes back to a new round, so that no wake-up can send an
+     * attempt with the old owner.
+     */
+    private void handOut(DefaultLease lease, List<AcquisitionEffect> effects) {
+        if (!(state instanceof HandingOut)) {
+            effects.add(new DropLease(lease, false)); // ended meanwhile (close): never announced, it ends silently
+        } else if (lease.announceAcquired(waited(), sinceReleaseSeen())) {
+            // Announced before the caller can have it, so that its acquired event precedes any event of its release.
+            end(Ending.GIVEN, null, effects);
+            effects.add(new GiveLease(lease));
+        } else {
+            nextRound(slowReply());
+            enter(new Queued(null));
+            effects.add(new DropLease(lease, true));
+        }
+    }
+
+    // ---- endings --------------------------------------------------------------------------------
+
+    /** How an acquisition ends; see {@link #end}. */
+    private enum Ending {
+        /** Handed out: nothing to clean up. */
+        GIVEN,
+        /** The caller's future was done before the hand-out, which released the lease. */
+        CANCELLED_AT_HAND_OUT,
+        CANCELLED,
+        CLOSED,
+        FAILED
+    }
+
+    /**
+     * Ends the acquisition, once: stops its alarms, reports the end of its wait (under the monitor,
+     * after its start), and asks for the clean-up of the current round (the owner is released if any
+     * attempt was sent, after the handoff that may still be resent to it and its attempt still on its
+     * way: see {@link AcquireRound#settledFirst}), then the outcome.
+     */
+    private void end(Ending ending, @Nullable LockException failure, List<AcquisitionEffect> effects) {
+        if (state instanceof Done) {
+            return;
+        }
+        enter(new Done());
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel();
+            deadlineTimer = null;
+        }
+        if (queued) {
+            engine.listeners.waitEnded(name, waited());
+        }
+        boolean cleanUp = ending != Ending.GIVEN && ending != Ending.CANCELLED_AT_HAND_OUT && round.sent;
+        effects.add(new Finish(cleanUp, round, round.settledFirst(), queued));
+        switch (ending) {
+            case FAILED:
+                effects.add(new Fail(failure));
+                effects.add(new ReportFailed(failure));
+                break;
+            case CLOSED:
+                effects.add(new ReportCancelled());
+                effects.add(new Fail(new IllegalStateException(
+                        "client must be open, but was closed while waiting (lock '" + name + "')")));
+                break;
+            case CANCELLED:
+            case CANCELLED_AT_HAND_OUT:
+                effects.add(new ReportCancelled());
+                break;
+            default:
+                break;
+        }
+    }
+
+    // ---- bookkeeping ----------------------------------------------------------------------------
+
+    /** Moves to {@code next}, cancelling the alarm of the state it leaves. */
+    private void enter(AcquisitionState next) {
+        if (state instanceof Waiting) {
+            Alarm alarm = ((Waiting) state).alarm();
+            if (alarm != null) {
+                alarm.cancel();
+            }
+        }
+        state = next;
+    }
+
+    private boolean isCurrent(Alarm alarm) {
+        return state instanceof Waiting && ((Waiting) state).alarm() == alarm;
+    }
+
+    /** Joins the wait (its end reports {@code waitEnded}); reported under the monitor, so before the end's. */
+    private void queue() {
+        if (!queued) {
+            queued = true;
+            engine.listeners.waitStarted(name);
+        }
+    }
+
+    /** Arms the deadline alarm, once, if the wait has time. */
+    private void armDeadline() {
+        if (deadlineTimer == null && !wait.isZero()) {
+            deadlineTimer = engine.timer.scheduleAt(onDeadline, deadlineNanos);
+        }
+    }
+
+    private Alarm alarm(Consumer<Alarm> callback, long atNanos) {
+        Alarm alarm = new Alarm();
+        alarm.timeout = engine.timer.scheduleAt(() -> callback.accept(alarm), atNanos);
+        return alarm;
+    }
+
+    /** Starts a new round (a fresh owner) after a lease that must not be handed out. */
+    private void nextRound(Throwable why) {
+        round = new AcquireRound(leaseTime.toMillis());
+        lastFailure = why;
+    }
+
+    /** Why a round was discarded: its reply came later than the lease it granted (a backend too slow, not a holder). */
+    private TimeoutException slowReply() {
+        return new TimeoutException("the acquire's reply came after the "
+                + Durations.human(leaseTime)
+                + " lease it granted had run out (Redis or the network is slower than the lease time)");
+    }
+
+    /** Time since a release message woke this waiter, or null if none did (uncontended, or woken otherwise). */
+    private @Nullable Duration sinceReleaseSeen() {
+        return releaseSeenNanos == NOT_SEEN ? null : Duration.ofNanos(engine.now() - releaseSeenNanos);
+    }
+
+    /**
+     * A timer armed by one state. It counts only while that state is current: a state that is left
+     * cancels it, and one that fires as its state is left (the timer thread was already running it)
+     * is ignored, so that no stale alarm sends an attempt.
+     */
+    static final class Alarm {
+
+        /** Set right after scheduling, under the machine's monitor. */
+        private EngineTimer.@Nullable Timeout timeout;
+
+        private void cancel() {
+            if (timeout != null) {
+                timeout.cancel();
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.leasehold.lock.internal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where one {@link Acquisition} stands; {@link AcquisitionMachine} moves it from state to state.
+ *
+ * <pre>
+ *  Starting ──▶ Attempting ──granted──▶ HandingOut ──given──▶ Done
+ *     │            ▲  │                     │ (ran out: new round)
+ *     │            │  ├─contended──▶ Queued ◀┘
+ *     │            │  ├─yielded───▶ SteppingBack
+ *     │            │  └─transient─▶ BackingOff
+ *     └─behind local waiters──▶ Queued        (a wake-up, an alarm or a handoff: Attempting again)
+ *  any state but Done ──deadline, failure, cancel, close──▶ Done
+ * </pre>
+ *
+ * <p>A state owns the alarm it armed, if any: leaving the state cancels it, and an alarm that fires
+ * as its state is left is ignored (see {@link AcquisitionMachine.Alarm}).
+ */
+sealed interface AcquisitionState {
+
+    /** Built; {@code start()} decides between an attempt and queueing behind this client's waiters. */
+    record Starting() implements AcquisitionState {}
+
+    /**
+     * An attempt (or a handoff to this waiter) of the current round is in flight: its reply decides.
+     *
+     * @param wakePending a wake-up came meanwhile: if the reply is contended, ask again at once (a
+     *                    release raced the attempt). Acting on the wake-up before the reply would
+     *                    send a second acquire with the same owner, which (being idempotent) also
+     *                    succeeds, and undoing that duplicate would delete the caller's own lock.
+     */
+    record Attempting(boolean wakePending) implements AcquisitionState {}
+
+    /** Nothing in flight: the acquisition waits for a wake-up, an alarm or a handoff. */
+    sealed interface Waiting extends AcquisitionState {
+
+        /** The alarm this state armed, or null. */
+        AcquisitionMachine.@Nullable Alarm alarm();
+    }
+
+    /**
+     * Contended (or queued behind this client's waiters): waits for a release message, for becoming
+     * the head of the local queue, or for its alarm (the holder's TTL, the fallback that keeps a
+     * waiter going while its subscription is slow or failing).
+     */
+    record Queued(AcquisitionMachine.@Nullable Alarm alarm) implements Waiting {}
+
+    /**
+     * This waiter's handoff yielded the lock to other clients' waiters: it steps back until the lock
+     * has moved on (a release message after the yield's own) or {@code until}, whichever comes first.
+     *
+     * @param ownYieldMessage the yield's own release message until it has arrived, then null:
+     *                        messages up to and including it were published before the yield ran
+     *                        (or by it), so they are no evidence that the lock moved on
+     */
+    record SteppingBack(long until, @Nullable String ownYieldMessage, AcquisitionMachine.Alarm alarm)
+            implements Waiting {}
+
+    /** The last attempt failed transiently: tries again when the alarm (the back-off) fires. */
+    record BackingOff(AcquisitionMachine.Alarm alarm) implements Waiting {}
+
+    /** The current round got {@code lease}: on its way to the caller, who may still turn it down. */
+    record HandingOut(DefaultLease lease) implements AcquisitionState {}
+
+    /** Over: handed out, failed, timed out, cancelled or closed. */
+    record Done() implements AcquisitionState {}
+}

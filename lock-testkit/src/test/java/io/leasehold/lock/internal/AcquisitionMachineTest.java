@@ -1,0 +1,294 @@
+package io.leasehold.lock.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.LockBackendException;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.internal.AcquisitionEffect.Fail;
+import io.leasehold.lock.internal.AcquisitionEffect.Finish;
+import io.leasehold.lock.internal.AcquisitionEffect.HandoffClaimed;
+import io.leasehold.lock.internal.AcquisitionEffect.JoinQueue;
+import io.leasehold.lock.internal.AcquisitionEffect.ReleaseOwner;
+import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
+import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
+import io.leasehold.lock.internal.AcquisitionEffect.Send;
+import io.leasehold.lock.internal.AcquisitionEffect.Wake;
+import io.leasehold.lock.internal.AcquisitionEvent.Cancelled;
+import io.leasehold.lock.internal.AcquisitionEvent.ClaimHandoff;
+import io.leasehold.lock.internal.AcquisitionEvent.Closed;
+import io.leasehold.lock.internal.AcquisitionEvent.Contended;
+import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
+import io.leasehold.lock.internal.AcquisitionEvent.Failed;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
+import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
+import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
+import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
+import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
+import io.leasehold.lock.internal.AcquisitionEvent.Start;
+import io.leasehold.lock.internal.AcquisitionEvent.Woken;
+import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.testkit.ManualClock;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The acquisition's transition function on its own: events in, effects out, on a hand-moved clock
+ * (alarms fire only when the test moves it, and only report that they fired). What the effects do
+ * to Redis and the queue is the conformance suite's and the attack tests' business.
+ */
+class AcquisitionMachineTest {
+
+    private static final String NAME = "orders:42";
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final ManualClock clock = new ManualClock();
+    private final InMemoryLockBackend redis = InMemoryLockBackend.withClock(clock);
+    private final Engine engine = new Engine(new ClientSettings(
+            redis.newNode(),
+            LockOptions.defaults(),
+            "test",
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(5),
+            List.of(),
+            null,
+            clock));
+    private final BlockingQueue<AcquisitionMachine.Alarm> fallbacks = new LinkedBlockingQueue<>();
+    private final BlockingQueue<AcquisitionMachine.Alarm> retries = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> deadlines = new LinkedBlockingQueue<>();
+    private final AcquisitionMachine machine = new AcquisitionMachine(
+            engine,
+            NAME,
+            WAIT,
+            Duration.ofSeconds(30),
+            () -> new LockTimeoutException(NAME, WAIT),
+            fallbacks::add,
+            retries::add,
+            () -> deadlines.add("deadline"));
+
+    @AfterEach
+    void stop() {
+        engine.shutdown(TimeUnit.SECONDS.toNanos(1));
+        redis.close();
+    }
+
+    @Test
+    void shouldSendOneAttemptAtStartAndAskAgainAfterAContendedReplyIfWokenMeanwhile() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        assertEquals(
+                List.of(), machine.on(new Woken(0, null)), "a wake-up while the attempt is in flight sends nothing");
+        List<AcquisitionEffect> afterReply = machine.on(contended(first.round(), null));
+        JoinQueue join = only(JoinQueue.class, afterReply);
+        assertTrue(join.wakeAfter(), "the wake-up that came in flight is acted on after the reply");
+        assertTrue(join.evenUnderLocalLease(), "it was a release: ask even under a local lease");
+    }
+
+    @Test
+    void shouldAskOnAFallbackAlarmAndIgnoreOneThatFiresAfterItsStateWasLeft() throws Exception {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        JoinQueue join = only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        assertTrue(!join.wakeAfter(), "nothing raced the attempt");
+        clock.advance(Duration.ofSeconds(2)); // past the holder's TTL of 1 s
+        AcquisitionMachine.Alarm fallback = fallbacks.poll(10, TimeUnit.SECONDS);
+        assertTrue(fallback != null, "the fallback alarm fires at the holder's TTL");
+
+        // A handoff claims the waiter before the alarm's wake-up is acted on: the alarm is stale.
+        only(HandoffClaimed.class, machine.on(new ClaimHandoff(1, false)));
+        assertEquals(List.of(), machine.on(new Woken(0, fallback)), "a stale alarm wakes nothing");
+        assertEquals(
+                List.of(),
+                machine.on(contended(first.round(), null)),
+                "the stale alarm left no wake-up pending: the waiter waits for its next alarm");
+        AcquisitionMachine.Alarm next = fallbacks.poll(0, TimeUnit.SECONDS);
+        assertEquals(null, next, "the new alarm fires only at the new holder's TTL");
+        clock.advance(Duration.ofSeconds(2));
+        next = fallbacks.poll(10, TimeUnit.SECONDS);
+        assertTrue(next != null && next != fallback, "a new alarm for the new state");
+        Send again = only(Send.class, machine.on(new Woken(0, next)));
+        assertSame(first.round(), again.round(), "the same round: an idempotent retry with the same owner");
+    }
+
+    @Test
+    void shouldWaitForAnotherLocalLeaseInsteadOfAskingRedis() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        assertEquals(
+                List.of(),
+                machine.on(new Woken(TimeUnit.SECONDS.toNanos(3), null)),
+                "while a lease of this client holds the lock, its release hands it over");
+        only(Send.class, machine.on(new Resubscribed(true)));
+    }
+
+    @Test
+    void shouldStepBackAfterAYieldUntilAReleaseMessageAfterItsOwn() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(contended(first.round(), "yielded 7")));
+        assertEquals(
+                List.of(), machine.on(new ReleaseSeen(true, "yielded 7")), "its own yield's message is no evidence");
+        assertEquals(List.of(), machine.on(new Woken(0, null)), "nor is becoming head while stepping back");
+        only(Send.class, machine.on(new ReleaseSeen(true, "released")));
+    }
+
+    @Test
+    void shouldNotWaitForAYieldMessageThatArrivedBeforeTheYieldsReply() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        assertEquals(List.of(), machine.on(new ReleaseSeen(true, "yielded 7")), "in flight: noted");
+        only(JoinQueue.class, machine.on(contended(first.round(), "yielded 7")));
+        only(Send.class, machine.on(new ReleaseSeen(true, "released")));
+    }
+
+    @Test
+    void shouldEndTheStepBackAtItsBoundWhenNoOtherClientTakesTheLock() throws Exception {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(contended(first.round(), "yielded 7")));
+        clock.advance(Duration.ofNanos(AcquisitionMachine.YIELD_STEP_BACK_NANOS));
+        AcquisitionMachine.Alarm bound = fallbacks.poll(10, TimeUnit.SECONDS);
+        assertTrue(bound != null, "the step-back's alarm fires at its bound");
+        only(Send.class, machine.on(new Woken(0, bound)));
+    }
+
+    @Test
+    void shouldTakeAHandoffOnlyWhenNoAttemptIsInFlight() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        assertEquals(List.of(), machine.on(new ClaimHandoff(1, false)), "an attempt is in flight");
+        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        HandoffClaimed claimed = only(HandoffClaimed.class, machine.on(new ClaimHandoff(3, true)));
+        assertSame(first.round(), claimed.round());
+        assertEquals(3, claimed.streak());
+        assertTrue(claimed.mayYield());
+        assertEquals(List.of(), machine.on(new Woken(0, null)), "the handoff is now the attempt in flight");
+    }
+
+    @Test
+    void shouldRetryATransientFailureAfterABackOffWithTheSameOwner() throws Exception {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        assertEquals(List.of(), machine.on(new Failed(first.round(), new IOException("connection reset"))));
+        clock.advance(Duration.ofNanos(AcquisitionMachine.FIRST_RETRY_NANOS));
+        AcquisitionMachine.Alarm backOff = retries.poll(10, TimeUnit.SECONDS);
+        assertTrue(backOff != null, "the back-off alarm fires after the first back-off");
+        Send again = only(Send.class, machine.on(new RetryDue(false, backOff)));
+        assertSame(first.round(), again.round());
+    }
+
+    @Test
+    void shouldFailAtOnceOnAFailureThatIsNotTransient() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        List<AcquisitionEffect> effects = machine.on(
+                new Failed(first.round(), new IllegalStateException("ERR the fencing counter holds a foreign value")));
+        assertEquals(List.of(Finish.class, Fail.class, ReportFailed.class), types(effects));
+        assertInstanceOf(LockBackendException.class, ((Fail) effects.get(1)).failure());
+        assertTrue(((Finish) effects.get(0)).cleanUp(), "the attempt was sent: its owner is cleaned up");
+    }
+
+    @Test
+    void shouldEndWithATimeoutWhenTheReplyIsContendedPastTheDeadline() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        clock.advance(WAIT.plusSeconds(1));
+        List<AcquisitionEffect> effects = machine.on(contended(first.round(), null));
+        assertEquals(List.of(Finish.class, Fail.class, ReportFailed.class), types(effects));
+        assertInstanceOf(LockTimeoutException.class, ((Fail) effects.get(1)).failure());
+    }
+
+    @Test
+    void shouldAskOnceAtTheDeadlineWhenQueuedBehindLocalWaitersWithoutEverAsking() {
+        JoinQueue join = only(JoinQueue.class, machine.on(new Start(true)));
+        assertEquals(Long.MAX_VALUE, join.lastSentNanos());
+        Send last = only(Send.class, machine.on(new DeadlinePassed()));
+        clock.advance(WAIT);
+        List<AcquisitionEffect> effects = machine.on(contended(last.round(), null));
+        assertEquals(List.of(Finish.class, Fail.class, ReportFailed.class), types(effects));
+        assertInstanceOf(LockTimeoutException.class, ((Fail) effects.get(1)).failure());
+    }
+
+    @Test
+    void shouldIgnoreTheDeadlineWhileAnAttemptIsInFlight() {
+        machine.on(new Start(false));
+        assertEquals(List.of(), machine.on(new DeadlinePassed()), "the attempt's reply decides");
+    }
+
+    @Test
+    void shouldEndOnceAndCleanUpTheRoundAfterItsAttemptSettles() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        List<AcquisitionEffect> effects = machine.on(new Cancelled());
+        assertEquals(List.of(Finish.class, ReportCancelled.class), types(effects));
+        Finish finish = (Finish) effects.get(0);
+        assertTrue(finish.cleanUp());
+        assertSame(first.round(), finish.last());
+        assertSame(first.settled(), finish.settledFirst(), "the clean-up follows the attempt still on its way");
+        assertEquals(List.of(), machine.on(new Closed()), "an acquisition ends once");
+        assertTrue(machine.isDone());
+    }
+
+    @Test
+    void shouldReleaseWhatALateReplyTookOnceItsRoundIsOver() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        machine.on(new Cancelled());
+        ReleaseOwner release = only(ReleaseOwner.class, machine.on(new LateReply(first.round(), true)));
+        assertSame(first.round(), release.round());
+    }
+
+    @Test
+    void shouldAskAgainWhenALateReplyOfTheCurrentRoundGranted() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        Send again = only(Send.class, machine.on(new LateReply(first.round(), true)));
+        assertSame(first.round(), again.round(), "the same owner gets the same lock");
+        assertEquals(
+                List.of(), machine.on(new LateReply(first.round(), false)), "a late contended reply changes nothing");
+    }
+
+    @Test
+    void shouldGoOnWithANewOwnerWhenAGrantCameTooLate() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        List<AcquisitionEffect> effects = machine.on(new GrantedTooLate(first.round()));
+        assertEquals(List.of(ReleaseOwner.class, Send.class), types(effects));
+        assertSame(first.round(), ((ReleaseOwner) effects.get(0)).round());
+        AcquireRound next = ((Send) effects.get(1)).round();
+        assertNotEquals(
+                first.round().owner,
+                next.owner,
+                "a late release of the old owner can never delete the new round's lock");
+    }
+
+    @Test
+    void shouldFailAsABackendFailureWhenTheDeadlinePassesAfterAGrantCameTooLate() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        clock.advance(WAIT.plusSeconds(1));
+        List<AcquisitionEffect> effects = machine.on(new GrantedTooLate(first.round()));
+        assertEquals(List.of(ReleaseOwner.class, Finish.class, Fail.class, ReportFailed.class), types(effects));
+        assertInstanceOf(LockBackendException.class, ((Fail) effects.get(2)).failure());
+    }
+
+    @Test
+    void shouldWakeAgainAfterJoiningWhenAWakeUpRacedAnAttemptOfAQueuedWaiter() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        Send second = only(Send.class, machine.on(new Woken(0, null)));
+        machine.on(new Woken(0, null));
+        Wake wake = only(Wake.class, machine.on(contended(second.round(), null)));
+        assertTrue(wake.evenUnderLocalLease());
+    }
+
+    private static Contended contended(AcquireRound round, String yieldMessage) {
+        return new Contended(round, 1_000, 0, yieldMessage);
+    }
+
+    private static <T extends AcquisitionEffect> T only(Class<T> type, List<AcquisitionEffect> effects) {
+        assertEquals(List.of(type), types(effects), "effects " + effects);
+        return type.cast(effects.get(0));
+    }
+
+    private static List<Class<?>> types(List<AcquisitionEffect> effects) {
+        return effects.stream().<Class<?>>map(Object::getClass).toList();
+    }
+}
