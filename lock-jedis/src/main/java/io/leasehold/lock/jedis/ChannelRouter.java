@@ -1,6 +1,5 @@
 package io.leasehold.lock.jedis;
 
-import io.leasehold.lock.spi.support.BlockingSubscriber;
 import io.leasehold.lock.spi.support.PubSubChannels;
 import java.time.Duration;
 import java.util.ArrayList;

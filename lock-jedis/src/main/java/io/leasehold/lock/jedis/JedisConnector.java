@@ -1,6 +1,5 @@
 package io.leasehold.lock.jedis;
 
-import io.leasehold.lock.spi.support.BlockingSubscriber;
 import java.io.IOException;
 import redis.clients.jedis.Connection;
 

@@ -1,6 +1,5 @@
 package io.leasehold.lock.jedis;
 
-import io.leasehold.lock.spi.support.BlockingSubscriber;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.JedisShardedPubSub;

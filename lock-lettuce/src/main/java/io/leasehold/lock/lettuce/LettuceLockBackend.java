@@ -7,7 +7,6 @@ import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
 import io.leasehold.lock.spi.support.DriverFailures;
 import io.leasehold.lock.spi.support.Failures;
-import io.leasehold.lock.spi.support.LazyConnection;
 import io.leasehold.lock.spi.support.PubSubChannels;
 import io.leasehold.lock.spi.support.PubSubKind;
 import io.lettuce.core.RedisChannelHandler;

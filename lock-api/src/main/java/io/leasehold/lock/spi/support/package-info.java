@@ -10,12 +10,12 @@
  *       first-subscribe and last-unsubscribe, resubscribe with back-off and {@code onResubscribed};</li>
  *   <li>{@link io.leasehold.lock.spi.support.PubSubKind} and {@link io.leasehold.lock.spi.support.ServerFeatures}:
  *       sharded or plain pub/sub, decided once from {@code INFO server};</li>
- *   <li>{@link io.leasehold.lock.spi.support.BlockingSubscriber}: for clients whose pub/sub blocks a thread, one
- *       subscriber thread and borrowed connection per node that adds and removes channels as waiters come and go;</li>
- *   <li>{@link io.leasehold.lock.spi.support.LazyConnection}: a connection opened on first use, retried after a failed connect;</li>
  *   <li>{@link io.leasehold.lock.spi.support.DriverFailures}: which failures are transient, by the client's exception types;</li>
  *   <li>{@link io.leasehold.lock.spi.support.Failures}: unwrapping {@code CompletableFuture} failures.</li>
  * </ul>
+ *
+ * <p>A helper that only one driver needs lives in that driver, package-private: Jedis's subscriber
+ * thread per node for its blocking pub/sub, Lettuce's connection opened on first use.
  *
  * <p>Like the SPI, these types serve drivers, not applications; they may grow between minor versions.
  */

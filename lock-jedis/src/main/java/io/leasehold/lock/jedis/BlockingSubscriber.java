@@ -1,4 +1,4 @@
-package io.leasehold.lock.spi.support;
+package io.leasehold.lock.jedis;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -39,10 +39,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <C> the client's connection type
  */
-public final class BlockingSubscriber<C> {
+final class BlockingSubscriber<C> {
 
     /** How the subscriber gets and gets rid of connections. Methods may block (they run on the subscriber's thread), except {@link #cut}. */
-    public interface Connector<C> {
+    interface Connector<C> {
         /** Borrows a connection to this subscriber's node. */
         C borrow();
 
@@ -61,7 +61,7 @@ public final class BlockingSubscriber<C> {
      * until the last channel is unsubscribed (returns) or the connection fails (throws); the other
      * methods write one command and return.
      */
-    public interface Session<C> {
+    interface Session<C> {
         void run(C connection, String[] channels);
 
         void add(String channel);
@@ -70,7 +70,7 @@ public final class BlockingSubscriber<C> {
     }
 
     /** What the subscriber reports; called on its thread, never under its monitor. */
-    public interface Events {
+    interface Events {
         void message(String channel, String message);
 
         /** Redis dropped {@code channel} by itself (its slot moved); the session goes on. */
@@ -117,7 +117,7 @@ public final class BlockingSubscriber<C> {
      * @param newSession a new session of this subscriber, for each connection
      * @param events     where messages and lost channels go
      */
-    public BlockingSubscriber(
+    BlockingSubscriber(
             String node,
             String threadName,
             Connector<C> connector,
@@ -133,7 +133,7 @@ public final class BlockingSubscriber<C> {
     }
 
     /** Subscribes {@code channel}; completes once Redis confirmed it, fails if the session ends first. */
-    public CompletableFuture<Void> subscribe(String channel) {
+    CompletableFuture<Void> subscribe(String channel) {
         synchronized (lock) {
             if (closed) {
                 return CompletableFuture.failedFuture(
@@ -152,7 +152,7 @@ public final class BlockingSubscriber<C> {
     }
 
     /** Unsubscribes {@code channel}; completes once Redis confirmed it (or at once if it was not subscribed). */
-    public CompletableFuture<Void> unsubscribe(String channel) {
+    CompletableFuture<Void> unsubscribe(String channel) {
         synchronized (lock) {
             wanted.remove(channel);
             if (!ready || draining || !sent.contains(channel)) {
@@ -168,14 +168,14 @@ public final class BlockingSubscriber<C> {
     }
 
     /** Whether this loop has no channel and no session: a cluster may forget it. */
-    public boolean idle() {
+    boolean idle() {
         synchronized (lock) {
             return wanted.isEmpty() && connection == null;
         }
     }
 
     /** Ends the session and the thread; fails subscribes still waiting. Idempotent; does not wait. */
-    public void close() {
+    void close() {
         C open;
         synchronized (lock) {
             if (closed) {
@@ -196,7 +196,7 @@ public final class BlockingSubscriber<C> {
     }
 
     /** Waits up to {@code millis} for the thread to end; returns whether it did. */
-    public boolean awaitEnd(long millis) throws InterruptedException {
+    boolean awaitEnd(long millis) throws InterruptedException {
         thread.join(millis);
         return !thread.isAlive();
     }
@@ -336,7 +336,7 @@ public final class BlockingSubscriber<C> {
 
     // ---- callbacks from the session, on the subscriber's thread ----------------------------------------
 
-    public void onSubscribed(String channel) {
+    void onSubscribed(String channel) {
         CompletableFuture<Void> confirmation;
         synchronized (lock) {
             if (!ready) {
@@ -353,7 +353,7 @@ public final class BlockingSubscriber<C> {
         }
     }
 
-    public void onUnsubscribed(String channel) {
+    void onUnsubscribed(String channel) {
         List<CompletableFuture<Void>> ours;
         boolean byServer;
         synchronized (lock) {
@@ -370,7 +370,7 @@ public final class BlockingSubscriber<C> {
         }
     }
 
-    public void onMessage(String channel, String message) {
+    void onMessage(String channel, String message) {
         events.message(channel, message);
     }
 

@@ -1,4 +1,4 @@
-package io.leasehold.lock.spi.support;
+package io.leasehold.lock.lettuce;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <C> the connection type
  */
-public final class LazyConnection<C> {
+final class LazyConnection<C> {
 
     private final String description;
     private final Supplier<CompletableFuture<C>> connector;
@@ -30,7 +30,7 @@ public final class LazyConnection<C> {
      * @param connector   starts an asynchronous connect and returns at once
      * @param closer      closes an open connection asynchronously
      */
-    public LazyConnection(
+    LazyConnection(
             String description, Supplier<CompletableFuture<C>> connector, Function<C, CompletableFuture<?>> closer) {
         this.description = description;
         this.connector = connector;
@@ -38,7 +38,7 @@ public final class LazyConnection<C> {
     }
 
     /** The connection, connecting first if there is none yet or the last attempt failed. */
-    public CompletableFuture<C> get() {
+    CompletableFuture<C> get() {
         synchronized (this) {
             if (closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
@@ -53,7 +53,8 @@ public final class LazyConnection<C> {
     }
 
     /** The connection if it is open now; {@code null} while connecting, after a failure, or when closed. */
-    public @Nullable C now() {
+    @Nullable
+    C now() {
         CompletableFuture<C> connection;
         synchronized (this) {
             connection = current;
@@ -65,7 +66,7 @@ public final class LazyConnection<C> {
     }
 
     /** Closes the connection (also one still being opened); later {@link #get()} calls fail. Idempotent. */
-    public CompletableFuture<Void> close() {
+    CompletableFuture<Void> close() {
         CompletableFuture<C> connection;
         synchronized (this) {
             closed = true;
