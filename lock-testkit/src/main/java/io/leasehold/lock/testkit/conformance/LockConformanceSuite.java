@@ -1,13 +1,30 @@
 package io.leasehold.lock.testkit.conformance;
 
 import io.leasehold.lock.testkit.LockBackendFixture;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The conformance suite as a JUnit 5 test class: what every {@link io.leasehold.lock.spi.LockBackend}
@@ -28,20 +45,84 @@ import org.junit.jupiter.api.Timeout;
  * {@link LockBackendFixture#unsupportedFaults()} is reported as skipped, with the fixture's reason,
  * never as passed.
  *
- * <p>The scenarios themselves live in {@code ConformanceScenarios} (a Kotlin object: the Javadoc
- * tool cannot link it, the module's Dokka pages document it), shared with the kotest form
- * ({@code lockConformanceTests}); each test method here only names its scenario.
+ * <p><b>How the scenarios become tests.</b> The scenarios themselves live in {@code
+ * ConformanceScenarios} (a Kotlin object: the Javadoc tool cannot link it, the module's Dokka pages
+ * document it), shared with the kotest form ({@code lockConformanceTests}). This class lists none of
+ * them: its one {@link TestFactory} method, {@link #scenarios()}, turns every scenario of {@code
+ * ConformanceScenarios.getAll()} into a dynamic test named exactly after the scenario (e.g. {@code
+ * shouldNotReleaseAnotherOwnersLock}), inside a container named after the guarantees it proves (e.g.
+ * {@code G2, G6}), so a scenario added there runs here with no change to this class. An IDE shows
+ * {@code MyConformanceTest > scenarios() > G2 > shouldNotReleaseAnotherOwnersLock}; Maven Surefire's
+ * XML report has one {@code <testcase name="shouldNotReleaseAnotherOwnersLock"
+ * classname="com.example.MyConformanceTest">} per scenario, and a skipped one holds a {@code <skipped>}
+ * element with the fixture's reason.
+ *
+ * <p><b>Time limit.</b> Each scenario has 180 s. It runs on the test thread, as scenarios expect
+ * (hold counts by thread, {@code callLocked} bodies that a loss interrupts); once its limit has
+ * passed, a watchdog prints every thread's stack to stderr and interrupts the test thread (again every
+ * 30 s until the scenario returns), and the scenario fails with a {@code TimeoutException} that names
+ * it and shows where its thread was when the limit passed. The scenario is never abandoned while it
+ * still uses the fixture. JUnit's {@code junit.jupiter.execution.timeout.mode} applies: {@code
+ * disabled} turns the limit off, {@code disabled_on_debug} turns it off under a debugger.
+ *
+ * <p><b>Running some scenarios only.</b> Name them in the system property (or JUnit configuration
+ * parameter) {@value #SCENARIOS_PROPERTY}, comma-separated:
+ *
+ * <pre>{@code
+ * mvn verify -Dtest=MyConformanceTest -Dleasehold.conformance.scenarios=shouldNotReleaseAnotherOwnersLock,shouldNotPollWhileWaiting
+ * }</pre>
+ *
+ * <p>Every conformance class of the run then runs those scenarios only; a name that is no scenario
+ * fails {@code scenarios()} with the list of all names. In an IDE, set the property in the run
+ * configuration's VM options. Surefire's own method filter cannot pick a scenario (Surefire 3.x,
+ * checked with 3.6.1): it filters what JUnit discovers before it runs anything, which is the method
+ * {@code scenarios}, not the dynamic tests it returns. {@code
+ * -Dtest=MyConformanceTest#shouldNotReleaseAnotherOwnersLock} therefore selects the class but none
+ * of its tests: Surefire runs nothing and reports success ({@code Tests run: 0}), whether or not
+ * {@code -Dsurefire.failIfNoSpecifiedTests=false} is given; {@code -Dtest=MyConformanceTest#scenarios}
+ * runs them all.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+// For scenarios() itself, which only lists the tests, and for a subclass's own test methods: the
+// scenarios get their limit from ScenarioTimeout, since @Timeout does not reach dynamic tests.
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(SuiteConfiguration.class)
 public abstract class LockConformanceSuite {
+
+    /**
+     * The system property, or JUnit configuration parameter, that names the scenarios to run,
+     * comma-separated: {@value}. Unset or blank, all of them run.
+     */
+    public static final String SCENARIOS_PROPERTY = "leasehold.conformance.scenarios";
+
+    private static final Duration SCENARIO_TIMEOUT = Duration.ofSeconds(180);
+
+    /** The URI scheme of a scenario's test source (see {@link #testSource}). */
+    private static final String SOURCE_SCHEME = "leasehold-conformance";
+
+    /** Guarantees by number ({@code G2} before {@code G10}). */
+    private static final Comparator<String> GUARANTEE_ORDER =
+            Comparator.comparingInt(LockConformanceSuite::guaranteeNumber).thenComparing(Comparator.naturalOrder());
 
     private LockBackendFixture fixture;
 
-    /** The fixture to run the suite against; called once per test class. */
+    // Set by SuiteConfiguration, before the tests run.
+    private String scenarioNames;
+    private boolean timeoutsApply = true;
+
+    /**
+     * The fixture to run the suite against; called once per test class.
+     *
+     * @return a new fixture, which the suite closes after the class's last test
+     */
     protected abstract LockBackendFixture createFixture();
 
-    /** The fixture under test, for subclasses that add tests of their own. */
+    /**
+     * The fixture under test, for subclasses that add tests of their own.
+     *
+     * @return the fixture made by {@link #createFixture()}
+     * @throws IllegalStateException before the class's first test
+     */
     protected final LockBackendFixture fixture() {
         if (fixture == null) {
             throw new IllegalStateException("the fixture is created before the first test of "
@@ -50,11 +131,13 @@ public abstract class LockConformanceSuite {
         return fixture;
     }
 
+    /** Creates the fixture, before the first test of the class. */
     @BeforeAll
     protected final void startFixture() {
         fixture = createFixture();
     }
 
+    /** Closes the fixture, after the last test of the class. */
     @AfterAll
     protected final void closeFixture() {
         if (fixture != null) {
@@ -62,552 +145,110 @@ public abstract class LockConformanceSuite {
         }
     }
 
-    private void run(String scenarioName) {
-        Scenario scenario = ConformanceScenarios.named(scenarioName);
-        String skipReason = ConformanceScenarios.skipReason(scenario, fixture());
+    /**
+     * The conformance scenarios, one dynamic test each, named after the scenario, in one container
+     * per list of guarantees (e.g. {@code G1, G3}), the containers in guarantee order; only the
+     * scenarios named in {@value #SCENARIOS_PROPERTY} when it is set.
+     *
+     * @return the containers, for JUnit to run
+     * @throws IllegalArgumentException if {@value #SCENARIOS_PROPERTY} names a scenario that does not exist
+     */
+    @TestFactory
+    public final Stream<DynamicNode> scenarios() {
+        Map<List<String>, List<Scenario>> byGuarantees = select(ConformanceScenarios.getAll(), scenarioNames).stream()
+                .collect(Collectors.groupingBy(Scenario::getGuarantees, LinkedHashMap::new, Collectors.toList()));
+        return byGuarantees.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey(LockConformanceSuite::compareGuarantees))
+                .map(group -> DynamicContainer.dynamicContainer(
+                        String.join(", ", group.getKey()),
+                        group.getValue().stream().map(this::test)));
+    }
+
+    /** Called by {@link SuiteConfiguration} before the tests run. */
+    final void configure(String scenarioNames, boolean timeoutsApply) {
+        this.scenarioNames = scenarioNames;
+        this.timeoutsApply = timeoutsApply;
+    }
+
+    /** The time limit of one scenario; a test of this package shortens it. */
+    Duration scenarioTimeout() {
+        return SCENARIO_TIMEOUT;
+    }
+
+    private DynamicTest test(Scenario scenario) {
+        return DynamicTest.dynamicTest(scenario.getName(), testSource(scenario), () -> run(scenario));
+    }
+
+    private void run(Scenario scenario) throws Throwable {
+        LockBackendFixture fixture = fixture();
+        String skipReason = ConformanceScenarios.skipReason(scenario, fixture);
         if (skipReason != null) {
             Assumptions.abort(skipReason);
         }
-        ConformanceScenarios.run(scenario, fixture());
+        ScenarioTimeout.Body body = () -> ConformanceScenarios.run(scenario, fixture);
+        if (timeoutsApply) {
+            new ScenarioTimeout(scenarioTimeout(), ScenarioTimeout.REINTERRUPT, System.err)
+                    .run("conformance scenario " + scenario + " on fixture '" + fixture.name() + "'", body);
+        } else {
+            body.run();
+        }
     }
 
-    // ---- G1 mutual exclusion (ExclusionScenarios.kt)
-    /** G1, G3. */
-    @Test
-    public void shouldKeepMutualExclusionUnderConcurrentFuzz() {
-        run("shouldKeepMutualExclusionUnderConcurrentFuzz");
-    }
-    /** G1, G9, G10. */
-    @Test
-    public void shouldRefuseSecondAcquirerWhileHeld() {
-        run("shouldRefuseSecondAcquirerWhileHeld");
-    }
-    /** G1. */
-    @Test
-    public void shouldNotBlockIndependentNames() {
-        run("shouldNotBlockIndependentNames");
-    }
-    /** G1, G3. */
-    @Test
-    public void shouldAcquireRightAfterRelease() {
-        run("shouldAcquireRightAfterRelease");
-    }
-    /** G1, G6, G11. */
-    @Test
-    public void shouldFreeLockWhenLeaseExpires() {
-        run("shouldFreeLockWhenLeaseExpires");
+    /**
+     * A URI that names the scenario ({@code leasehold-conformance:shouldNotReleaseAnotherOwnersLock}).
+     * Without one, JUnit gives a dynamic test the {@code scenarios()} method as its source, and Surefire
+     * then reports it as {@code scenarios()[2][1]}, not by its name; with a source that is neither a
+     * method nor a class, Surefire reports its display name under the test class, and IDEs navigate to
+     * the nearest source they know, {@code scenarios()}.
+     */
+    private static URI testSource(Scenario scenario) {
+        try {
+            return new URI(SOURCE_SCHEME, scenario.getName(), null);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("scenario name " + scenario.getName(), e);
+        }
     }
 
-    // ---- G2 atomic owner checks (StaleLeaseScenarios.kt)
-    /** G2. */
-    @Test
-    public void shouldUseFreshRandomOwnerPerAcquisition() {
-        run("shouldUseFreshRandomOwnerPerAcquisition");
-    }
-    /** G2; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldNotReleaseAnotherOwnersLock() {
-        run("shouldNotReleaseAnotherOwnersLock");
-    }
-    /** G2, G6; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldNotExtendAnotherOwnersLock() {
-        run("shouldNotExtendAnotherOwnersLock");
-    }
-    /** G2, G11. */
-    @Test
-    public void shouldNotReleaseOrExtendAnotherOwnersLockAfterExpiry() {
-        run("shouldNotReleaseOrExtendAnotherOwnersLockAfterExpiry");
-    }
-
-    // ---- G3 fencing tokens (FencingScenarios.kt)
-    /** G3. */
-    @Test
-    public void shouldIncreaseFencingTokensAcrossHoldersAndExpiry() {
-        run("shouldIncreaseFencingTokensAcrossHoldersAndExpiry");
-    }
-    /** G3; needs Fault.FLUSH_ALL. */
-    @Test
-    public void shouldIncreaseFencingTokensAcrossDataLoss() {
-        run("shouldIncreaseFencingTokensAcrossDataLoss");
+    /**
+     * The scenarios of {@code all} that {@code names} lists (comma-separated, blanks ignored), in the
+     * order of {@code all}; all of them when {@code names} is null or blank.
+     *
+     * @throws IllegalArgumentException naming the names that are no scenario, and listing the scenarios
+     */
+    static List<Scenario> select(List<Scenario> all, String names) {
+        if (names == null || names.isBlank()) {
+            return all;
+        }
+        Set<String> wanted = Arrays.stream(names.split(","))
+                .map(String::trim)
+                .filter(name -> !name.isEmpty())
+                .collect(Collectors.toCollection(LinkedHashSet::new));
+        Set<String> known = all.stream().map(Scenario::getName).collect(Collectors.toCollection(LinkedHashSet::new));
+        List<String> unknown = new ArrayList<>(wanted);
+        unknown.removeAll(known);
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException(SCENARIOS_PROPERTY + "=" + names + " names "
+                    + (unknown.size() == 1 ? "no conformance scenario: " : "no conformance scenarios: ")
+                    + String.join(", ", unknown) + "; the " + known.size() + " scenarios are:\n"
+                    + String.join("\n", known));
+        }
+        return all.stream()
+                .filter(scenario -> wanted.contains(scenario.getName()))
+                .toList();
     }
 
-    // ---- G4 conservative validity (ValidityScenarios.kt)
-    /** G4. */
-    @Test
-    public void shouldNeverReportMoreRemainingThanTrueTtl() {
-        run("shouldNeverReportMoreRemainingThanTrueTtl");
-    }
-    /** G4; needs Fault.LATENCY. */
-    @Test
-    public void shouldNotCountLatencyAsValidity() {
-        run("shouldNotCountLatencyAsValidity");
-    }
-
-    // ---- G5 auto-renew, batching, max hold (RenewalScenarios.kt)
-    /** G5. */
-    @Test
-    public void shouldKeepLockPastSeveralLeaseTimesWithAutoRenew() {
-        run("shouldKeepLockPastSeveralLeaseTimesWithAutoRenew");
-    }
-    /** G5. */
-    @Test
-    public void shouldBatchRenewalsOfManyLeases() {
-        run("shouldBatchRenewalsOfManyLeases");
-    }
-    /** G5, G6. */
-    @Test
-    public void shouldStopRenewalAtMaxHoldAndSignalMaxHoldExceeded() {
-        run("shouldStopRenewalAtMaxHoldAndSignalMaxHoldExceeded");
+    /** Orders guarantee lists by number, guarantee by guarantee ({@code G1} &lt; {@code G1, G3} &lt; {@code G2}). */
+    static int compareGuarantees(List<String> a, List<String> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int byGuarantee = GUARANTEE_ORDER.compare(a.get(i), b.get(i));
+            if (byGuarantee != 0) {
+                return byGuarantee;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
     }
 
-    // ---- G6 loss signals (LossScenarios.kt)
-    /** G6, G11; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldSignalStolenWhenLockIsDeletedBehindHoldersBack() {
-        run("shouldSignalStolenWhenLockIsDeletedBehindHoldersBack");
-    }
-    /** G3, G6; needs Fault.EXPIRE_NOW. */
-    @Test
-    public void shouldSignalStolenWhenLockExpiresEarlyAndLetNextOwnerIn() {
-        run("shouldSignalStolenWhenLockExpiresEarlyAndLetNextOwnerIn");
-    }
-    /** G4, G6; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldSignalBackendUnavailableBeforeServerSideExpiry() {
-        run("shouldSignalBackendUnavailableBeforeServerSideExpiry");
-    }
-    /** G2, G6, G7. */
-    @Test
-    public void shouldWakeWaiterAndSignalStolenOnForceRelease() {
-        run("shouldWakeWaiterAndSignalStolenOnForceRelease");
-    }
-    /** G6; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldInterruptCallLockedBodyOnLoss() {
-        run("shouldInterruptCallLockedBodyOnLoss");
-    }
-
-    // ---- G6, G12 how a lease ends, as every observer sees it (LeaseEndingScenarios.kt)
-    /** G2, G6. */
-    @Test
-    public void shouldEndLeaseLostWhenItsReleaseFindsTheLockGone() {
-        run("shouldEndLeaseLostWhenItsReleaseFindsTheLockGone");
-    }
-    /** G1, G2, G6. */
-    @Test
-    public void shouldEndLeaseLostWhenItsReleaseFindsAnotherOwnersLock() {
-        run("shouldEndLeaseLostWhenItsReleaseFindsAnotherOwnersLock");
-    }
-    /** G6, G9; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldEndLeaseReleasedUnconfirmedWhenRedisCannotBeReachedUntilTheReleaseGivesUp() {
-        run("shouldEndLeaseReleasedUnconfirmedWhenRedisCannotBeReachedUntilTheReleaseGivesUp");
-    }
-    /** G4, G6; needs Fault.LATENCY. */
-    @Test
-    public void shouldEndLeaseReleasedUnconfirmedWhenRedisAnswersTheReleaseOnlyAfterTheLeaseRanOut() {
-        run("shouldEndLeaseReleasedUnconfirmedWhenRedisAnswersTheReleaseOnlyAfterTheLeaseRanOut");
-    }
-    /** G6, G12. */
-    @Test
-    public void shouldEndHeldLeasesLostAndTellTheirHoldersBeforeFreeingTheLocksOnClose() {
-        run("shouldEndHeldLeasesLostAndTellTheirHoldersBeforeFreeingTheLocksOnClose");
-    }
-    /** G8, G12; needs Fault.LATENCY. */
-    @Test
-    public void shouldSettleAReleaseAskedBeforeCloseWhileItsHandoffIsOnItsWay() {
-        run("shouldSettleAReleaseAskedBeforeCloseWhileItsHandoffIsOnItsWay");
-    }
-    /** G4, G6; needs Fault.FREEZE. */
-    @Test
-    public void shouldGoUncertainBeforeLostWhenRedisStopsAnsweringAtEveryLeaseTime() {
-        run("shouldGoUncertainBeforeLostWhenRedisStopsAnsweringAtEveryLeaseTime");
-    }
-
-    // ---- G7 waiting without polling, G9 timeouts (WaitingScenarios.kt)
-    /** G7. */
-    @Test
-    public void shouldWakeWaiterOnReleaseWellBeforeFallbackRetry() {
-        run("shouldWakeWaiterOnReleaseWellBeforeFallbackRetry");
-    }
-    /** G7. */
-    @Test
-    public void shouldNotPollWhileWaiting() {
-        run("shouldNotPollWhileWaiting");
-    }
-    /** G7. */
-    @Test
-    public void shouldShareOneSubscriptionAmongLocalWaiters() {
-        run("shouldShareOneSubscriptionAmongLocalWaiters");
-    }
-    /** G7, G9. */
-    @Test
-    public void shouldReturnWithinBoundWhenWaitTimesOut() {
-        run("shouldReturnWithinBoundWhenWaitTimesOut");
-    }
-
-    // ---- G7 handoffs on the contended path, G2/G3 for them (HandoffScenarios.kt)
-    /** G7, G2, G3. */
-    @Test
-    public void shouldHandTheLockToTheNextLocalWaiterInTheReleaseCall() {
-        run("shouldHandTheLockToTheNextLocalWaiterInTheReleaseCall");
-    }
-    /** G7. */
-    @Test
-    public void shouldQueueANewcomerBehindLocalWaitersWithoutAnAttempt() {
-        run("shouldQueueANewcomerBehindLocalWaitersWithoutAnAttempt");
-    }
-    /** G7. */
-    @Test
-    public void shouldLetAnotherClientsWaiterInWhileLocalWaitersPassTheLockAround() {
-        run("shouldLetAnotherClientsWaiterInWhileLocalWaitersPassTheLockAround");
-    }
-    /** G7, G8. */
-    @Test
-    public void shouldHandTheLockOverOnceWhenTheHandoffReplyIsLost() {
-        run("shouldHandTheLockOverOnceWhenTheHandoffReplyIsLost");
-    }
-
-    // ---- G8 clean cancellation (CancellationScenarios.kt)
-    /** G8. */
-    @Test
-    public void shouldLeaveNoLockWhenWaitIsCancelled() {
-        run("shouldLeaveNoLockWhenWaitIsCancelled");
-    }
-    /** G8. */
-    @Test
-    public void shouldLeaveNoLockWhenWaitingThreadIsInterrupted() {
-        run("shouldLeaveNoLockWhenWaitingThreadIsInterrupted");
-    }
-    /** G8, G9; needs Fault.LOSE_REPLY. */
-    @Test
-    public void shouldLeaveNoOrphanWhenAcquireReplyIsLost() {
-        run("shouldLeaveNoOrphanWhenAcquireReplyIsLost");
-    }
-    /** G8, G9; needs Fault.LOSE_REPLY. */
-    @Test
-    public void shouldRetryAnAcquireWhoseReplyIsLostWhileTheWaitHasTimeLeft() {
-        run("shouldRetryAnAcquireWhoseReplyIsLostWhileTheWaitHasTimeLeft");
-    }
-    /** G8; needs Fault.LATENCY. */
-    @Test
-    public void shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled() {
-        run("shouldLeaveNoOrphanWhenAcquireInFlightIsCancelled");
-    }
-
-    // ---- callLocked / runLocked / callLockedAsync: release on every path (G8), reentrancy by thread (G10)
-    // (BodyScenarios.kt)
-    /** G8. */
-    @Test
-    public void shouldReleaseWhenCallLockedBodyThrows() {
-        run("shouldReleaseWhenCallLockedBodyThrows");
-    }
-    /** G8. */
-    @Test
-    public void shouldReleaseWhenCallLockedAsyncStageCompletes() {
-        run("shouldReleaseWhenCallLockedAsyncStageCompletes");
-    }
-    /** G10. */
-    @Test
-    public void shouldReenterCallLockedOnSameThreadOnly() {
-        run("shouldReenterCallLockedOnSameThreadOnly");
-    }
-
-    // ---- Kotlin withLock and await* (G6, G8, G9, G10) (KotlinScenarios.kt)
-    /** G6; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldCancelWithLockBlockOnLossAndThrowLeaseLost() {
-        run("shouldCancelWithLockBlockOnLossAndThrowLeaseLost");
-    }
-    /** G8. */
-    @Test
-    public void shouldReleaseWhenWithLockBlockThrows() {
-        run("shouldReleaseWhenWithLockBlockThrows");
-    }
-    /** G10. */
-    @Test
-    public void shouldReenterWithLockInSameCoroutineAndChildren() {
-        run("shouldReenterWithLockInSameCoroutineAndChildren");
-    }
-    /** G10. */
-    @Test
-    public void shouldNotReenterWithLockAcrossSiblingCoroutines() {
-        run("shouldNotReenterWithLockAcrossSiblingCoroutines");
-    }
-    /** G8. */
-    @Test
-    public void shouldLeaveNoLockWhenWithLockIsCancelledWhileWaiting() {
-        run("shouldLeaveNoLockWhenWithLockIsCancelledWhileWaiting");
-    }
-    /** G8. */
-    @Test
-    public void shouldReleaseWhenWithLockIsCancelledWhileHolding() {
-        run("shouldReleaseWhenWithLockIsCancelledWhileHolding");
-    }
-    /** G9. */
-    @Test
-    public void shouldReportContentionToCoroutinesAsNullOrTimeout() {
-        run("shouldReportContentionToCoroutinesAsNullOrTimeout");
-    }
-
-    // ---- G10 hold queries: current thread and current coroutine (HoldQueryScenarios.kt)
-    /** G10. */
-    @Test
-    public void shouldTellWhetherTheCurrentThreadHoldsTheLockAndHowManyCallsDeep() {
-        run("shouldTellWhetherTheCurrentThreadHoldsTheLockAndHowManyCallsDeep");
-    }
-    /** G10. */
-    @Test
-    public void shouldTellWhetherTheCurrentCoroutineHoldsTheLockAndHowManyBlocksDeep() {
-        run("shouldTellWhetherTheCurrentCoroutineHoldsTheLockAndHowManyBlocksDeep");
-    }
-    /** G6, G10; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldNotCountALostOrReleasedLeaseAsHeld() {
-        run("shouldNotCountALostOrReleasedLeaseAsHeld");
-    }
-
-    // ---- G9 three outcomes (OutcomeScenarios.kt)
-    /** G9. */
-    @Test
-    public void shouldReportContentionAsTimeoutNotFailure() {
-        run("shouldReportContentionAsTimeoutNotFailure");
-    }
-    /** G9; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldReportUnreachableBackendAsBackendFailureNotContention() {
-        run("shouldReportUnreachableBackendAsBackendFailureNotContention");
-    }
-
-    // ---- G11 bad input (InputScenarios.kt)
-    /** G11. */
-    @Test
-    public void shouldRejectBadLockNamesWithClearMessages() {
-        run("shouldRejectBadLockNamesWithClearMessages");
-    }
-    /** G11. */
-    @Test
-    public void shouldRejectBadWaitsWithClearMessages() {
-        run("shouldRejectBadWaitsWithClearMessages");
-    }
-    /** G11. */
-    @Test
-    public void shouldRejectBadLeaseDurationsWithClearMessages() {
-        run("shouldRejectBadLeaseDurationsWithClearMessages");
-    }
-    /** G11, G12. */
-    @Test
-    public void shouldRejectUseAfterClose() {
-        run("shouldRejectUseAfterClose");
-    }
-    /** G11. */
-    @Test
-    public void shouldTreatDoubleReleaseAsNoOp() {
-        run("shouldTreatDoubleReleaseAsNoOp");
-    }
-    /** G11. */
-    @Test
-    public void shouldRejectExtendAfterRelease() {
-        run("shouldRejectExtendAfterRelease");
-    }
-
-    // ---- G12 lifecycle (LifecycleScenarios.kt)
-    /** G12. */
-    @Test
-    public void shouldReleaseHeldLeasesOnClose() {
-        run("shouldReleaseHeldLeasesOnClose");
-    }
-    /** G12. */
-    @Test
-    public void shouldLeaveNoLeaseholdThreadsAfterClose() {
-        run("shouldLeaveNoLeaseholdThreadsAfterClose");
-    }
-    /** G12. */
-    @Test
-    public void shouldCloseIdempotently() {
-        run("shouldCloseIdempotently");
-    }
-
-    // ---- attacks on the guarantees: cancellation races, lost and late replies, blocking user code, and more
-    /** G8. */
-    @Test
-    public void shouldLeaveNothingHeldWhenJavaAsyncCallsAreCancelledAtRandomMoments() {
-        run("shouldLeaveNothingHeldWhenJavaAsyncCallsAreCancelledAtRandomMoments");
-    }
-    /** G8. */
-    @Test
-    public void shouldLeaveNothingHeldWhenSuspendCallsAreCancelledAtRandomMoments() {
-        run("shouldLeaveNothingHeldWhenSuspendCallsAreCancelledAtRandomMoments");
-    }
-    /** G8. */
-    @Test
-    public void shouldCancelTheBodyAndReleaseWhenCallLockedAsyncIsCancelledWhileTheBodyRuns() {
-        run("shouldCancelTheBodyAndReleaseWhenCallLockedAsyncIsCancelledWhileTheBodyRuns");
-    }
-    /** G8. */
-    @Test
-    public void shouldReleaseALeaseWhoseCallerCancelledTheCoroutineAfterItWasGranted() {
-        run("shouldReleaseALeaseWhoseCallerCancelledTheCoroutineAfterItWasGranted");
-    }
-    /** G3; needs Fault.WRITE_KEY. */
-    @Test
-    public void shouldIncreaseFencingTokensWhenTheCounterFallsBehind() {
-        run("shouldIncreaseFencingTokensWhenTheCounterFallsBehind");
-    }
-    /** G1, G11. */
-    @Test
-    public void shouldLockEveryAcceptedNameOnItsOwnOnEveryTopology() {
-        run("shouldLockEveryAcceptedNameOnItsOwnOnEveryTopology");
-    }
-    /** G11. */
-    @Test
-    public void shouldRejectAnExtendShorterThanTheMinimumLease() {
-        run("shouldRejectAnExtendShorterThanTheMinimumLease");
-    }
-    /** G9, G10, G11. */
-    @Test
-    public void shouldSayThatThisClientHoldsTheLockWhenItAcquiresItAgain() {
-        run("shouldSayThatThisClientHoldsTheLockWhenItAcquiresItAgain");
-    }
-    /** G12. */
-    @Test
-    public void shouldBoundTheWholeCloseIncludingTheBackend() {
-        run("shouldBoundTheWholeCloseIncludingTheBackend");
-    }
-    /** G9; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldRetryATransientBackendFailureWhileTheWaitHasTimeLeft() {
-        run("shouldRetryATransientBackendFailureWhileTheWaitHasTimeLeft");
-    }
-    /** G5, G6. */
-    @Test
-    public void shouldKeepAnAutoRenewedLeaseAfterExtendingItToAShorterTime() {
-        run("shouldKeepAnAutoRenewedLeaseAfterExtendingItToAShorterTime");
-    }
-    /** G5, G6; needs Fault.FOREIGN_KEY. */
-    @Test
-    public void shouldRenewOtherLeasesWhenOneLockKeyHoldsAForeignValue() {
-        run("shouldRenewOtherLeasesWhenOneLockKeyHoldsAForeignValue");
-    }
-    /** G4; needs Fault.LOSE_REPLY. */
-    @Test
-    public void shouldAssumeTheShorterTtlWhenAnExtendReplyIsLost() {
-        run("shouldAssumeTheShorterTtlWhenAnExtendReplyIsLost");
-    }
-    /** G4; needs Fault.LATENCY. */
-    @Test
-    public void shouldAssumeTheShorterTtlWhileAnExtendIsInFlight() {
-        run("shouldAssumeTheShorterTtlWhileAnExtendIsInFlight");
-    }
-    /** G4, G5; needs Fault.LOSE_REPLY. */
-    @Test
-    public void shouldKeepALeaseWhoseRenewReplyWasLost() {
-        run("shouldKeepALeaseWhoseRenewReplyWasLost");
-    }
-    /** G8; needs Fault.LOSE_REPLY. */
-    @Test
-    public void shouldStopRenewingWhenAReleaseReplyIsLost() {
-        run("shouldStopRenewingWhenAReleaseReplyIsLost");
-    }
-    /** G7, G9; needs Fault.SUBSCRIBE_LATENCY. */
-    @Test
-    public void shouldKeepWaitingAndUnsubscribeWhenASubscribeIsSlow() {
-        run("shouldKeepWaitingAndUnsubscribeWhenASubscribeIsSlow");
-    }
-    /** G5, G13. */
-    @Test
-    public void shouldKeepRenewingWhileAUserContinuationBlocks() {
-        run("shouldKeepRenewingWhileAUserContinuationBlocks");
-    }
-    /** G6, G13; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldSignalALossWhileAnotherLeasesLostDependentBlocks() {
-        run("shouldSignalALossWhileAnotherLeasesLostDependentBlocks");
-    }
-    /** G6, G13; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldSignalALossWhileAListenerBlocks() {
-        run("shouldSignalALossWhileAListenerBlocks");
-    }
-    /** G6; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldThrowLeaseLostFromWithLockWhenTheLossPrecedesTheBlocksReturn() {
-        run("shouldThrowLeaseLostFromWithLockWhenTheLossPrecedesTheBlocksReturn");
-    }
-    /** G6, G10; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldNotReenterWithLockOnALostLease() {
-        run("shouldNotReenterWithLockOnALostLease");
-    }
-    /** G6; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldFailCallLockedAsyncWhenTheLossPrecedesTheBodysCompletion() {
-        run("shouldFailCallLockedAsyncWhenTheLossPrecedesTheBodysCompletion");
-    }
-    /** G6. */
-    @Test
-    public void shouldTellTheHolderOfALossBeforeAnotherNodeAcquires() {
-        run("shouldTellTheHolderOfALossBeforeAnotherNodeAcquires");
-    }
-    /** G4, G6; needs Fault.LATENCY. */
-    @Test
-    public void shouldNeverHandOutALeaseThatIsNoLongerValid() {
-        run("shouldNeverHandOutALeaseThatIsNoLongerValid");
-    }
-    /** G7, G9. */
-    @Test
-    public void shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny() {
-        run("shouldMakeAtLeastOneAttemptEvenWhenTheWaitIsTiny");
-    }
-    /** G13; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldRunUserCodeOnlyOnTheCallbackExecutor() {
-        run("shouldRunUserCodeOnlyOnTheCallbackExecutor");
-    }
-    /** G4, G5, G6; needs Fault.LATENCY. */
-    @Test
-    public void shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight() {
-        run("shouldKeepALeaseWhoseShorterExtendRacesARenewalInFlight");
-    }
-    /** G8, G10. */
-    @Test
-    public void shouldHandTheLeaseToCallWithLeaseAndRunWithLeaseBodies() {
-        run("shouldHandTheLeaseToCallWithLeaseAndRunWithLeaseBodies");
-    }
-    /** G8, G9; needs Fault.LATENCY. */
-    @Test
-    public void shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout() {
-        run("shouldLeaveNothingBehindWhenEveryReplyComesAfterTheCommandTimeout");
-    }
-    /** G6, G8; needs Fault.DELETE_KEY. */
-    @Test
-    public void shouldReportLeaseLostWhenTheReleaseFindsTheLockGone() {
-        run("shouldReportLeaseLostWhenTheReleaseFindsTheLockGone");
-    }
-    /** G8, G9; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldRetryAReleaseThatFailsTransiently() {
-        run("shouldRetryAReleaseThatFailsTransiently");
-    }
-    /** G6, G8. */
-    @Test
-    public void shouldNotReportALossWhenTheBodyReleasedItsLeaseItself() {
-        run("shouldNotReportALossWhenTheBodyReleasedItsLeaseItself");
-    }
-    /** G6; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldGoUncertainAndBackToHeldWhenTheBackendIsAwayForLessThanTheLease() {
-        run("shouldGoUncertainAndBackToHeldWhenTheBackendIsAwayForLessThanTheLease");
-    }
-    /** G4, G6; needs Fault.UNAVAILABLE. */
-    @Test
-    public void shouldGoUncertainBeforeLostWhenTheBackendStaysAwayPastTheLease() {
-        run("shouldGoUncertainBeforeLostWhenTheBackendStaysAwayPastTheLease");
-    }
-    /** G7, G8. */
-    @Test
-    public void shouldTellListenersOfWaitsHandoffsAndCancellations() {
-        run("shouldTellListenersOfWaitsHandoffsAndCancellations");
+    private static int guaranteeNumber(String guarantee) {
+        return guarantee.matches("G\\d{1,9}") ? Integer.parseInt(guarantee.substring(1)) : Integer.MAX_VALUE;
     }
 }
