@@ -70,14 +70,24 @@ public interface DistributedLock {
      *
      * @throws LockTimeoutException  if another owner held it for the whole wait
      * @throws LockBackendException  if Redis failed
-     * @throws LockInterruptedException if the thread was interrupted while waiting (its interrupt flag is set again)
+     * @throws LockInterruptedException if the thread was interrupted before this method returned, even if a lease was granted meanwhile (it is then released; the interrupt flag is set again)
      */
     Lease acquire(Duration wait);
 
-    /** One attempt, no waiting: empty if another owner holds the lock. Prefer {@link #callLocked}. */
+    /**
+     * One attempt, no waiting: empty if another owner holds the lock. Prefer {@link #callLocked}.
+     *
+     * @throws LockBackendException     if Redis failed
+     * @throws LockInterruptedException if the thread was interrupted before this method returned (as for {@link #acquire})
+     */
     Optional<Lease> tryAcquire();
 
-    /** Waits up to {@code wait}: empty if another owner held the lock for the whole wait. */
+    /**
+     * Waits up to {@code wait}: empty if another owner held the lock for the whole wait.
+     *
+     * @throws LockBackendException     if Redis failed
+     * @throws LockInterruptedException if the thread was interrupted before this method returned (as for {@link #acquire})
+     */
     Optional<Lease> tryAcquire(Duration wait);
 
     /**
@@ -103,7 +113,7 @@ public interface DistributedLock {
      * @throws LeaseLostException    if the lease was lost while {@code body} ran, or before it started, or if
      *                               the release found that Redis no longer had the lock for this lease (a
      *                               flush, a failover, a force-release): the work may have overlapped
-     * @throws LockInterruptedException if interrupted while waiting
+     * @throws LockInterruptedException if the thread was interrupted while it waited for the lock, before {@code body} started (as for {@link #acquire(Duration)})
      * @throws Exception             whatever {@code body} threw (the lock is released first)
      */
     <T> T callLocked(Duration wait, Callable<T> body) throws Exception;

@@ -11,22 +11,38 @@ final class Futures {
     private Futures() {}
 
     /**
-     * Waits for an acquisition. On interrupt the acquisition is cancelled (which releases anything it
-     * may have taken), a lease that won the race is released, the interrupt flag is set again, and
-     * {@link LockInterruptedException} is thrown.
+     * Waits for an acquisition. If the thread is interrupted before the lease is returned, the
+     * acquisition is cancelled (which releases anything it may have taken), a lease that won the race
+     * is released, the interrupt flag is set again, and {@link LockInterruptedException} is thrown.
+     * That includes a lease that was ready before the waiting thread noticed its interrupt, which
+     * {@link CompletableFuture#get()} would return with the flag set: a thread told to stop is never
+     * handed a lease.
      */
     static Lease awaitLease(CompletableFuture<Lease> acquisition, String lockName) {
+        Lease lease;
         try {
-            return acquisition.get();
+            lease = acquisition.get();
         } catch (InterruptedException e) {
-            if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
-                ((DefaultLease) acquisition.join()).releaseInternal(); // the lease won the race with the interrupt
-            }
-            Thread.currentThread().interrupt();
-            throw new LockInterruptedException(lockName, e);
+            throw interrupted(acquisition, lockName, e);
         } catch (ExecutionException e) {
             throw rethrow(e);
         }
+        if (Thread.currentThread().isInterrupted()) {
+            throw interrupted(
+                    acquisition,
+                    lockName,
+                    new InterruptedException("interrupted before the lease of lock '" + lockName + "' was returned"));
+        }
+        return lease;
+    }
+
+    private static LockInterruptedException interrupted(
+            CompletableFuture<Lease> acquisition, String lockName, InterruptedException cause) {
+        if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
+            ((DefaultLease) acquisition.join()).releaseInternal(); // the lease won the race with the interrupt
+        }
+        Thread.currentThread().interrupt();
+        return new LockInterruptedException(lockName, cause);
     }
 
     static RuntimeException rethrow(Throwable error) {

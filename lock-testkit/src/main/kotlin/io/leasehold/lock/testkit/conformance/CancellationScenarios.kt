@@ -61,6 +61,26 @@ internal val cancellationScenarios: List<Scenario> = listOf(
         shouldBeFreeSoon("after the interrupted waiter's holder released")
     },
 
+    scenario("shouldThrowInterruptedAndKeepNoLeaseWhenTheThreadIsInterruptedBeforeTheLeaseIsReturned", "G8") {
+        // Given a free lock, and a thread whose interrupt comes before acquire() returns (here: before
+        // it is called, so that the lease is granted while the thread is already interrupted; a
+        // backend that answers at once has the lease ready before the thread waits at all)
+        val node = newNode()
+        val outcome = startThread("interrupted-before-return") {
+            Thread.currentThread().interrupt()
+            try {
+                node.client.lock(lockName).acquire(Duration.ofSeconds(30))
+            } catch (e: LockInterruptedException) {
+                throw InterruptOutcome(e, Thread.currentThread().isInterrupted)
+            }
+        }.result.failure("acquire() on an interrupted thread").shouldBeInstanceOf<InterruptOutcome>()
+        // Then acquire() throws LockInterruptedException with the flag set again, as documented,
+        // rather than returning a lease to a thread that was told to stop, and the lock is free
+        outcome.exception.shouldBeAbout(lockName)
+        withClue("interrupt flag when LockInterruptedException is thrown") { outcome.flagSet shouldBe true }
+        shouldBeFreeSoon("after the interrupted acquire")
+    },
+
     scenario("shouldLeaveNoOrphanWhenAcquireReplyIsLost", "G8, G9", Fault.LOSE_REPLY) {
         // Given a node with a 500 ms command timeout whose next acquire runs in Redis but gets no reply
         val b = newClient(commandTimeout = Timing.FAST_COMMAND_TIMEOUT)
