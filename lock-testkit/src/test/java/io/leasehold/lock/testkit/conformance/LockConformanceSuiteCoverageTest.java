@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
@@ -54,7 +55,7 @@ class LockConformanceSuiteCoverageTest {
         List<String> tests = new ArrayList<>();
         List<List<String>> containers = new ArrayList<>();
 
-        for (DynamicNode node : new InMemoryConformanceTest().scenarios().toList()) {
+        for (DynamicNode node : new WholeInMemorySuite().scenarios().toList()) {
             DynamicContainer container = assertInstanceOf(DynamicContainer.class, node);
             List<String> guarantees = List.of(container.getDisplayName().split(", "));
             containers.add(guarantees);
@@ -283,6 +284,43 @@ class LockConformanceSuiteCoverageTest {
         @Override
         Duration scenarioTimeout() {
             return Duration.ofMillis(500);
+        }
+    }
+
+    @Test
+    void shouldRunEveryScenarioOnceAcrossTheInMemoryParts() {
+        List<String> run = new ArrayList<>();
+        for (InMemoryConformancePart part : List.of(
+                new InMemoryConformancePart1Test(),
+                new InMemoryConformancePart2Test(),
+                new InMemoryConformancePart3Test())) {
+            List<String> names = testNames(part.scenarios());
+            assertTrue(!names.isEmpty(), "part " + part.getClass().getSimpleName() + " runs no scenario");
+            run.addAll(names);
+        }
+        List<String> scenarios =
+                ConformanceScenarios.getAll().stream().map(Scenario::getName).toList();
+        assertEquals(scenarios.size(), run.size(), "scenarios run by the parts: " + run);
+        assertEquals(new TreeSet<>(scenarios), new TreeSet<>(run), "scenarios vs the parts' tests");
+    }
+
+    private static List<String> testNames(Stream<DynamicNode> nodes) {
+        List<String> names = new ArrayList<>();
+        for (DynamicNode node : nodes.toList()) {
+            if (node instanceof DynamicContainer) {
+                names.addAll(testNames(((DynamicContainer) node).getChildren().map(DynamicNode.class::cast)));
+            } else {
+                names.add(node.getDisplayName());
+            }
+        }
+        return names;
+    }
+
+    /** The whole suite on the in-memory backend (its tests run in parts: see {@link InMemoryConformancePart}). */
+    private static final class WholeInMemorySuite extends LockConformanceSuite {
+        @Override
+        protected LockBackendFixture createFixture() {
+            return new InMemoryFixture();
         }
     }
 }

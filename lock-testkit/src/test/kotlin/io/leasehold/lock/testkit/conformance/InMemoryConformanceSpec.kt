@@ -6,7 +6,7 @@ import io.leasehold.lock.testkit.LockBackendFixture
 
 /**
  * The kotest form of the conformance suite, proved on a sample of scenarios against the in-memory
- * backend: the JUnit form ([InMemoryConformanceTest] and every driver's test) runs all of them, so
+ * backend: the JUnit form ([InMemoryConformancePart] and every driver's test) runs all of them, so
  * running all of them again here would prove the scenarios twice and the kotest form no better. The
  * sample has a plain scenario, one that injects a fault, one that runs the Kotlin API, one whose fault
  * the fixture here declares unsupported (kotest must report it ignored, with the reason, never as
