@@ -20,8 +20,9 @@ final class AcquireRound {
     /** Whether any attempt (or handoff) of this round was sent. */
     boolean sent;
     /**
-     * Completes once the release that handed this round the lock has settled (null if none did): the
-     * round's clean-up waits for it, see {@link HandoffTarget#pending}.
+     * Completes once the release that claimed this round for its handoff has settled (null if none
+     * did): set at the claim, so that the round's clean-up waits for it from then on, see
+     * {@link HandoffTarget#pending}.
      */
     @Nullable
     CompletableFuture<?> handoffSettled;

@@ -25,7 +25,6 @@ import io.leasehold.lock.internal.AcquisitionEvent.Granted;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOutRefused;
-import io.leasehold.lock.internal.AcquisitionEvent.HandoffPending;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
 import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
@@ -189,7 +188,7 @@ final class Acquisition {
         for (AcquisitionEffect effect : machine.on(new ClaimHandoff(streak, mayYield))) {
             if (effect instanceof HandoffClaimed) {
                 HandoffClaimed claimed = (HandoffClaimed) effect;
-                return new Handoff(claimed.round(), claimed.streak(), claimed.mayYield());
+                return new Handoff(claimed.round(), claimed.streak(), claimed.mayYield(), claimed.releaseSettled());
             }
         }
         return null;
@@ -419,11 +418,14 @@ final class Acquisition {
         private final AcquireRound target;
         private final int streak;
         private final boolean mayYield;
+        /** The round's clean-up waits for this (set on the round at the claim); completed when the release settles. */
+        private final CompletableFuture<Void> releaseSettled;
 
-        Handoff(AcquireRound target, int streak, boolean mayYield) {
+        Handoff(AcquireRound target, int streak, boolean mayYield, CompletableFuture<Void> releaseSettled) {
             this.target = target;
             this.streak = streak;
             this.mayYield = mayYield;
+            this.releaseSettled = releaseSettled;
         }
 
         @Override
@@ -458,7 +460,7 @@ final class Acquisition {
 
         @Override
         public void pending(CompletableFuture<?> settled) {
-            run(new HandoffPending(target, settled));
+            settled.whenComplete((released, error) -> releaseSettled.complete(null));
         }
     }
 }

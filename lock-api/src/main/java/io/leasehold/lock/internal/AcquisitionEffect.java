@@ -25,8 +25,13 @@ sealed interface AcquisitionEffect {
     /** Wakes this waiter if it heads its queue ({@code evenUnderLocalLease}: ask Redis even while a local lease holds the lock). */
     record Wake(boolean evenUnderLocalLease) implements AcquisitionEffect {}
 
-    /** The claimed handoff: the queue hands it to the releasing lease (see {@link HandoffTarget}). */
-    record HandoffClaimed(AcquireRound round, int streak, boolean mayYield) implements AcquisitionEffect {}
+    /**
+     * The claimed handoff: the queue hands it to the releasing lease (see {@link HandoffTarget}).
+     * {@code releaseSettled} is to be completed once that release has settled: the round's clean-up
+     * waits for it.
+     */
+    record HandoffClaimed(AcquireRound round, int streak, boolean mayYield, CompletableFuture<Void> releaseSettled)
+            implements AcquisitionEffect {}
 
     /** Releases {@code round}'s owner, after {@code after} completes if not null (a clean-up of something no caller holds). */
     record ReleaseOwner(AcquireRound round, @Nullable CompletableFuture<?> after) implements AcquisitionEffect {}

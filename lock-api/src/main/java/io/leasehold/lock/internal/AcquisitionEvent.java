@@ -1,6 +1,5 @@
 package io.leasehold.lock.internal;
 
-import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,9 +35,6 @@ sealed interface AcquisitionEvent {
      * @param mayYield whether the handoff may yield to other clients' waiters instead of granting
      */
     record ClaimHandoff(int streak, boolean mayYield) implements AcquisitionEvent {}
-
-    /** The release that hands {@code round} the lock settles when {@code settled} completes. */
-    record HandoffPending(AcquireRound round, CompletableFuture<?> settled) implements AcquisitionEvent {}
 
     /** An attempt of {@code from} was granted {@code lease}, in time. */
     record Granted(AcquireRound from, DefaultLease lease) implements AcquisitionEvent {}

@@ -26,7 +26,6 @@ import io.leasehold.lock.internal.AcquisitionEvent.Granted;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOutRefused;
-import io.leasehold.lock.internal.AcquisitionEvent.HandoffPending;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
 import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
@@ -171,9 +170,6 @@ final class AcquisitionMachine {
             }
         } else if (event instanceof ClaimHandoff) {
             claimHandoff((ClaimHandoff) event, effects);
-        } else if (event instanceof HandoffPending) {
-            HandoffPending pending = (HandoffPending) event;
-            pending.round().handoffSettled = pending.settled();
         } else if (event instanceof Granted) {
             granted((Granted) event, effects);
         } else if (event instanceof GrantedTooLate) {
@@ -309,7 +305,12 @@ final class AcquisitionMachine {
         round.sent = true;
         askedRedis = true;
         releaseSeenNanos = engine.now(); // the handoff latency runs from the release on
-        effects.add(new HandoffClaimed(round, event.streak(), event.mayYield()));
+        // From the claim on, an ending's clean-up follows the release that hands the round the lock
+        // (completed once that release settles, see HandoffTarget#pending): claimed and not yet sent,
+        // the handoff could otherwise be overtaken by the clean-up it was meant to precede.
+        CompletableFuture<Void> releaseSettled = new CompletableFuture<>();
+        round.handoffSettled = releaseSettled;
+        effects.add(new HandoffClaimed(round, event.streak(), event.mayYield(), releaseSettled));
     }
 
     private void attempt(List<AcquisitionEffect> effects) {

@@ -230,6 +230,22 @@ class AcquisitionMachineTest {
     }
 
     @Test
+    void shouldCleanUpAfterTheHandoffThatClaimedItWhenEndedRightAfterTheClaim() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        first.settled().complete(null); // the first attempt's reply was acted on
+        only(HandoffClaimed.class, machine.on(new ClaimHandoff(1, false)));
+        // Cancelled before the releasing lease has even sent the handoff: the clean-up must follow it,
+        // or it could overtake a handoff that then grants the lock to an owner nobody cleans up after
+        List<AcquisitionEffect> effects = machine.on(new Cancelled());
+        Finish finish = (Finish) effects.get(0);
+        assertTrue(finish.cleanUp());
+        assertTrue(
+                finish.settledFirst() != null && !finish.settledFirst().isDone(),
+                "the clean-up waits for the claimed handoff's release to settle: " + finish.settledFirst());
+    }
+
+    @Test
     void shouldReleaseWhatALateReplyTookOnceItsRoundIsOver() {
         Send first = only(Send.class, machine.on(new Start(false)));
         machine.on(new Cancelled());
