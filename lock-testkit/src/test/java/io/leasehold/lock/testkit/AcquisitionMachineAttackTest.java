@@ -127,6 +127,61 @@ class AcquisitionMachineAttackTest {
         run.checkEnd();
     }
 
+    /**
+     * A client closes at a random moment while its waiters queue, attempts and handoffs are in flight
+     * and a quarter of the plain attempts are disturbed: each of its acquisitions ends, the other
+     * clients' waiters all get the lock (nothing of the closed client is left holding it), and nothing
+     * is left in the store at the end.
+     */
+    @RepeatedTest(6)
+    void shouldLetTheOtherClientsOnWhenOneClosesInTheMiddleOfHandoffsAndHandOuts() throws Exception {
+        String name = "chaos:close-" + ThreadLocalRandom.current().nextInt(1_000_000);
+        Run run = new Run(name);
+        ChaosBackend closing = run.client(true, false);
+        ChaosBackend b = run.client(true, false);
+        ChaosBackend c = run.client(true, false);
+        LockClient closingClient = run.clientOf(closing);
+        run.exempt.add(closingClient);
+        Lease first = run.acquireFirst(b);
+        List<Acq> survivors = new ArrayList<>();
+        List<Acq> closed = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            closed.add(run.start(closingClient, Duration.ofSeconds(60), -1));
+            survivors.add(run.start(run.clientOf(b), Duration.ofSeconds(60), -1));
+            survivors.add(run.start(run.clientOf(c), Duration.ofSeconds(60), -1));
+        }
+        Eventually.until("every client queued", () -> redis.subscriberCount(channel(name)) == 3);
+        run.releaseFirst(first);
+        CompletableFuture<Void> closedAt = new CompletableFuture<>();
+        delays.schedule(
+                () -> {
+                    try {
+                        closingClient.close();
+                        closedAt.complete(null);
+                    } catch (Throwable t) {
+                        closedAt.completeExceptionally(t);
+                    }
+                },
+                20 + ThreadLocalRandom.current().nextInt(200),
+                TimeUnit.MILLISECONDS);
+        closedAt.get(30, TimeUnit.SECONDS);
+        for (Acq acq : closed) {
+            Object outcome = acq.outcome(Duration.ofSeconds(30));
+            if (outcome instanceof Throwable t && !(t instanceof IllegalStateException)) {
+                fail("the closed client's acquisition ended with " + t, t);
+            }
+        }
+        for (Acq acq : survivors) {
+            Object outcome = acq.outcome(Duration.ofSeconds(60));
+            assertTrue(outcome instanceof Long, "every other client's waiter gets the lock; got " + outcome + "; "
+                    + run.summary() + "; store " + redis.keys());
+        }
+        closing.calm();
+        b.calm();
+        c.calm();
+        run.checkEnd();
+    }
+
     private void runChaos(String name, boolean disturbAttempts, boolean disturbHandoffs, int clientCount, int perClient)
             throws Exception {
         Run run = new Run(name);
@@ -187,6 +242,8 @@ class AcquisitionMachineAttackTest {
         final List<String> violations = new CopyOnWriteArrayList<>();
         final AtomicInteger started = new AtomicInteger();
         final Map<LockClient, AtomicInteger> startedBy = new ConcurrentHashMap<>();
+        /** Clients whose holders are not counted (a client that closes: close() releases its leases under their work). */
+        final java.util.Set<LockClient> exempt = ConcurrentHashMap.newKeySet();
 
         Run(String name) {
             this.name = name;
@@ -250,6 +307,15 @@ class AcquisitionMachineAttackTest {
                             return;
                         }
                         try {
+                            if (exempt.contains(c)) {
+                                Thread.sleep(ThreadLocalRandom.current().nextInt(4));
+                                try {
+                                    lease.release();
+                                } catch (RuntimeException afterClose) {
+                                    // its client closed: close() released it
+                                }
+                                return;
+                            }
                             enter(lease.fencingToken());
                             Thread.sleep(ThreadLocalRandom.current().nextInt(4)); // the holder's work
                             leave();
@@ -283,6 +349,9 @@ class AcquisitionMachineAttackTest {
         void checkEnd() {
             assertEquals(List.of(), violations, "violations");
             for (Map.Entry<LockClient, Events> e : events.entrySet()) {
+                if (exempt.contains(e.getKey())) {
+                    continue;
+                }
                 Events ev = e.getValue();
                 int expected = startedBy.get(e.getKey()).get();
                 Eventually.until(
