@@ -1,0 +1,362 @@
+package io.leasehold.lock.testkit.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockBackendException;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockEventListener;
+import io.leasehold.lock.LockException;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.LockTimeoutException;
+import io.leasehold.lock.ReleaseUnconfirmedException;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.testkit.faults.Direction;
+import io.leasehold.lock.testkit.faults.FaultProxy;
+import io.leasehold.lock.testkit.redis.RedisEndpoint;
+import io.leasehold.lock.testkit.redis.RedisFixtures;
+import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
+
+/**
+ * Adversarial tests of the acquisition (the state machine of commit 9878700) on a real Redis with a
+ * driver: many waiters in three clients on one name, random cancellations and short waits, and one
+ * client behind a {@link FaultProxy} whose replies are delayed past the command timeout for a while
+ * (late replies of attempts and of handoffs), then its connections cut. Checked: never two holders at
+ * once (a shared counter, rising fencing tokens), every acquisition ends, each reports one outcome
+ * and paired wait events, nothing is left in Redis and no subscription outlives the linger time.
+ *
+ * <p>A driver module runs these by extending this class and saying how to open a backend at an
+ * endpoint.
+ */
+public abstract class AcquisitionChaosDriverTests {
+
+    private static final String PREFIX = LockClient.Builder.DEFAULT_KEY_PREFIX;
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+    private static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(8))
+            .autoRenew(false)
+            .build();
+
+    private final StandaloneRedis redis = RedisFixtures.sharedStandalone();
+    private final ScheduledExecutorService delays = Executors.newScheduledThreadPool(2, daemon("chaos-driver"));
+    private final ExecutorService workers = Executors.newFixedThreadPool(4, daemon("holder-work"));
+    private final List<LockClient> clients = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    /** A backend over a new client of the driver connected to {@code endpoint}; closing it closes the client. */
+    protected abstract LockBackend open(RedisEndpoint endpoint);
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (LockClient c : clients) {
+            c.close();
+        }
+        for (AutoCloseable r : resources) {
+            r.close();
+        }
+        delays.shutdownNow();
+        workers.shutdownNow();
+    }
+
+    /** Three clients straight to Redis, random cancels and short waits. */
+    @RepeatedTest(3)
+    void shouldKeepEveryPromiseWithManyWaitersAndRandomCancels() throws Exception {
+        String name = "acq-chaos:" + UUID.randomUUID();
+        Run run = new Run(name);
+        List<LockClient> cs = List.of(
+                run.client(redis.endpoint()), run.client(redis.endpoint()), run.client(redis.endpoint()));
+        run.go(cs, 12, () -> {});
+        run.checkEnd(false);
+    }
+
+    /**
+     * One client behind a proxy whose replies come 800 ms late (past the 500 ms command timeout) for
+     * 1.5 s, then whose connections are cut: its attempts' and handoffs' replies arrive late or never.
+     */
+    @RepeatedTest(3)
+    void shouldKeepEveryPromiseWhenOneClientsRepliesComeAfterTheCommandTimeout() throws Exception {
+        String name = "acq-chaos-late:" + UUID.randomUUID();
+        FaultProxy proxy = FaultProxy.start(redis.endpoint());
+        resources.add(proxy);
+        Run run = new Run(name);
+        List<LockClient> cs =
+                List.of(run.client(proxy.endpoint()), run.client(redis.endpoint()), run.client(redis.endpoint()));
+        run.go(cs, 10, () -> {
+            delays.schedule(() -> proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ofMillis(800)), 30, TimeUnit.MILLISECONDS);
+            delays.schedule(
+                    () -> {
+                        proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ZERO);
+                        proxy.cutConnections();
+                    },
+                    1530,
+                    TimeUnit.MILLISECONDS);
+        });
+        run.checkEnd(true);
+    }
+
+    // ---- the run ----------------------------------------------------------------------------------
+
+    private final class Run {
+        final String name;
+        final List<Events> events = new CopyOnWriteArrayList<>();
+        final AtomicInteger inside = new AtomicInteger();
+        final AtomicLong lastToken = new AtomicLong(-1);
+        final List<String> violations = new CopyOnWriteArrayList<>();
+
+        Run(String name) {
+            this.name = name;
+        }
+
+        LockClient client(RedisEndpoint endpoint) {
+            Events ev = new Events();
+            LockClient c = LockClient.builder(open(endpoint))
+                    .commandTimeout(COMMAND_TIMEOUT)
+                    .listener(ev)
+                    .build();
+            ev.client = c;
+            clients.add(c);
+            events.add(ev);
+            return c;
+        }
+
+        Events eventsOf(LockClient c) {
+            return events.stream().filter(e -> e.client == c).findFirst().orElseThrow();
+        }
+
+        void go(List<LockClient> cs, int perClient, Runnable faults) throws Exception {
+            eventsOf(cs.get(1)).started.incrementAndGet();
+            Lease first = cs.get(1).lock(name, OPTIONS).acquire(Duration.ofSeconds(10));
+            List<Acq> all = new ArrayList<>();
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int i = 0; i < perClient; i++) {
+                for (LockClient c : cs) {
+                    int kind = random.nextInt(10);
+                    Duration wait = Duration.ofSeconds(60);
+                    long cancelAfterMs = -1;
+                    if (kind < 2) {
+                        wait = Duration.ofMillis(30 + random.nextInt(500));
+                    } else if (kind < 5) {
+                        cancelAfterMs = random.nextInt(4) == 0 ? 0 : random.nextInt(800);
+                    } else if (kind == 5) {
+                        wait = Duration.ZERO;
+                    }
+                    all.add(start(c, wait, cancelAfterMs));
+                }
+            }
+            faults.run();
+            enter(first.fencingToken());
+            leave();
+            releaseQuietly(first);
+            for (Acq acq : all) {
+                Object outcome = acq.outcome(acq.wait.plus(Duration.ofSeconds(60)));
+                if (outcome instanceof Throwable t
+                        && !(t instanceof CancellationException)
+                        && !(t instanceof LockTimeoutException)
+                        && !(t instanceof LockBackendException)) {
+                    fail("unexpected outcome " + t + "; " + events, t);
+                }
+                if (acq.wait.toSeconds() >= 60 && acq.cancelAfterMs < 0 && !(outcome instanceof Long)) {
+                    fail("a waiter with a 60 s wait and no cancel did not get the lock: " + outcome + "; " + events);
+                }
+            }
+        }
+
+        Acq start(LockClient c, Duration wait, long cancelAfterMs) {
+            eventsOf(c).started.incrementAndGet();
+            CompletableFuture<Lease> future = c.lock(name, OPTIONS).acquireAsync(wait);
+            Acq acq = new Acq(wait, cancelAfterMs, future);
+            if (cancelAfterMs == 0) {
+                future.cancel(false);
+            } else if (cancelAfterMs > 0) {
+                delays.schedule(() -> future.cancel(false), cancelAfterMs, TimeUnit.MILLISECONDS);
+            }
+            future.whenCompleteAsync(
+                    (lease, error) -> {
+                        if (lease == null) {
+                            acq.done.complete(error instanceof CompletionException ? error.getCause() : error);
+                            return;
+                        }
+                        try {
+                            enter(lease.fencingToken());
+                            Thread.sleep(ThreadLocalRandom.current().nextInt(4)); // the holder's work
+                            leave();
+                            releaseQuietly(lease);
+                        } catch (Throwable t) {
+                            violations.add("release failed: " + t);
+                        } finally {
+                            acq.done.complete(lease.fencingToken());
+                        }
+                    },
+                    workers);
+            return acq;
+        }
+
+        void releaseQuietly(Lease lease) {
+            try {
+                lease.release();
+            } catch (ReleaseUnconfirmedException unconfirmed) {
+                // a release whose replies were all late: the lock expires on its own
+            }
+        }
+
+        void enter(long token) {
+            int now = inside.incrementAndGet();
+            if (now != 1) {
+                violations.add("two holders at once: " + now + " with token " + token);
+            }
+            long last = lastToken.getAndAccumulate(token, Math::max);
+            if (token <= last) {
+                violations.add("token " + token + " not above the last holder's " + last);
+            }
+        }
+
+        void leave() {
+            inside.decrementAndGet();
+        }
+
+        void checkEnd(boolean unconfirmedAllowed) {
+            assertEquals(List.of(), violations, "violations");
+            for (Events ev : events) {
+                Eventually.until(
+                        () -> "each acquisition reports one outcome and its wait end: " + ev,
+                        () -> ev.outcomes() == ev.started.get() && ev.waitStarted.get() == ev.waitEnded.get());
+                assertEquals(List.of(), ev.oddities, "listener oddities");
+            }
+            boolean unconfirmed = events.stream().anyMatch(ev -> ev.unconfirmed.get() > 0);
+            String key = LockKeys.lockKey(PREFIX, name);
+            if (unconfirmed && unconfirmedAllowed) {
+                // a release left the lock to expire: it must be gone within its lease time
+                Eventually.until(
+                        () -> "the lock expired: " + events, () -> redis.server().command("GET", key) == null);
+            } else {
+                assertEquals(0, events.stream().mapToInt(ev -> ev.unconfirmed.get()).sum(), "unconfirmed releases");
+                Eventually.until(
+                        () -> "nothing left in Redis: " + redis.server().command("GET", key) + "; " + events,
+                        () -> redis.server().command("GET", key) == null);
+            }
+            String channel = LockKeys.releaseChannel(PREFIX, name);
+            Eventually.until(
+                    () -> "no subscription lingers: " + subscribers(channel),
+                    () -> subscribers(channel) == 0);
+        }
+
+        private long subscribers(String channel) {
+            List<?> reply = (List<?>) redis.server().command("PUBSUB", "NUMSUB", channel);
+            long plain = (Long) reply.get(1);
+            List<?> sharded = (List<?>) redis.server().command("PUBSUB", "SHARDNUMSUB", channel);
+            return plain + (Long) sharded.get(1);
+        }
+    }
+
+    private static final class Acq {
+        final Duration wait;
+        final long cancelAfterMs;
+        final CompletableFuture<Lease> future;
+        final CompletableFuture<Object> done = new CompletableFuture<>();
+
+        Acq(Duration wait, long cancelAfterMs, CompletableFuture<Lease> future) {
+            this.wait = wait;
+            this.cancelAfterMs = cancelAfterMs;
+            this.future = future;
+        }
+
+        Object outcome(Duration within) throws Exception {
+            try {
+                return done.get(within.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionError("an acquisition (wait " + wait + ", cancel after " + cancelAfterMs
+                        + " ms) did not end within " + within + "; its future: " + future);
+            }
+        }
+    }
+
+    private static final class Events implements LockEventListener {
+        volatile LockClient client;
+        final AtomicInteger started = new AtomicInteger();
+        final AtomicInteger acquired = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+        final AtomicInteger cancelled = new AtomicInteger();
+        final AtomicInteger waitStarted = new AtomicInteger();
+        final AtomicInteger waitEnded = new AtomicInteger();
+        final AtomicInteger unconfirmed = new AtomicInteger();
+        final List<String> oddities = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onAcquired(String lockName, long fencingToken, Duration waited) {
+            acquired.incrementAndGet();
+        }
+
+        @Override
+        public void onAcquireFailed(String lockName, LockException failure, Duration waited) {
+            failed.incrementAndGet();
+        }
+
+        @Override
+        public void onAcquireCancelled(String lockName, Duration waited) {
+            cancelled.incrementAndGet();
+        }
+
+        @Override
+        public void onWaitStarted(String lockName) {
+            waitStarted.incrementAndGet();
+        }
+
+        @Override
+        public void onWaitEnded(String lockName, Duration waited) {
+            if (waitEnded.incrementAndGet() > waitStarted.get()) {
+                oddities.add("wait ended before it started");
+            }
+        }
+
+        @Override
+        public void onReleaseUnconfirmed(
+                String lockName, long fencingToken, Duration held, ReleaseUnconfirmedException cause) {
+            unconfirmed.incrementAndGet();
+        }
+
+        @Override
+        public void onEventsDropped(long count) {
+            oddities.add("events dropped: " + count);
+        }
+
+        int outcomes() {
+            return acquired.get() + failed.get() + cancelled.get();
+        }
+
+        @Override
+        public String toString() {
+            return "{started " + started + ", acquired " + acquired + ", failed " + failed + ", cancelled "
+                    + cancelled + ", wait started " + waitStarted + ", ended " + waitEnded + ", unconfirmed "
+                    + unconfirmed + "}";
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}
