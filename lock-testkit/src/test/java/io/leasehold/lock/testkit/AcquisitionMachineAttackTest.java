@@ -173,8 +173,10 @@ class AcquisitionMachineAttackTest {
         }
         for (Acq acq : survivors) {
             Object outcome = acq.outcome(Duration.ofSeconds(60));
-            assertTrue(outcome instanceof Long, "every other client's waiter gets the lock; got " + outcome + "; "
-                    + run.summary() + "; store " + redis.keys());
+            assertTrue(
+                    outcome instanceof Long,
+                    "every other client's waiter gets the lock; got " + outcome + "; " + run.summary() + "; store "
+                            + redis.keys());
         }
         closing.calm();
         b.calm();
@@ -301,9 +303,10 @@ class AcquisitionMachineAttackTest {
             future.whenCompleteAsync(
                     (lease, error) -> {
                         if (lease == null) {
-                            acq.done.complete(error instanceof java.util.concurrent.CompletionException
-                                    ? error.getCause()
-                                    : error);
+                            acq.done.complete(
+                                    error instanceof java.util.concurrent.CompletionException
+                                            ? error.getCause()
+                                            : error);
                             return;
                         }
                         try {
@@ -375,7 +378,11 @@ class AcquisitionMachineAttackTest {
         String summary() {
             StringBuilder sb = new StringBuilder();
             for (Map.Entry<ChaosBackend, LockClient> e : byBackend.entrySet()) {
-                sb.append("[client ").append(events.get(e.getValue())).append(", chaos ").append(e.getKey().tally).append("] ");
+                sb.append("[client ")
+                        .append(events.get(e.getValue()))
+                        .append(", chaos ")
+                        .append(e.getKey().tally)
+                        .append("] ");
             }
             return sb.toString();
         }
@@ -443,7 +450,11 @@ class AcquisitionMachineAttackTest {
         }
 
         @Override
-        public void onReleaseUnconfirmed(String lockName, long fencingToken, Duration held, io.leasehold.lock.ReleaseUnconfirmedException cause) {
+        public void onReleaseUnconfirmed(
+                String lockName,
+                long fencingToken,
+                Duration held,
+                io.leasehold.lock.ReleaseUnconfirmedException cause) {
             unconfirmed.incrementAndGet();
         }
 
@@ -481,7 +492,8 @@ class AcquisitionMachineAttackTest {
         private final boolean handoffs;
         private volatile boolean calm;
 
-        ChaosBackend(InMemoryLockBackend delegate, ScheduledExecutorService delays, boolean attempts, boolean handoffs) {
+        ChaosBackend(
+                InMemoryLockBackend delegate, ScheduledExecutorService delays, boolean attempts, boolean handoffs) {
             super(delegate);
             this.delays = delays;
             this.attempts = attempts;
@@ -498,7 +510,8 @@ class AcquisitionMachineAttackTest {
         }
 
         @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args, Runnable writing) {
+        public CompletableFuture<Object> eval(
+                LuaScript script, List<String> keys, List<String> args, Runnable writing) {
             boolean acquire = script.name().equals(ScriptNames.ACQUIRE);
             boolean handoff = acquire && args.size() > 3;
             boolean disturb = !calm && acquire && (handoff ? handoffs : attempts);
@@ -511,7 +524,8 @@ class AcquisitionMachineAttackTest {
             CompletableFuture<Object> ran = super.eval(script, keys, args);
             if (dice < 12) {
                 count("reply lost (reset)");
-                return ran.thenCompose(r -> CompletableFuture.failedFuture(new SocketException("chaos: reset after run")));
+                return ran.thenCompose(
+                        r -> CompletableFuture.failedFuture(new SocketException("chaos: reset after run")));
             }
             if (dice < 17) {
                 count("no reply at all");
@@ -520,7 +534,9 @@ class AcquisitionMachineAttackTest {
             if (dice < 25) {
                 count("late reply");
                 CompletableFuture<Object> late = new CompletableFuture<>();
-                long delayMs = COMMAND_TIMEOUT.toMillis() + 50 + ThreadLocalRandom.current().nextInt(300);
+                long delayMs = COMMAND_TIMEOUT.toMillis()
+                        + 50
+                        + ThreadLocalRandom.current().nextInt(300);
                 ran.whenComplete((r, e) -> delays.schedule(
                         () -> {
                             if (e != null) {

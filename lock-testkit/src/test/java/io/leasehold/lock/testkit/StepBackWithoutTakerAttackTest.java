@@ -38,13 +38,16 @@ class StepBackWithoutTakerAttackTest extends HandoffAttackSupport {
         AtomicLong lastToken = new AtomicLong(held.fencingToken());
         List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
         for (int i = 0; i < 12; i++) {
-            local.add(pair.local.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60)).thenApply(lease -> {
-                if (lease.fencingToken() <= lastToken.getAndSet(lease.fencingToken())) {
-                    violations.add("token did not rise: " + lease.fencingToken());
-                }
-                lease.release();
-                return lease;
-            }));
+            local.add(pair.local
+                    .lock(name, NO_RENEW)
+                    .acquireAsync(Duration.ofSeconds(60))
+                    .thenApply(lease -> {
+                        if (lease.fencingToken() <= lastToken.getAndSet(lease.fencingToken())) {
+                            violations.add("token did not rise: " + lease.fencingToken());
+                        }
+                        lease.release();
+                        return lease;
+                    }));
         }
         Eventually.until("both clients subscribed", () -> redis.subscriberCount(channel(name)) == 2);
         othersWaiter.cancel(false); // its subscription lingers (1 s on the engine's clock)
@@ -55,7 +58,8 @@ class StepBackWithoutTakerAttackTest extends HandoffAttackSupport {
                 Duration.ofMillis(1),
                 Duration.ofMillis(400),
                 () -> local.stream().allMatch(CompletableFuture::isDone));
-        assertTrue(gate.handoffReplies.stream().anyMatch(r -> r.startsWith("[0, ") && r.contains(", 0, 1]")),
+        assertTrue(
+                gate.handoffReplies.stream().anyMatch(r -> r.startsWith("[0, ") && r.contains(", 0, 1]")),
                 "a handoff yielded (the premise); handoff replies " + gate.handoffReplies);
         assertTrue(violations.isEmpty(), violations.toString());
         Eventually.until("nothing left", () -> !redis.exists(lockKey(name)));

@@ -1,7 +1,6 @@
 package io.leasehold.lock.testkit.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.leasehold.lock.Lease;
@@ -84,8 +83,8 @@ public abstract class AcquisitionChaosDriverTests {
     void shouldKeepEveryPromiseWithManyWaitersAndRandomCancels() throws Exception {
         String name = "acq-chaos:" + UUID.randomUUID();
         Run run = new Run(name);
-        List<LockClient> cs = List.of(
-                run.client(redis.endpoint()), run.client(redis.endpoint()), run.client(redis.endpoint()));
+        List<LockClient> cs =
+                List.of(run.client(redis.endpoint()), run.client(redis.endpoint()), run.client(redis.endpoint()));
         run.go(cs, 12, () -> {});
         run.checkEnd(false);
     }
@@ -103,7 +102,8 @@ public abstract class AcquisitionChaosDriverTests {
         List<LockClient> cs =
                 List.of(run.client(proxy.endpoint()), run.client(redis.endpoint()), run.client(redis.endpoint()));
         run.go(cs, 10, () -> {
-            delays.schedule(() -> proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ofMillis(800)), 30, TimeUnit.MILLISECONDS);
+            delays.schedule(
+                    () -> proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ofMillis(800)), 30, TimeUnit.MILLISECONDS);
             delays.schedule(
                     () -> {
                         proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ZERO);
@@ -248,17 +248,17 @@ public abstract class AcquisitionChaosDriverTests {
             if (unconfirmed && unconfirmedAllowed) {
                 // a release left the lock to expire: it must be gone within its lease time
                 Eventually.until(
-                        () -> "the lock expired: " + events, () -> redis.server().command("GET", key) == null);
+                        () -> "the lock expired: " + events,
+                        () -> redis.server().command("GET", key) == null);
             } else {
-                assertEquals(0, events.stream().mapToInt(ev -> ev.unconfirmed.get()).sum(), "unconfirmed releases");
+                assertEquals(
+                        0, events.stream().mapToInt(ev -> ev.unconfirmed.get()).sum(), "unconfirmed releases");
                 Eventually.until(
                         () -> "nothing left in Redis: " + redis.server().command("GET", key) + "; " + events,
                         () -> redis.server().command("GET", key) == null);
             }
             String channel = LockKeys.releaseChannel(PREFIX, name);
-            Eventually.until(
-                    () -> "no subscription lingers: " + subscribers(channel),
-                    () -> subscribers(channel) == 0);
+            Eventually.until(() -> "no subscription lingers: " + subscribers(channel), () -> subscribers(channel) == 0);
         }
 
         private long subscribers(String channel) {
