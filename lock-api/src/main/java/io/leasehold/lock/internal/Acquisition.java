@@ -66,7 +66,7 @@ import org.jspecify.annotations.Nullable;
  * with a new owner goes on waiting, so that a late release of the old owner can never delete the new
  * round's lock.
  *
- * <p><b>Yield.</b> When a handoff to this waiter yields instead (acquire.lua: another client waits
+ * <p><b>Yield.</b> When a handoff to this waiter yields instead (handoff.lua: another client waits
  * too, and this client has passed the lock around {@link WaitQueues#HANDOFFS_BEFORE_YIELD} times in a
  * row), the waiter steps back: it asks Redis again on the first release message after the yield's own
  * (another client took the lock and let it go, or yielded in turn), on a resubscription, or at the

@@ -75,7 +75,7 @@ final class AcquisitionMachine {
 
     static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
-     * The longest a waiter whose handoff yielded (see acquire.lua) steps back: the bound on how long
+     * The longest a waiter whose handoff yielded (see handoff.lua) steps back: the bound on how long
      * the lock may idle after a yield that no other client's waiter takes (the other subscriber was
      * only a lingering subscription, or its waiter had just given up).
      *
@@ -88,7 +88,7 @@ final class AcquisitionMachine {
      * the yield a race that a loaded machine lost again and again.
      */
     static final long YIELD_STEP_BACK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** How a yield's release message starts (acquire.lua publishes {@code "yielded <token>"}; any other release {@code "released"}). */
+    /** How a yield's release message starts (handoff.lua publishes {@code "yielded <token>"}; any other release {@code "released"}). */
     static final String YIELD_MESSAGE_PREFIX = "yielded ";
 
     private static final long NOT_SEEN = Long.MIN_VALUE;
@@ -270,7 +270,7 @@ final class AcquisitionMachine {
 
     /**
      * While it steps back after a yield, messages up to the yield's own (the one that wakes the other
-     * clients' waiters; it names the yielded lock's token, see acquire.lua) are passed over: they were
+     * clients' waiters; it names the yielded lock's token, see handoff.lua) are passed over: they were
      * published before the yield ran, or by it, however late they arrive. Any later one means the lock
      * went on to another client and came free again (or that client yielded in turn), so the
      * step-back ends and this waiter asks at once.

@@ -261,13 +261,13 @@ final class Engine {
         return done;
     }
 
-    /** acquire.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
+    /** handoff.lua with a handoff's arguments (see {@link HandoffTarget#args}), with the command timeout. */
     CompletableFuture<Object> handoffCall(String name, String owner, HandoffTarget next, Runnable writing) {
         return timed(
-                EngineScripts.ACQUIRE.name(),
+                EngineScripts.HANDOFF.name(),
                 () -> publishCommand()
                         .thenCompose(publish -> backend.eval(
-                                EngineScripts.ACQUIRE,
+                                EngineScripts.HANDOFF,
                                 List.of(
                                         lockKey(name),
                                         fenceKey(name),

@@ -7,6 +7,7 @@ import io.leasehold.lock.spi.ScriptNames;
 final class EngineScripts {
 
     static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
+    static final LuaScript HANDOFF = LuaScript.bundled(ScriptNames.HANDOFF);
     static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
     static final LuaScript RENEW = LuaScript.bundled(ScriptNames.RENEW);
     static final LuaScript EXTEND = LuaScript.bundled(ScriptNames.EXTEND);

@@ -1,6 +1,6 @@
 package io.leasehold.lock.internal;
 
-import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lease's release that hands its lock to a local waiter in the same script call (acquire.lua's
- * handoff; see {@link HandoffTarget}). The release and the waiter's attempt are one command, so
+ * A lease's release that hands its lock to a local waiter in the same script call (handoff.lua;
+ * see {@link HandoffTarget}). The release and the waiter's attempt are one command, so
  * they are retried as one:
  * <ul>
  *   <li>a reply: the release's outcome (its 4th entry, as release.lua's reply) completes
@@ -44,9 +44,6 @@ final class HandoffRelease {
     static final long FIRST_RESEND_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private static final long MAX_RESEND_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** acquire.lua's 4th entry when an earlier send of the handoff yielded the lock (the yield marker). */
-    private static final long RELEASED_BY_EARLIER_YIELD = 2;
-
     private final Engine engine;
     private final String name;
     private final String owner;
@@ -89,14 +86,14 @@ final class HandoffRelease {
             Throwable failure = error;
             if (failure == null) {
                 try {
-                    List<?> fields = Replies.asList(reply, "acquire");
-                    released = Replies.asLong(fields.size() > 3 ? fields.get(3) : null, "acquire (handoff)");
+                    released = Objects.requireNonNull(
+                            AcquireReply.parseHandoff(reply).handoff());
                 } catch (RuntimeException malformed) {
                     failure = malformed;
                 }
             }
             if (failure == null) {
-                if (released == RELEASED_BY_EARLIER_YIELD) {
+                if (released == AcquireReply.RELEASED_BY_EARLIER_YIELD) {
                     released = ReleaseReply.DELETED;
                 }
                 // Conclusive even after a send of unknown outcome: see afterUnknownOutcome.

@@ -5,8 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A local waiter that a releasing lease hands its lock to in the same script call (acquire.lua's
- * handoff): the waiter's current round, claimed so that the handoff is that round's attempt in
+ * A local waiter that a releasing lease hands its lock to in the same script call
+ * (handoff.lua): the waiter's current round, claimed so that the handoff is that round's attempt in
  * flight. The waiter then gets the lock with its own fresh owner and a higher fencing token, one
  * round trip after the release was sent instead of three (release, release message, acquire).
  *
@@ -21,7 +21,10 @@ interface HandoffTarget {
     /** The owner the handoff grants the lock to. */
     String owner();
 
-    /** acquire.lua's ARGV for this handoff, releasing {@code releasingOwner}. */
+    /**
+     * handoff.lua's ARGV for this handoff, releasing {@code releasingOwner}: the round's acquire.lua
+     * ARGV (owner, lease, counter TTL), then the releasing owner, the publish command and the yield flag.
+     */
     List<String> args(String releasingOwner, String publishCommand);
 
     /** The handoff's reply or failure, as the reply of the waiter's attempt sent at {@code sentNanos}. */

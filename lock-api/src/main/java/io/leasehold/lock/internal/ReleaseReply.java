@@ -1,7 +1,7 @@
 package io.leasehold.lock.internal;
 
 /**
- * What Redis answered to a lease's release (release.lua, or the 4th entry of a handoff's acquire.lua
+ * What Redis answered to a lease's release (release.lua, or the 4th entry of handoff.lua's
  * reply), once every send of it has settled.
  *
  * @param code           1: this release deleted the lock (or handed it to its waiter); 0: absent;
@@ -9,7 +9,7 @@ package io.leasehold.lock.internal;
  * @param inconclusive   the answer cannot prove that the lock was taken from the lease: an earlier send
  *                       of this release had an unknown outcome and may itself have deleted the lock,
  *                       which another owner may then have taken (only a plain release's resend that finds
- *                       another owner; a handoff leaves a marker that tells, see acquire.lua)
+ *                       another owner; a handoff leaves a marker that tells, see handoff.lua)
  * @param answeredNanos  when the answer arrived, on the engine's ticker: an answer that arrived while the
  *                       lease was still valid proves what Redis held while it was valid
  */

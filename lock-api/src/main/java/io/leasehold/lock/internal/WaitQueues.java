@@ -138,7 +138,7 @@ final class WaitQueues {
      * waits or the head cannot take one now (its attempt is in flight, or it is ending). The
      * {@link #HANDOFFS_BEFORE_YIELD}th handoff in a row (counted from lease to lease, see
      * {@link DefaultLease#handoffStreak}) asks Redis to yield instead if another client waits too
-     * (see acquire.lua), so one client's waiters cannot keep the lock from the others' for long;
+     * (see handoff.lua), so one client's waiters cannot keep the lock from the others' for long;
      * within one client the order stays first-in first-out.
      *
      * @param releasingStreak the releasing lease's handoff streak

@@ -10,7 +10,7 @@ import java.util.Objects;
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
  * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
- * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded the lock to other clients (PX lease; see acquire.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded the lock to other clients (PX lease; see handoff.lua)
  * </pre>
  *
  * <p>Inside the braces, {@code %} is written {@code %25} and {@code }} is written {@code %7D}, and
@@ -49,7 +49,7 @@ public final class LockKeys {
 
     /**
      * The yield marker of {@code name}: the lock key and {@code :yielded}. A release that hands the
-     * lock to another client's waiters instead of its own client's (acquire.lua's yield) writes its
+     * lock to another client's waiters instead of its own client's (handoff.lua's yield) writes its
      * owner there, so that a resend of that release can tell it released from it was lost.
      */
     public static String yieldMarkerKey(String prefix, String name) {

@@ -9,6 +9,7 @@ import java.util.List;
 public final class ScriptNames {
 
     public static final String ACQUIRE = "acquire";
+    public static final String HANDOFF = "handoff";
     public static final String RELEASE = "release";
     public static final String RENEW = "renew";
     public static final String EXTEND = "extend";
@@ -16,7 +17,7 @@ public final class ScriptNames {
     public static final String FORCE_RELEASE = "force-release";
 
     /** Every bundled script. */
-    public static final List<String> ALL = List.of(ACQUIRE, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
+    public static final List<String> ALL = List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
 
     private ScriptNames() {}
 }

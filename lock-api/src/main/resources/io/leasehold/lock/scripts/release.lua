@@ -4,7 +4,7 @@
 -- ARGV[1]  owner
 -- ARGV[2]  publish command     'SPUBLISH' (sharded pub/sub) or 'PUBLISH'
 -- ARGV[3]  (optional) the owner an earlier handoff of this release granted the lock to (see
---          acquire.lua): the resend of a handoff whose reply was lost; if that owner holds the
+--          handoff.lua): the resend of a handoff whose reply was lost; if that owner holds the
 --          lock, the handoff ran, and the answer is 1 with nothing touched
 -- Returns  1                   released (and published)
 --          0                   absent (expired or deleted: perhaps by an earlier attempt of this

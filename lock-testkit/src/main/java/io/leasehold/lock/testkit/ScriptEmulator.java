@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The six bundled Lua scripts, transliterated line by line into Java over an {@link InMemoryStore}:
+ * The seven bundled Lua scripts, transliterated line by line into Java over an {@link InMemoryStore}:
  * same commands in the same order, same replies, and — as in Redis — no rollback of the writes
  * made before a script fails.
  *
@@ -57,6 +57,7 @@ final class ScriptEmulator {
     Object run(String script, ScriptCall call) {
         return switch (script) {
             case ScriptNames.ACQUIRE -> acquire(call);
+            case ScriptNames.HANDOFF -> handoff(call);
             case ScriptNames.RELEASE -> release(call);
             case ScriptNames.RENEW -> renew(call);
             case ScriptNames.EXTEND -> extend(call);
@@ -66,48 +67,85 @@ final class ScriptEmulator {
         };
     }
 
+    /** acquire.lua: the plain acquire (a handoff's arguments beyond ARGV[3] are not read). */
     private Object acquire(ScriptCall c) {
         long now = c.nowMillis();
-        String handoff = c.arg(4);
-        Long released = handoff == null ? null : 0L;
-        Get current = pcallGet(c, 1);
-        if (current.wrongType()) {
-            throw foreign(c, 1, "lock", "a string '<owner>:<token>'");
-        }
-        if (current.value() != null) {
-            int sep = current.value().indexOf(':');
-            if (sep < 0) {
-                throw foreign(c, 1, "lock", "'<owner>:<token>'");
-            }
-            LockValue held = LockValue.parse(current.value(), sep);
+        LockValue held = readLock(c);
+        if (held != null) {
             if (held.owner().equals(c.arg(1))) {
                 if (held.hasSeq()) {
                     // a renewal or extend set the TTL
-                    return reply(1L, held.token(), store.pttl(c.key(1), now), handoff == null ? null : 1L);
+                    return List.of(1L, held.token(), store.pttl(c.key(1), now));
                 }
                 pexpire(c, 1, 2);
-                return reply(1L, held.token(), c.integerArg(2, "tonumber"), handoff == null ? null : 1L);
+                return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
             }
-            if (!held.owner().equals(handoff)) {
-                if (handoff != null
-                        && c.keyCount() >= 4
-                        && handoff.equals(pcallGet(c, 4).value())) {
-                    // an earlier send of this handoff yielded, and another client took the lock since
-                    return reply(0L, held.token(), store.pttl(c.key(1), now), 2L);
+            return List.of(0L, held.token(), store.pttl(c.key(1), now));
+        }
+        String token = grant(c);
+        return List.of(1L, token, c.integerArg(2, "tonumber"));
+    }
+
+    /** handoff.lua: the releasing owner's (ARGV[4]) release, and the lock granted to ARGV[1] in the same step. */
+    private Object handoff(ScriptCall c) {
+        long now = c.nowMillis();
+        String releasing = c.arg(4);
+        long released = 0L;
+        LockValue held = readLock(c);
+        if (held != null) {
+            if (held.owner().equals(c.arg(1))) {
+                if (held.hasSeq()) {
+                    // a renewal or extend set the TTL
+                    return List.of(1L, held.token(), store.pttl(c.key(1), now), 1L);
                 }
-                return reply(0L, held.token(), store.pttl(c.key(1), now), handoff == null ? null : -1L);
+                pexpire(c, 1, 2);
+                return List.of(1L, held.token(), c.integerArg(2, "tonumber"), 1L);
+            }
+            if (!held.owner().equals(releasing)) {
+                // (GET answers a string or false, never nil: a missing ARGV[4] matches no marker)
+                if (releasing != null && releasing.equals(pcallGetOrError(c, 4))) {
+                    // an earlier send of this handoff yielded, and another client took the lock since
+                    return List.of(0L, held.token(), store.pttl(c.key(1), now), 2L);
+                }
+                return List.of(0L, held.token(), store.pttl(c.key(1), now), -1L);
             }
             if ("1".equals(c.arg(6)) && othersWait(c)) {
                 store.del(c.key(1), now);
-                if (c.keyCount() >= 4) {
-                    setPx(c, 4, handoff, 2, "lease"); // the yield marker
-                }
+                setPx(c, 4, releasing, 2, "lease"); // the yield marker
                 publish(c, 5, 3, "yielded " + held.token());
                 return List.of(0L, held.token(), 0L, 1L); // yielded to the other clients' waiters
             }
             released = 1L;
         }
-        // TIME in microseconds (see InMemoryStore#serverTimeMicros), then the hybrid logical clock.
+        String token = grant(c);
+        return List.of(1L, token, c.integerArg(2, "tonumber"), released);
+    }
+
+    /**
+     * The scripts' shared block "read": GET KEYS[1] (pcall), refused when not a Leasehold lock; the
+     * lock value, or null when absent.
+     */
+    private LockValue readLock(ScriptCall c) {
+        Get current = pcallGet(c, 1);
+        if (current.wrongType()) {
+            throw foreign(c, 1, "lock", "a string '<owner>:<token>'");
+        }
+        if (current.value() == null) {
+            return null;
+        }
+        int sep = current.value().indexOf(':');
+        if (sep < 0) {
+            throw foreign(c, 1, "lock", "'<owner>:<token>'");
+        }
+        return LockValue.parse(current.value(), sep);
+    }
+
+    /**
+     * The scripts' shared block "grant": a fresh token (TIME in microseconds, see
+     * InMemoryStore#serverTimeMicros, then the hybrid logical clock), the counter set to it, and
+     * the lock to ARGV[1] with it; the token.
+     */
+    private String grant(ScriptCall c) {
         long token = store.serverTimeMicros(c.clockMicros());
         Get counter = pcallGet(c, 2);
         if (counter.wrongType()) {
@@ -123,12 +161,16 @@ final class ScriptEmulator {
         setPx(c, 2, tokenText, 3, "counter idle TTL");
         setPx(c, 1, c.requiredArg(1) + ":" + tokenText, 2, "lease");
         store.tokenIssued(token);
-        return reply(1L, tokenText, c.integerArg(2, "tonumber"), released);
+        return tokenText;
     }
 
-    /** A Lua array reply: a trailing nil ends it, as {@code {1, token, pttl, nil}} has three entries ({@code released} may be null). */
-    private static List<Object> reply(long status, String token, long pttl, Long released) {
-        return released == null ? List.of(status, token, pttl) : List.of(status, token, pttl, released);
+    /**
+     * {@code redis.pcall('GET', KEYS[keyIndex])} compared with a string: the value, or null when it
+     * cannot equal one (absent, another type, or KEYS[keyIndex] missing, which pcall answers with an
+     * error instead of raising it).
+     */
+    private String pcallGetOrError(ScriptCall c, int keyIndex) {
+        return keyIndex > c.keyCount() ? null : pcallGet(c, keyIndex).value();
     }
 
     /**

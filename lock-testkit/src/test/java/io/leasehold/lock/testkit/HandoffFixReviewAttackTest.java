@@ -158,7 +158,7 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
      * <p>Cause: "it may have yielded" is assumed for any failed send, also for one that never ran.
      * Suggested fix: let the yield leave evidence the resend can read (e.g. the yield writes a
      * short-lived marker {@code <lock>:yielded} = releasing owner, PX of a command timeout, which
-     * acquire.lua's handoff and release.lua's handedTo check report as released), or resend a
+     * the handoff (now handoff.lua) and release.lua's handedTo check report as released), or resend a
      * handoff of unknown outcome with the yield flag off and accept only 1 as released.
      */
     @Test
@@ -187,7 +187,7 @@ class HandoffFixReviewAttackTest extends HandoffAttackSupport {
         CompletableFuture<Boolean> released = held.releaseAsync();
         advanceUntil("the holder's release settled", Duration.ofMillis(5), Duration.ofMillis(200), released::isDone);
         String lastHandoff = node.calls.stream()
-                .filter(c -> c.startsWith("acquire") && c.endsWith(", 1]"))
+                .filter(c -> c.startsWith("handoff") && c.endsWith(", 1]"))
                 .reduce((x, y) -> y)
                 .orElse("none");
         boolean deleted = released.get(5, TimeUnit.SECONDS);

@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A node that can, on request, interfere with the next handoff (acquire.lua called with a releasing
- * owner, ARGV[4]) or the next plain acquire: hold its send (it reaches the store when the test says
+ * A node that can, on request, interfere with the next handoff (handoff.lua) or the next plain
+ * acquire (acquire.lua): hold its send (it reaches the store when the test says
  * so), hold its reply (it runs now, its reply waits), or fail it after it ran (a connection reset
  * that ate the reply). Records every script call as {@code "<script> <args>"}.
  */
@@ -77,19 +77,17 @@ final class HandoffGateBackend extends ForwardingLockBackend {
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         calls.add(script.name() + " " + args);
         Gate gate = Gate.NONE;
-        if (script.name().equals(ScriptNames.ACQUIRE)) {
-            if (args.size() > 3) {
-                handoffs.incrementAndGet();
-                lastHandoffArgs.set(List.copyOf(args));
-                gate = nextHandoff.getAndSet(Gate.NONE);
-                CompletableFuture<Object> recorded = evalGated(gate, script, keys, args);
-                recorded.whenComplete((reply, error) -> handoffReplies.add(
-                        (error == null ? String.valueOf(reply) : error.toString()) + " " + atHandoffReply.get()));
-                return recorded;
-            } else {
-                plainAcquires.incrementAndGet();
-                gate = nextPlainAcquire.getAndSet(Gate.NONE);
-            }
+        if (script.name().equals(ScriptNames.HANDOFF)) {
+            handoffs.incrementAndGet();
+            lastHandoffArgs.set(List.copyOf(args));
+            gate = nextHandoff.getAndSet(Gate.NONE);
+            CompletableFuture<Object> recorded = evalGated(gate, script, keys, args);
+            recorded.whenComplete((reply, error) -> handoffReplies.add(
+                    (error == null ? String.valueOf(reply) : error.toString()) + " " + atHandoffReply.get()));
+            return recorded;
+        } else if (script.name().equals(ScriptNames.ACQUIRE)) {
+            plainAcquires.incrementAndGet();
+            gate = nextPlainAcquire.getAndSet(Gate.NONE);
         } else if (script.name().equals(ScriptNames.RELEASE)) {
             releases.incrementAndGet();
         }

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "0bd0c0d8ea61d9a4a671de651857124749dc19b1",
-            ScriptNames.RELEASE, "2c88723339342f0483d1bac5d71a04e8c3bdea6a",
+            ScriptNames.ACQUIRE, "a32a1d28febb3a66ecf852b2652d456c1cd1b3a3",
+            ScriptNames.HANDOFF, "cb0fb779773ff061f87ca35a8f15b9a41196916c",
+            ScriptNames.RELEASE, "e1b95cb14099e14d2fd1ed721352ee54d936c3ca",
             ScriptNames.RENEW, "796900ce30d3e91ccfd7e103ad0e93a36a6c12a0",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",

@@ -24,6 +24,7 @@ final class ScriptCaller {
     static final long TIMEOUT_SECONDS = 10;
 
     static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
+    static final LuaScript HANDOFF = LuaScript.bundled(ScriptNames.HANDOFF);
     static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
     static final LuaScript RENEW = LuaScript.bundled(ScriptNames.RENEW);
     static final LuaScript EXTEND = LuaScript.bundled(ScriptNames.EXTEND);
@@ -56,18 +57,23 @@ final class ScriptCaller {
                 List.of(owner, Long.toString(leaseMs), Long.toString(COUNTER_TTL_MS)));
     }
 
-    /** acquire.lua as a handoff from {@code releasingOwner} to {@code owner}, with the yield flag, as the engine sends it. */
+    /** handoff.lua from {@code releasingOwner} to {@code owner}, with the yield flag, as the engine sends it. */
     List<?> handoff(String name, String owner, String releasingOwner, boolean mayYield) {
-        return (List<?>) await(backend.eval(
-                ACQUIRE,
+        return (List<?>) await(handoffAsync(name, owner, releasingOwner, mayYield ? "1" : "0", "SPUBLISH"));
+    }
+
+    /** handoff.lua from {@code releasingOwner} to {@code owner}, with the yield flag and publish command as given. */
+    CompletableFuture<Object> handoffAsync(
+            String name, String owner, String releasingOwner, String yieldFlag, String publishCommand) {
+        return backend.eval(
+                HANDOFF,
                 List.of(lockKey(name), fenceKey(name), channel(name), yieldMarkerKey(name)),
-                List.of(
-                        owner,
-                        "30000",
-                        Long.toString(COUNTER_TTL_MS),
-                        releasingOwner,
-                        "SPUBLISH",
-                        mayYield ? "1" : "0")));
+                List.of(owner, "30000", Long.toString(COUNTER_TTL_MS), releasingOwner, publishCommand, yieldFlag));
+    }
+
+    /** Any script with the given KEYS and ARGV, as they are. */
+    CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        return backend.eval(script, keys, args);
     }
 
     static String yieldMarkerKey(String name) {

@@ -1,5 +1,6 @@
 package io.leasehold.lock.testkit;
 
+import static io.leasehold.lock.testkit.ScriptCaller.await;
 import static io.leasehold.lock.testkit.ScriptCaller.failure;
 import static io.leasehold.lock.testkit.ScriptCaller.fenceKey;
 import static io.leasehold.lock.testkit.ScriptCaller.lockKey;
@@ -83,6 +84,145 @@ abstract class ScriptContractTestBase {
                 List.of(0L, -1L),
                 List.of(reply.get(0), reply.get(3)),
                 "held by another owner, no yield of ours: " + reply);
+    }
+
+    // ---- handoff.lua: release and grant in one step ----
+
+    @Test
+    void shouldReleaseTheHoldersLockAndGrantTheWaiterAHigherTokenInOneHandoff() {
+        long holderToken = scripts.acquireToken("orders", "releasing", 30_000);
+
+        List<?> reply = scripts.handoff("orders", "waiter", "releasing", false);
+
+        assertEquals(4, reply.size(), () -> "a handoff answers 4 entries: " + reply);
+        assertEquals(
+                List.of(1L, 30_000L, 1L),
+                List.of(reply.get(0), reply.get(2), reply.get(3)),
+                "granted, the waiter's lease, released: " + reply);
+        long token = Long.parseLong((String) reply.get(1));
+        assertTrue(token > holderToken, () -> "token " + token + " after the holder's " + holderToken);
+        assertEquals(reply.get(1), ((List<?>) scripts.inspect("orders")).get(0), "the holder's token after it");
+        long ttl = pttl(lockKey("orders"));
+        assertTrue(ttl > 29_000 && ttl <= 30_000, () -> "the lock's PTTL: " + ttl);
+        assertEquals(-1L, scripts.release("orders", "releasing"), "the releasing owner holds nothing any more");
+        assertEquals(
+                token, scripts.acquireToken("orders", "waiter", 30_000), "the waiter's lock, as acquire.lua sees it");
+        assertEquals(1L, scripts.release("orders", "waiter"));
+    }
+
+    @Test
+    void shouldCountTheFencingCounterOnFromAHandoffsToken() {
+        scripts.acquireToken("orders", "releasing", 30_000);
+        long ahead = serverTimeMicros() + 60 * SECOND_MICROS;
+        fixture.writeKey(fenceKey("orders"), Long.toString(ahead));
+
+        List<?> reply = scripts.handoff("orders", "waiter", "releasing", false);
+
+        assertEquals(Long.toString(ahead + 1), reply.get(1), "the hybrid logical clock, as acquire.lua's: " + reply);
+        assertEquals(1L, scripts.release("orders", "waiter"));
+        assertEquals(ahead + 2, scripts.acquireToken("orders", "after", 30_000), "the counter was set to the token");
+    }
+
+    @Test
+    void shouldAnswerAResentHandoffThatFindsTheWaitersLockWithItsTokenAndNoNewOne() {
+        scripts.acquireToken("orders", "releasing", 30_000);
+        List<?> first = scripts.handoff("orders", "waiter", "releasing", true);
+
+        List<?> again = scripts.handoff("orders", "waiter", "releasing", true);
+
+        assertEquals(List.of(1L, first.get(1), 30_000L, 1L), again, "the first send's grant, released");
+    }
+
+    @Test
+    void shouldNotLetAResentHandoffUndoAnExtendOfTheWaitersLease() {
+        scripts.acquireToken("orders", "releasing", 30_000);
+        List<?> first = scripts.handoff("orders", "waiter", "releasing", false);
+        assertEquals(1L, scripts.extend("orders", "waiter", 90_000));
+
+        List<?> again = scripts.handoff("orders", "waiter", "releasing", false);
+
+        assertEquals(List.of(1L, first.get(1), 1L), List.of(again.get(0), again.get(1), again.get(3)), "" + again);
+        long told = (Long) again.get(2);
+        assertTrue(told > 89_000 && told <= 90_000, () -> "the extended lease's PTTL, not reset: " + again);
+        long ttl = pttl(lockKey("orders"));
+        assertTrue(ttl > 89_000, () -> "the lock's PTTL after the resend: " + ttl);
+    }
+
+    @Test
+    void shouldTakeAFreeLockAsAnAcquireAndAnswerAbsent() {
+        List<?> reply = scripts.handoff("orders", "waiter", "releasing", true);
+
+        assertEquals(
+                List.of(1L, 30_000L, 0L),
+                List.of(reply.get(0), reply.get(2), reply.get(3)),
+                "granted, the releasing owner's lock absent: " + reply);
+        assertEquals(reply.get(1), ((List<?>) scripts.inspect("orders")).get(0));
+    }
+
+    @Test
+    void shouldGrantWhenAskedToYieldButNoOtherClientWaits() {
+        long holderToken = scripts.acquireToken("orders", "releasing", 30_000);
+        scripts.acquireToken("payments", "releasing", 30_000);
+
+        List<?> sharded = scripts.handoff("orders", "waiter", "releasing", true);
+        List<?> plain = (List<?>) await(scripts.handoffAsync("payments", "waiter", "releasing", "1", "PUBLISH"));
+
+        for (List<?> reply : List.of(sharded, plain)) {
+            assertEquals(
+                    List.of(1L, 30_000L, 1L),
+                    List.of(reply.get(0), reply.get(2), reply.get(3)),
+                    "nobody else subscribed: granted, released: " + reply);
+        }
+        assertTrue(Long.parseLong((String) sharded.get(1)) > holderToken);
+        // no yield marker was written: a resend that finds another owner's lock answers a loss
+        assertEquals(1L, scripts.release("orders", "waiter"));
+        scripts.acquireToken("orders", "thief", 30_000);
+        assertEquals(-1L, scripts.handoff("orders", "waiter", "releasing", true).get(3));
+    }
+
+    @Test
+    void shouldRefuseAHandoffOverAForeignCounterAndLeaveTheHoldersLock() {
+        scripts.acquireToken("orders", "releasing", 30_000);
+        fixture.writeForeignKey(fenceKey("orders"));
+        scripts.acquireToken("text", "releasing", 30_000);
+        fixture.writeKey(fenceKey("text"), "seventeen");
+
+        assertFailsNamingTheKey(
+                scripts.handoffAsync("orders", "waiter", "releasing", "0", "SPUBLISH"),
+                fenceKey("orders"),
+                "fencing counter");
+        assertFailsNamingTheKey(
+                scripts.handoffAsync("text", "waiter", "releasing", "1", "SPUBLISH"),
+                fenceKey("text"),
+                "fencing counter");
+
+        assertEquals(1L, scripts.release("orders", "releasing"), "the holder's lock was left as it was");
+        assertEquals(1L, scripts.release("text", "releasing"), "the holder's lock was left as it was");
+    }
+
+    @Test
+    void shouldRefuseAHandoffOverAKeyThatIsNotALeaseholdLock() {
+        fixture.writeForeignKey(lockKey("hash"));
+        fixture.writeKey(lockKey("string"), "owner");
+
+        assertFailsNamingTheKey(
+                scripts.handoffAsync("hash", "waiter", "releasing", "0", "SPUBLISH"), lockKey("hash"), "lock");
+        assertFailsNamingTheKey(
+                scripts.handoffAsync("string", "waiter", "releasing", "0", "SPUBLISH"), lockKey("string"), "lock");
+    }
+
+    @Test
+    void shouldIgnoreAHandoffsArgumentsInAPlainAcquire() {
+        scripts.acquireToken("orders", "holder", 30_000);
+
+        List<?> reply = (List<?>) await(scripts.eval(
+                ScriptCaller.ACQUIRE,
+                List.of(lockKey("orders"), fenceKey("orders")),
+                List.of("waiter", "30000", "60000", "holder", "SPUBLISH", "0")));
+
+        assertEquals(3, reply.size(), () -> "acquire.lua answers 3 entries: " + reply);
+        assertEquals(0L, reply.get(0), "acquire.lua releases nothing: " + reply);
+        assertEquals(1L, scripts.release("orders", "holder"));
     }
 
     // ---- G3: fencing tokens, a hybrid logical clock ----

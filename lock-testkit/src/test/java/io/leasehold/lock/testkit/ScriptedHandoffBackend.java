@@ -10,7 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A node whose handoffs (acquire.lua with a releasing owner, ARGV[4]) follow a script of outcomes,
+ * A node whose handoffs (handoff.lua) follow a script of outcomes,
  * one per send, in order: a handoff resent after a failure meets the next entry. Unlike
  * {@link HandoffGateBackend} it can fail a send before it reaches the store (a refused or reset
  * connection that never wrote the command) and keep a send from ever arriving (it then times out).
@@ -68,11 +68,11 @@ final class ScriptedHandoffBackend extends ForwardingLockBackend {
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         calls.add(script.name() + " " + args);
-        if (!script.name().equals(ScriptNames.ACQUIRE)) {
+        if (script.name().equals(ScriptNames.ACQUIRE)) {
+            plainAcquires.incrementAndGet();
             return super.eval(script, keys, args);
         }
-        if (args.size() <= 3) {
-            plainAcquires.incrementAndGet();
+        if (!script.name().equals(ScriptNames.HANDOFF)) {
             return super.eval(script, keys, args);
         }
         handoffs.incrementAndGet();

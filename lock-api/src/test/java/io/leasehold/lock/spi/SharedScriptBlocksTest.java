@@ -1,0 +1,83 @@
+package io.leasehold.lock.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * acquire.lua and handoff.lua both read the lock value and grant the lock with a fresh fencing
+ * token (the hybrid logical clock and the checks of foreign values). Redis scripts cannot include
+ * one another, so each carries its own copy, between {@code -- [shared:<name>] begin} and
+ * {@code -- [shared:<name>] end}: this test proves the copies the same, line for line, so that a
+ * fix made to one script cannot miss the other.
+ */
+class SharedScriptBlocksTest {
+
+    /** The blocks both scripts must carry. */
+    private static final Set<String> BLOCKS = Set.of("foreign", "read", "grant");
+
+    private static final Pattern BEGIN = Pattern.compile("(?m)^[ \\t]*-- \\[shared:([a-z-]+)\\] begin\\n");
+
+    @Test
+    void shouldCarryTheSameSharedBlocksInAcquireAndHandoff() {
+        Map<String, String> acquire = blocks(ScriptNames.ACQUIRE);
+        Map<String, String> handoff = blocks(ScriptNames.HANDOFF);
+
+        assertEquals(BLOCKS, acquire.keySet(), "shared blocks of acquire.lua");
+        assertEquals(BLOCKS, handoff.keySet(), "shared blocks of handoff.lua");
+        for (String name : BLOCKS) {
+            assertFalse(acquire.get(name).isBlank(), () -> "block '" + name + "' is empty");
+            assertEquals(
+                    acquire.get(name),
+                    handoff.get(name),
+                    () -> "block '" + name + "' differs between acquire.lua and handoff.lua: make them the same");
+        }
+    }
+
+    @Test
+    void shouldTakeTheTokenFromTheHybridLogicalClockInTheGrantBlock() {
+        String grant = blocks(ScriptNames.ACQUIRE).get("grant");
+
+        // (guards the markers: the block must hold the token logic, not drift away from it)
+        for (String line : new String[] {
+            "redis.call('TIME')",
+            "token = math.max(tonumber(counter) + 1, token)",
+            "redis.call('SET', KEYS[2], token, 'PX', ARGV[3])",
+            "redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])"
+        }) {
+            assertTrue(grant.contains(line), () -> "the grant block lacks " + line + ":\n" + grant);
+        }
+    }
+
+    /** The shared blocks of the bundled script {@code name}, by block name, their lines as written. */
+    private static Map<String, String> blocks(String name) {
+        String source = LuaScript.bundled(name).source().replace("\r\n", "\n");
+        Map<String, String> blocks = new LinkedHashMap<>();
+        Matcher begin = BEGIN.matcher(source);
+        int from = 0;
+        while (begin.find(from)) {
+            String block = begin.group(1);
+            Matcher end = Pattern.compile("(?m)^[ \\t]*-- \\[shared:" + Pattern.quote(block) + "\\] end$")
+                    .matcher(source);
+            if (!end.find(begin.end())) {
+                throw new AssertionError(name + ".lua: block '" + block + "' has no end marker");
+            }
+            String text = source.substring(begin.end(), end.start());
+            if (text.contains("-- [shared:")) {
+                throw new AssertionError(name + ".lua: block '" + block + "' holds another marker");
+            }
+            if (blocks.put(block, text) != null) {
+                throw new AssertionError(name + ".lua: block '" + block + "' appears twice");
+            }
+            from = end.end();
+        }
+        return blocks;
+    }
+}
