@@ -231,6 +231,22 @@ class AcquisitionMachineAttackTest {
             backend.calm();
         }
         run.checkEnd();
+        int handoffsDisturbed =
+                backends.stream().mapToInt(b -> b.handoffsDisturbed.get()).sum();
+        int attemptsDisturbed =
+                backends.stream().mapToInt(b -> b.attemptsDisturbed.get()).sum();
+        if (disturbHandoffs) {
+            assertTrue(
+                    handoffsDisturbed > 0,
+                    "no handoff was disturbed: the run proved nothing about them; " + run.summary());
+        } else {
+            assertEquals(0, handoffsDisturbed, "handoffs disturbed in a run that keeps them clean");
+        }
+        if (disturbAttempts) {
+            assertTrue(attemptsDisturbed > 0, "no attempt was disturbed; " + run.summary());
+        } else {
+            assertEquals(0, attemptsDisturbed, "attempts disturbed in a run that keeps them clean");
+        }
     }
 
     // ---- the run ----------------------------------------------------------------------------------
@@ -480,13 +496,18 @@ class AcquisitionMachineAttackTest {
     }
 
     /**
-     * Disturbs acquire.lua calls (plain attempts, and handoffs: those with a releasing owner): a
-     * quarter of them fail before running, lose their reply after running (transient failure or no
-     * answer at all), or answer after the command timeout. Other scripts pass untouched.
+     * Disturbs acquire.lua calls (plain attempts) and handoff.lua calls (handoffs): a quarter of them
+     * fail before running, lose their reply after running (transient failure or no answer at all), or
+     * answer after the command timeout; the first handoff of a run that disturbs handoffs always. Other
+     * scripts pass untouched.
      */
     static final class ChaosBackend extends ForwardingLockBackend {
 
         final Map<String, AtomicInteger> tally = new ConcurrentHashMap<>();
+        /** Handoffs and plain attempts that failed, lost their reply or answered late. */
+        final AtomicInteger handoffsDisturbed = new AtomicInteger();
+
+        final AtomicInteger attemptsDisturbed = new AtomicInteger();
         private final ScheduledExecutorService delays;
         private final boolean attempts;
         private final boolean handoffs;
@@ -512,10 +533,19 @@ class AcquisitionMachineAttackTest {
         @Override
         public CompletableFuture<Object> eval(
                 LuaScript script, List<String> keys, List<String> args, Runnable writing) {
-            boolean acquire = script.name().equals(ScriptNames.ACQUIRE);
-            boolean handoff = acquire && args.size() > 3;
+            boolean handoff = script.name().equals(ScriptNames.HANDOFF);
+            boolean acquire = handoff || script.name().equals(ScriptNames.ACQUIRE);
             boolean disturb = !calm && acquire && (handoff ? handoffs : attempts);
             int dice = disturb ? ThreadLocalRandom.current().nextInt(100) : 99;
+            if (handoff) {
+                count("handoff calls");
+                if (disturb && handoffsDisturbed.get() == 0) {
+                    dice = ThreadLocalRandom.current().nextInt(25); // the first one always: the run proves something
+                }
+            }
+            if (disturb && dice < 25) {
+                (handoff ? handoffsDisturbed : attemptsDisturbed).incrementAndGet();
+            }
             writing.run();
             if (dice < 6) {
                 count("failed before running");
