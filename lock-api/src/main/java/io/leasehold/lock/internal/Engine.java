@@ -235,11 +235,8 @@ final class Engine {
      * owner). The future has the first reply, or the last failure.
      *
      * <p>Replies of release.lua: 1 deleted, 0 absent, -1 someone else's. A resend follows an attempt
-     * whose outcome is unknown: that attempt may well have deleted the lock (its reply lost to a
-     * reset), so a resend that finds the lock absent is answered as 1 (deleted: the only actor
-     * expected to delete our lock is our own release). A resend that finds someone else's lock is
-     * {@linkplain ReleaseReply#inconclusive inconclusive}: the earlier attempt may have deleted ours,
-     * and another owner taken it since; or ours was taken from us; nothing tells which.
+     * whose outcome is unknown, so its answer is read by {@link ReleaseReply#answered}: absent counts
+     * as deleted, and someone else's lock is {@linkplain ReleaseReply#inconclusive inconclusive}.
      */
     CompletableFuture<ReleaseReply> releaseRetrying(String name, String owner, long budgetNanos) {
         return releaseRetrying(name, owner, budgetNanos, null);
@@ -300,11 +297,7 @@ final class Engine {
                     done.completeExceptionally(malformed);
                     return;
                 }
-                boolean absentAfterUnknown = resent && code == ReleaseReply.ABSENT;
-                done.complete(new ReleaseReply(
-                        absentAfterUnknown ? ReleaseReply.DELETED : code,
-                        resent && code == ReleaseReply.OTHER_OWNER,
-                        now()));
+                done.complete(ReleaseReply.answered(code, resent, false, now()));
             } else if (!isTransient(error)
                     || !resendLater(
                             done,

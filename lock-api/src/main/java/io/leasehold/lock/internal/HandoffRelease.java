@@ -96,8 +96,12 @@ final class HandoffRelease {
                 if (released == AcquireReply.RELEASED_BY_EARLIER_YIELD) {
                     released = ReleaseReply.DELETED;
                 }
-                // Conclusive even after a send of unknown outcome: see afterUnknownOutcome.
-                done.complete(new ReleaseReply(resent ? afterUnknownOutcome(released) : released, false, engine.now()));
+                // An earlier send may have run and granted the waiter (this send then finds the waiter's
+                // owner and answers 1) or yielded (the marker makes it answer 2, released, even if another
+                // client holds the lock by now); someone else's lock with no marker of ours is a loss:
+                // nothing of ours can have moved the lock on, since the waiter neither retries nor cleans
+                // up while this release is pending.
+                done.complete(ReleaseReply.answered(released, resent, true, engine.now()));
                 tellWaiter(reply, null, sent);
             } else if (!engine.isTransient(failure)) {
                 tellWaiter(null, failure, sent);
@@ -127,19 +131,6 @@ final class HandoffRelease {
             tellWaiter(null, lastFailure, lastSent); // its wait is over: it ends on this failure
         }
         send(Math.min(backoffNanos * 2, MAX_RESEND_NANOS));
-    }
-
-    /**
-     * The release's outcome from a resend's reply. An earlier send may have run and granted the
-     * waiter (the resend then finds the waiter's owner and answers 1) or yielded (the marker makes
-     * the resend answer 2, released, even if another client holds the lock by now). Absent (0) proves nothing
-     * after a send of unknown outcome (a yield, or the waiter's lock cleaned up), so it counts as
-     * released, as for a plain release's resend (see {@link Engine#releaseRetrying}); someone else's
-     * lock (-1) with no marker of ours is a loss: nothing of ours can have moved the lock on, since
-     * the waiter neither retries nor cleans up while this release is pending.
-     */
-    private static long afterUnknownOutcome(long released) {
-        return released == ReleaseReply.ABSENT ? ReleaseReply.DELETED : released;
     }
 
     private void tellWaiter(@Nullable Object reply, @Nullable Throwable error, long sentNanos) {
