@@ -6,14 +6,15 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.LockEventListener;
-import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.testkit.driver.AcquisitionEventTally;
 import io.leasehold.lock.testkit.driver.Eventually;
+import io.leasehold.lock.testkit.driver.ExclusiveSection;
+import io.leasehold.lock.testkit.driver.TrackedAcquisition;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,16 +23,12 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 
@@ -106,7 +103,7 @@ class AcquisitionMachineAttackTest {
         ChaosBackend b = run.client(false, false);
         ChaosBackend c = run.client(false, false);
         Lease first = run.acquireFirst(a);
-        List<Acq> all = new ArrayList<>();
+        List<TrackedAcquisition> all = new ArrayList<>();
         for (int i = 0; i < 24; i++) {
             all.add(run.start(run.clientOf(a), Duration.ofSeconds(60), -1));
         }
@@ -117,7 +114,7 @@ class AcquisitionMachineAttackTest {
         Eventually.until("every client queued", () -> redis.subscriberCount(channel(name)) == 3);
         long t0 = System.nanoTime();
         run.releaseFirst(first);
-        for (Acq acq : all) {
+        for (TrackedAcquisition acq : all) {
             Object outcome = acq.outcome(Duration.ofSeconds(45));
             assertTrue(outcome instanceof Long, "every waiter gets the lock; got " + outcome + "; " + run.summary());
         }
@@ -143,8 +140,8 @@ class AcquisitionMachineAttackTest {
         LockClient closingClient = run.clientOf(closing);
         run.exempt.add(closingClient);
         Lease first = run.acquireFirst(b);
-        List<Acq> survivors = new ArrayList<>();
-        List<Acq> closed = new ArrayList<>();
+        List<TrackedAcquisition> survivors = new ArrayList<>();
+        List<TrackedAcquisition> closed = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             closed.add(run.start(closingClient, Duration.ofSeconds(60), -1));
             survivors.add(run.start(run.clientOf(b), Duration.ofSeconds(60), -1));
@@ -165,13 +162,13 @@ class AcquisitionMachineAttackTest {
                 20 + ThreadLocalRandom.current().nextInt(200),
                 TimeUnit.MILLISECONDS);
         closedAt.get(30, TimeUnit.SECONDS);
-        for (Acq acq : closed) {
+        for (TrackedAcquisition acq : closed) {
             Object outcome = acq.outcome(Duration.ofSeconds(30));
             if (outcome instanceof Throwable t && !(t instanceof IllegalStateException)) {
                 fail("the closed client's acquisition ended with " + t, t);
             }
         }
-        for (Acq acq : survivors) {
+        for (TrackedAcquisition acq : survivors) {
             Object outcome = acq.outcome(Duration.ofSeconds(60));
             assertTrue(
                     outcome instanceof Long,
@@ -194,7 +191,7 @@ class AcquisitionMachineAttackTest {
         // A holder so that the first wave queues, then lets go.
         Lease first = run.acquireFirst(backends.get(0));
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        List<Acq> all = new ArrayList<>();
+        List<TrackedAcquisition> all = new ArrayList<>();
         for (int i = 0; i < perClient; i++) {
             for (ChaosBackend backend : backends) {
                 int kind = random.nextInt(10);
@@ -214,15 +211,15 @@ class AcquisitionMachineAttackTest {
             }
         }
         run.releaseFirst(first);
-        for (Acq acq : all) {
-            Object outcome = acq.outcome(acq.wait.plus(Duration.ofSeconds(40)));
+        for (TrackedAcquisition acq : all) {
+            Object outcome = acq.outcome(acq.waitTime().plus(Duration.ofSeconds(40)));
             if (outcome instanceof Throwable t
                     && !(t instanceof CancellationException)
                     && !(t instanceof LockTimeoutException)
                     && !(t instanceof io.leasehold.lock.LockBackendException)) {
                 fail("unexpected outcome " + t + "; " + run.summary(), t);
             }
-            if (acq.wait.toSeconds() >= 60 && acq.cancelAfterMs < 0 && !(outcome instanceof Long)) {
+            if (acq.mustGetTheLock() && !(outcome instanceof Long)) {
                 // 42 short leases, disturbed calls cost at most a command timeout and a back-off each
                 fail("a waiter with a 60 s wait and no cancel did not get the lock: " + outcome + "; " + run.summary());
             }
@@ -254,12 +251,8 @@ class AcquisitionMachineAttackTest {
     private final class Run {
         final String name;
         final Map<ChaosBackend, LockClient> byBackend = new ConcurrentHashMap<>();
-        final Map<LockClient, Events> events = new ConcurrentHashMap<>();
-        final AtomicInteger inside = new AtomicInteger();
-        final AtomicLong lastToken = new AtomicLong(-1);
-        final List<String> violations = new CopyOnWriteArrayList<>();
-        final AtomicInteger started = new AtomicInteger();
-        final Map<LockClient, AtomicInteger> startedBy = new ConcurrentHashMap<>();
+        final Map<LockClient, AcquisitionEventTally> events = new ConcurrentHashMap<>();
+        final ExclusiveSection section = new ExclusiveSection();
         /** Clients whose holders are not counted (a client that closes: close() releases its leases under their work). */
         final java.util.Set<LockClient> exempt = ConcurrentHashMap.newKeySet();
 
@@ -269,15 +262,14 @@ class AcquisitionMachineAttackTest {
 
         ChaosBackend client(boolean disturbAttempts, boolean disturbHandoffs) {
             ChaosBackend backend = new ChaosBackend(redis.newNode(), delays, disturbAttempts, disturbHandoffs);
-            Events ev = new Events();
+            AcquisitionEventTally tally = new AcquisitionEventTally();
             LockClient c = LockClient.builder(backend)
                     .commandTimeout(COMMAND_TIMEOUT)
-                    .listener(ev)
+                    .listener(tally)
                     .build();
             clients.add(c);
             byBackend.put(backend, c);
-            events.put(c, ev);
-            startedBy.put(c, new AtomicInteger());
+            events.put(c, tally);
             return backend;
         }
 
@@ -287,13 +279,13 @@ class AcquisitionMachineAttackTest {
 
         Lease acquireFirst(ChaosBackend backend) {
             LockClient c = clientOf(backend);
-            startedBy.get(c).incrementAndGet();
+            events.get(c).acquisitionStarted();
             return c.lock(name, OPTIONS).acquire(Duration.ofSeconds(30));
         }
 
         void releaseFirst(Lease first) {
-            enter(first.fencingToken());
-            leave();
+            section.enter(first.fencingToken());
+            section.leave();
             releaseQuietly(first);
         }
 
@@ -306,78 +298,38 @@ class AcquisitionMachineAttackTest {
             }
         }
 
-        Acq start(LockClient c, Duration wait, long cancelAfterMs) {
-            started.incrementAndGet();
-            startedBy.get(c).incrementAndGet();
-            CompletableFuture<Lease> future = c.lock(name, OPTIONS).acquireAsync(wait);
-            Acq acq = new Acq(wait, cancelAfterMs, future);
-            if (cancelAfterMs == 0) {
-                future.cancel(false);
-            } else if (cancelAfterMs > 0) {
-                delays.schedule(() -> future.cancel(false), cancelAfterMs, TimeUnit.MILLISECONDS);
-            }
-            future.whenCompleteAsync(
-                    (lease, error) -> {
-                        if (lease == null) {
-                            acq.done.complete(
-                                    error instanceof java.util.concurrent.CompletionException
-                                            ? error.getCause()
-                                            : error);
+        TrackedAcquisition start(LockClient c, Duration wait, long cancelAfterMs) {
+            events.get(c).acquisitionStarted();
+            return TrackedAcquisition.start(
+                    c.lock(name, OPTIONS), wait, cancelAfterMs, delays, workers, section, lease -> {
+                        if (exempt.contains(c)) {
+                            Thread.sleep(ThreadLocalRandom.current().nextInt(4));
+                            try {
+                                lease.release();
+                            } catch (RuntimeException afterClose) {
+                                // its client closed: close() released it
+                            }
                             return;
                         }
-                        try {
-                            if (exempt.contains(c)) {
-                                Thread.sleep(ThreadLocalRandom.current().nextInt(4));
-                                try {
-                                    lease.release();
-                                } catch (RuntimeException afterClose) {
-                                    // its client closed: close() released it
-                                }
-                                return;
-                            }
-                            enter(lease.fencingToken());
-                            Thread.sleep(ThreadLocalRandom.current().nextInt(4)); // the holder's work
-                            leave();
-                            releaseQuietly(lease);
-                        } catch (Throwable t) {
-                            violations.add("release failed: " + t);
-                        } finally {
-                            acq.done.complete(lease.fencingToken());
-                        }
-                    },
-                    workers);
-            return acq;
-        }
-
-        void enter(long token) {
-            int now = inside.incrementAndGet();
-            if (now != 1) {
-                violations.add("two holders at once: " + now + " with token " + token);
-            }
-            long last = lastToken.getAndAccumulate(token, Math::max);
-            if (token <= last) {
-                violations.add("token " + token + " not above the last holder's " + last);
-            }
-        }
-
-        void leave() {
-            inside.decrementAndGet();
+                        section.enter(lease.fencingToken());
+                        Thread.sleep(ThreadLocalRandom.current().nextInt(4)); // the holder's work
+                        section.leave();
+                        releaseQuietly(lease);
+                    });
         }
 
         /** Everything has ended: no violation, listener events consistent, nothing left, no lingering subscription. */
         void checkEnd() {
-            assertEquals(List.of(), violations, "violations");
-            for (Map.Entry<LockClient, Events> e : events.entrySet()) {
+            assertEquals(List.of(), section.violations(), "violations");
+            for (Map.Entry<LockClient, AcquisitionEventTally> e : events.entrySet()) {
                 if (exempt.contains(e.getKey())) {
                     continue;
                 }
-                Events ev = e.getValue();
-                int expected = startedBy.get(e.getKey()).get();
+                AcquisitionEventTally tally = e.getValue();
                 Eventually.until(
-                        () -> "each acquisition reports one outcome and its wait end: started " + expected + ", " + ev,
-                        () -> ev.outcomes() == expected && ev.waitStarted.get() == ev.waitEnded.get());
+                        () -> "each acquisition reports one outcome and its wait end: " + tally, tally::settled);
             }
-            boolean unconfirmed = events.values().stream().anyMatch(ev -> ev.unconfirmed.get() > 0);
+            boolean unconfirmed = events.values().stream().anyMatch(tally -> tally.unconfirmedReleases() > 0);
             if (!unconfirmed) {
                 Eventually.until(
                         () -> "nothing left in the store: " + redis.keys() + "; " + summary(),
@@ -386,8 +338,8 @@ class AcquisitionMachineAttackTest {
             Eventually.until(
                     () -> "no subscription lingers past the linger time: " + redis.subscriberCount(channel(name)),
                     () -> redis.subscriberCount(channel(name)) == 0);
-            for (Events ev : events.values()) {
-                assertEquals(List.of(), ev.oddities, "listener oddities");
+            for (AcquisitionEventTally tally : events.values()) {
+                assertEquals(List.of(), tally.oddities(), "listener oddities");
             }
         }
 
@@ -401,93 +353,6 @@ class AcquisitionMachineAttackTest {
                         .append("] ");
             }
             return sb.toString();
-        }
-    }
-
-    /** One acquisition: its outcome is the lease's token once released, or the failure. */
-    private static final class Acq {
-        final Duration wait;
-        final long cancelAfterMs;
-        final CompletableFuture<Lease> future;
-        final CompletableFuture<Object> done = new CompletableFuture<>();
-
-        Acq(Duration wait, long cancelAfterMs, CompletableFuture<Lease> future) {
-            this.wait = wait;
-            this.cancelAfterMs = cancelAfterMs;
-            this.future = future;
-        }
-
-        Object outcome(Duration within) throws InterruptedException, ExecutionException {
-            try {
-                return done.get(within.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                throw new AssertionError("an acquisition (wait " + wait + ", cancel after " + cancelAfterMs
-                        + " ms) did not end within " + within + "; its future: " + future);
-            }
-        }
-    }
-
-    /** Counts the listener's outcome and wait events. */
-    static final class Events implements LockEventListener {
-        final AtomicInteger acquired = new AtomicInteger();
-        final AtomicInteger failed = new AtomicInteger();
-        final AtomicInteger cancelled = new AtomicInteger();
-        final AtomicInteger waitStarted = new AtomicInteger();
-        final AtomicInteger waitEnded = new AtomicInteger();
-        final AtomicInteger unconfirmed = new AtomicInteger();
-        final AtomicInteger dropped = new AtomicInteger();
-        final List<String> oddities = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void onAcquired(String lockName, long fencingToken, Duration waited) {
-            acquired.incrementAndGet();
-        }
-
-        @Override
-        public void onAcquireFailed(String lockName, LockException failure, Duration waited) {
-            failed.incrementAndGet();
-        }
-
-        @Override
-        public void onAcquireCancelled(String lockName, Duration waited) {
-            cancelled.incrementAndGet();
-        }
-
-        @Override
-        public void onWaitStarted(String lockName) {
-            waitStarted.incrementAndGet();
-        }
-
-        @Override
-        public void onWaitEnded(String lockName, Duration waited) {
-            if (waitEnded.incrementAndGet() > waitStarted.get()) {
-                oddities.add("wait ended before it started");
-            }
-        }
-
-        @Override
-        public void onReleaseUnconfirmed(
-                String lockName,
-                long fencingToken,
-                Duration held,
-                io.leasehold.lock.ReleaseUnconfirmedException cause) {
-            unconfirmed.incrementAndGet();
-        }
-
-        @Override
-        public void onEventsDropped(long count) {
-            dropped.addAndGet((int) count);
-            oddities.add("events dropped: " + count);
-        }
-
-        int outcomes() {
-            return acquired.get() + failed.get() + cancelled.get();
-        }
-
-        @Override
-        public String toString() {
-            return "acquired " + acquired + ", failed " + failed + ", cancelled " + cancelled + ", wait started "
-                    + waitStarted + ", ended " + waitEnded + ", unconfirmed releases " + unconfirmed;
         }
     }
 

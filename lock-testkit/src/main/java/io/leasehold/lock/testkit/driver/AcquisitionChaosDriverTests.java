@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.LockEventListener;
-import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.ReleaseUnconfirmedException;
@@ -21,19 +19,15 @@ import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 
@@ -119,35 +113,28 @@ public abstract class AcquisitionChaosDriverTests {
 
     private final class Run {
         final String name;
-        final List<Events> events = new CopyOnWriteArrayList<>();
-        final AtomicInteger inside = new AtomicInteger();
-        final AtomicLong lastToken = new AtomicLong(-1);
-        final List<String> violations = new CopyOnWriteArrayList<>();
+        final Map<LockClient, AcquisitionEventTally> events = new ConcurrentHashMap<>();
+        final ExclusiveSection section = new ExclusiveSection();
 
         Run(String name) {
             this.name = name;
         }
 
         LockClient client(RedisEndpoint endpoint) {
-            Events ev = new Events();
+            AcquisitionEventTally tally = new AcquisitionEventTally();
             LockClient c = LockClient.builder(open(endpoint))
                     .commandTimeout(COMMAND_TIMEOUT)
-                    .listener(ev)
+                    .listener(tally)
                     .build();
-            ev.client = c;
             clients.add(c);
-            events.add(ev);
+            events.put(c, tally);
             return c;
         }
 
-        Events eventsOf(LockClient c) {
-            return events.stream().filter(e -> e.client == c).findFirst().orElseThrow();
-        }
-
         void go(List<LockClient> cs, int perClient, Runnable faults) throws Exception {
-            eventsOf(cs.get(1)).started.incrementAndGet();
+            events.get(cs.get(1)).acquisitionStarted();
             Lease first = cs.get(1).lock(name, OPTIONS).acquire(Duration.ofSeconds(10));
-            List<Acq> all = new ArrayList<>();
+            List<TrackedAcquisition> all = new ArrayList<>();
             ThreadLocalRandom random = ThreadLocalRandom.current();
             for (int i = 0; i < perClient; i++) {
                 for (LockClient c : cs) {
@@ -165,51 +152,33 @@ public abstract class AcquisitionChaosDriverTests {
                 }
             }
             faults.run();
-            enter(first.fencingToken());
-            leave();
+            section.enter(first.fencingToken());
+            section.leave();
             releaseQuietly(first);
-            for (Acq acq : all) {
-                Object outcome = acq.outcome(acq.wait.plus(Duration.ofSeconds(60)));
+            for (TrackedAcquisition acq : all) {
+                Object outcome = acq.outcome(acq.waitTime().plus(Duration.ofSeconds(60)));
                 if (outcome instanceof Throwable t
                         && !(t instanceof CancellationException)
                         && !(t instanceof LockTimeoutException)
                         && !(t instanceof LockBackendException)) {
-                    fail("unexpected outcome " + t + "; " + events, t);
+                    fail("unexpected outcome " + t + "; " + events.values(), t);
                 }
-                if (acq.wait.toSeconds() >= 60 && acq.cancelAfterMs < 0 && !(outcome instanceof Long)) {
-                    fail("a waiter with a 60 s wait and no cancel did not get the lock: " + outcome + "; " + events);
+                if (acq.mustGetTheLock() && !(outcome instanceof Long)) {
+                    fail("a waiter with a 60 s wait and no cancel did not get the lock: " + outcome + "; "
+                            + events.values());
                 }
             }
         }
 
-        Acq start(LockClient c, Duration wait, long cancelAfterMs) {
-            eventsOf(c).started.incrementAndGet();
-            CompletableFuture<Lease> future = c.lock(name, OPTIONS).acquireAsync(wait);
-            Acq acq = new Acq(wait, cancelAfterMs, future);
-            if (cancelAfterMs == 0) {
-                future.cancel(false);
-            } else if (cancelAfterMs > 0) {
-                delays.schedule(() -> future.cancel(false), cancelAfterMs, TimeUnit.MILLISECONDS);
-            }
-            future.whenCompleteAsync(
-                    (lease, error) -> {
-                        if (lease == null) {
-                            acq.done.complete(error instanceof CompletionException ? error.getCause() : error);
-                            return;
-                        }
-                        try {
-                            enter(lease.fencingToken());
-                            Thread.sleep(ThreadLocalRandom.current().nextInt(4)); // the holder's work
-                            leave();
-                            releaseQuietly(lease);
-                        } catch (Throwable t) {
-                            violations.add("release failed: " + t);
-                        } finally {
-                            acq.done.complete(lease.fencingToken());
-                        }
-                    },
-                    workers);
-            return acq;
+        TrackedAcquisition start(LockClient c, Duration wait, long cancelAfterMs) {
+            events.get(c).acquisitionStarted();
+            return TrackedAcquisition.start(
+                    c.lock(name, OPTIONS), wait, cancelAfterMs, delays, workers, section, lease -> {
+                        section.enter(lease.fencingToken());
+                        Thread.sleep(ThreadLocalRandom.current().nextInt(4)); // the holder's work
+                        section.leave();
+                        releaseQuietly(lease);
+                    });
         }
 
         void releaseQuietly(Lease lease) {
@@ -220,41 +189,26 @@ public abstract class AcquisitionChaosDriverTests {
             }
         }
 
-        void enter(long token) {
-            int now = inside.incrementAndGet();
-            if (now != 1) {
-                violations.add("two holders at once: " + now + " with token " + token);
-            }
-            long last = lastToken.getAndAccumulate(token, Math::max);
-            if (token <= last) {
-                violations.add("token " + token + " not above the last holder's " + last);
-            }
-        }
-
-        void leave() {
-            inside.decrementAndGet();
-        }
-
         void checkEnd(boolean unconfirmedAllowed) {
-            assertEquals(List.of(), violations, "violations");
-            for (Events ev : events) {
+            assertEquals(List.of(), section.violations(), "violations");
+            for (AcquisitionEventTally tally : events.values()) {
                 Eventually.until(
-                        () -> "each acquisition reports one outcome and its wait end: " + ev,
-                        () -> ev.outcomes() == ev.started.get() && ev.waitStarted.get() == ev.waitEnded.get());
-                assertEquals(List.of(), ev.oddities, "listener oddities");
+                        () -> "each acquisition reports one outcome and its wait end: " + tally, tally::settled);
+                assertEquals(List.of(), tally.oddities(), "listener oddities");
             }
-            boolean unconfirmed = events.stream().anyMatch(ev -> ev.unconfirmed.get() > 0);
+            int unconfirmed = events.values().stream()
+                    .mapToInt(AcquisitionEventTally::unconfirmedReleases)
+                    .sum();
             String key = LockKeys.lockKey(PREFIX, name);
-            if (unconfirmed && unconfirmedAllowed) {
+            if (unconfirmed > 0 && unconfirmedAllowed) {
                 // a release left the lock to expire: it must be gone within its lease time
                 Eventually.until(
-                        () -> "the lock expired: " + events,
+                        () -> "the lock expired: " + events.values(),
                         () -> redis.server().command("GET", key) == null);
             } else {
-                assertEquals(
-                        0, events.stream().mapToInt(ev -> ev.unconfirmed.get()).sum(), "unconfirmed releases");
+                assertEquals(0, unconfirmed, "unconfirmed releases");
                 Eventually.until(
-                        () -> "nothing left in Redis: " + redis.server().command("GET", key) + "; " + events,
+                        () -> "nothing left in Redis: " + redis.server().command("GET", key) + "; " + events.values(),
                         () -> redis.server().command("GET", key) == null);
             }
             String channel = LockKeys.releaseChannel(PREFIX, name);
@@ -266,89 +220,6 @@ public abstract class AcquisitionChaosDriverTests {
             long plain = (Long) reply.get(1);
             List<?> sharded = (List<?>) redis.server().command("PUBSUB", "SHARDNUMSUB", channel);
             return plain + (Long) sharded.get(1);
-        }
-    }
-
-    private static final class Acq {
-        final Duration wait;
-        final long cancelAfterMs;
-        final CompletableFuture<Lease> future;
-        final CompletableFuture<Object> done = new CompletableFuture<>();
-
-        Acq(Duration wait, long cancelAfterMs, CompletableFuture<Lease> future) {
-            this.wait = wait;
-            this.cancelAfterMs = cancelAfterMs;
-            this.future = future;
-        }
-
-        Object outcome(Duration within) throws Exception {
-            try {
-                return done.get(within.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                throw new AssertionError("an acquisition (wait " + wait + ", cancel after " + cancelAfterMs
-                        + " ms) did not end within " + within + "; its future: " + future);
-            }
-        }
-    }
-
-    private static final class Events implements LockEventListener {
-        volatile LockClient client;
-        final AtomicInteger started = new AtomicInteger();
-        final AtomicInteger acquired = new AtomicInteger();
-        final AtomicInteger failed = new AtomicInteger();
-        final AtomicInteger cancelled = new AtomicInteger();
-        final AtomicInteger waitStarted = new AtomicInteger();
-        final AtomicInteger waitEnded = new AtomicInteger();
-        final AtomicInteger unconfirmed = new AtomicInteger();
-        final List<String> oddities = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void onAcquired(String lockName, long fencingToken, Duration waited) {
-            acquired.incrementAndGet();
-        }
-
-        @Override
-        public void onAcquireFailed(String lockName, LockException failure, Duration waited) {
-            failed.incrementAndGet();
-        }
-
-        @Override
-        public void onAcquireCancelled(String lockName, Duration waited) {
-            cancelled.incrementAndGet();
-        }
-
-        @Override
-        public void onWaitStarted(String lockName) {
-            waitStarted.incrementAndGet();
-        }
-
-        @Override
-        public void onWaitEnded(String lockName, Duration waited) {
-            if (waitEnded.incrementAndGet() > waitStarted.get()) {
-                oddities.add("wait ended before it started");
-            }
-        }
-
-        @Override
-        public void onReleaseUnconfirmed(
-                String lockName, long fencingToken, Duration held, ReleaseUnconfirmedException cause) {
-            unconfirmed.incrementAndGet();
-        }
-
-        @Override
-        public void onEventsDropped(long count) {
-            oddities.add("events dropped: " + count);
-        }
-
-        int outcomes() {
-            return acquired.get() + failed.get() + cancelled.get();
-        }
-
-        @Override
-        public String toString() {
-            return "{started " + started + ", acquired " + acquired + ", failed " + failed + ", cancelled "
-                    + cancelled + ", wait started " + waitStarted + ", ended " + waitEnded + ", unconfirmed "
-                    + unconfirmed + "}";
         }
     }
 
