@@ -226,20 +226,34 @@ final class Acquisition {
     }
 
     /**
-     * An attempt's (or a handoff's) reply. The attempt stays in flight until the reply has been acted
-     * on (see {@link AcquisitionState.Attempting}).
+     * An acquire's reply (a handoff's comes parsed, see {@link Handoff#onReply}). The attempt stays in
+     * flight until the reply has been acted on (see {@link AcquisitionState.Attempting}).
+     */
+    private void onReply(AcquireRound from, @Nullable Object reply, @Nullable Throwable error, long sent) {
+        AcquireReply parsed = null;
+        Throwable failure = error;
+        if (failure == null) {
+            try {
+                parsed = AcquireReply.parse(reply);
+            } catch (RuntimeException malformed) {
+                failure = malformed;
+            }
+        }
+        onParsedReply(from, 0, parsed, failure, sent);
+    }
+
+    /**
+     * An attempt's reply, parsed (a handoff's is parsed by its release, see {@link HandoffRelease}), or
+     * its failure.
      *
      * @param streak the handoff streak a lease from this reply closes (0 for a lease it took itself)
      */
-    private void onReply(AcquireRound from, int streak, @Nullable Object reply, @Nullable Throwable error, long sent) {
-        AcquireReply parsed;
-        try {
-            if (error != null) {
-                throw error;
-            }
-            parsed = AcquireReply.parse(reply);
-        } catch (Throwable failure) {
-            run(new Failed(from, DefaultLease.unwrap(failure)));
+    private void onParsedReply(
+            AcquireRound from, int streak, @Nullable AcquireReply parsed, @Nullable Throwable error, long sent) {
+        if (parsed == null) {
+            run(new Failed(
+                    from,
+                    DefaultLease.unwrap(error != null ? error : new IllegalStateException("no reply and no failure"))));
             return;
         }
         if (!parsed.granted()) {
@@ -346,7 +360,7 @@ final class Acquisition {
                         () -> sent.set(engine.now()))
                 .whenComplete((reply, error) -> {
                     try {
-                        onReply(round, 0, reply, error, sent.get());
+                        onReply(round, reply, error, sent.get());
                     } finally {
                         settled.complete(null);
                     }
@@ -444,8 +458,8 @@ final class Acquisition {
         }
 
         @Override
-        public void onReply(@Nullable Object reply, @Nullable Throwable error, long sentNanos) {
-            Acquisition.this.onReply(target, streak, reply, error, sentNanos);
+        public void onReply(@Nullable AcquireReply reply, @Nullable Throwable error, long sentNanos) {
+            onParsedReply(target, streak, reply, error, sentNanos);
         }
 
         @Override

@@ -82,17 +82,17 @@ final class HandoffRelease {
         AtomicLong written = new AtomicLong(engine.now());
         engine.handoffCall(name, owner, next, () -> written.set(engine.now())).whenComplete((reply, error) -> {
             long sent = written.get();
-            long released = 0;
+            AcquireReply parsed = null;
             Throwable failure = error;
             if (failure == null) {
                 try {
-                    released = Objects.requireNonNull(
-                            AcquireReply.parseHandoff(reply).handoff());
+                    parsed = AcquireReply.parseHandoff(reply); // once: the waiter gets it parsed
                 } catch (RuntimeException malformed) {
                     failure = malformed;
                 }
             }
             if (failure == null) {
+                long released = Objects.requireNonNull(parsed.handoff());
                 if (released == AcquireReply.RELEASED_BY_EARLIER_YIELD) {
                     released = ReleaseReply.DELETED;
                 }
@@ -102,7 +102,7 @@ final class HandoffRelease {
                 // nothing of ours can have moved the lock on, since the waiter neither retries nor cleans
                 // up while this release is pending.
                 done.complete(ReleaseReply.answered(released, resent, true, engine.now()));
-                tellWaiter(reply, null, sent);
+                tellWaiter(parsed, null, sent);
             } else if (!engine.isTransient(failure)) {
                 tellWaiter(null, failure, sent);
                 // (An earlier send of unknown outcome may have granted the waiter: release.lua answers 1
@@ -133,7 +133,7 @@ final class HandoffRelease {
         send(Math.min(backoffNanos * 2, MAX_RESEND_NANOS));
     }
 
-    private void tellWaiter(@Nullable Object reply, @Nullable Throwable error, long sentNanos) {
+    private void tellWaiter(@Nullable AcquireReply reply, @Nullable Throwable error, long sentNanos) {
         if (waiterTold.compareAndSet(false, true)) {
             next.onReply(reply, error, sentNanos);
         }

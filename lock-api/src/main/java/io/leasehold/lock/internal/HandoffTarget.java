@@ -28,7 +28,7 @@ interface HandoffTarget {
     List<String> args(String releasingOwner, String publishCommand);
 
     /** The handoff's reply or failure, as the reply of the waiter's attempt sent at {@code sentNanos}. */
-    void onReply(@Nullable Object reply, @Nullable Throwable error, long sentNanos);
+    void onReply(@Nullable AcquireReply reply, @Nullable Throwable error, long sentNanos);
 
     /** A reply that came after the handoff's command timed out (the command ran, and may have granted the lock). */
     void onLateReply(@Nullable Object reply, @Nullable Throwable error);

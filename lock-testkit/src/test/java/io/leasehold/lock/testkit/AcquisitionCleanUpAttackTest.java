@@ -181,7 +181,7 @@ class AcquisitionCleanUpAttackTest {
             try (LockClient client = LockClient.builder(backend).ticker(ticker).build()) {
                 CompletableFuture<Lease> waiting = client.lock(NAME).acquireAsync(Duration.ofSeconds(30));
                 Eventually.until("the attempt was sent", () -> backend.held.size() == 1);
-                ticker.arm("lander", frames -> frames.get(0).getMethodName().equals("onReply"));
+                ticker.arm("lander", frames -> frames.get(0).getMethodName().equals("onParsedReply"));
                 Thread lander = new Thread(backend::land, "lander");
                 lander.start();
                 assertTrue(ticker.awaitParked(10), "the reply is being handled");
