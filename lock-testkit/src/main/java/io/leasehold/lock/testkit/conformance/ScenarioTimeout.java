@@ -69,6 +69,7 @@ final class ScenarioTimeout {
             failure = t;
         }
         Overrun overrun = watch.finish();
+        awaitEnd(watchdog); // so that no interrupt of it can reach the test thread after this returns
         if (overrun != null) {
             Thread.interrupted(); // the watchdog's, not the scenario's
             TimeoutException timeout = new TimeoutException(what + " timed out after " + describe(limit)
@@ -86,6 +87,22 @@ final class ScenarioTimeout {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /** Waits for the finished watchdog to end; an interrupt met meanwhile is kept for the caller. */
+    private static void awaitEnd(Thread watchdog) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                watchdog.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -108,7 +108,12 @@ class ScenarioTimeoutTest {
     void shouldLeaveAScenarioWithinItsLimitAlone() throws Throwable {
         timeout.run(WHAT, () -> Thread.sleep(20));
 
-        Thread.sleep(400); // past the limit: no interrupt may come after the scenario ended
+        // The watchdog has ended by the time run() returns: no interrupt or dump can come later
+        assertTrue(
+                Thread.getAllStackTraces().keySet().stream()
+                        .noneMatch(t -> t.getName().equals("conformance-watchdog")),
+                "a watchdog outlives its scenario");
+        assertFalse(Thread.currentThread().isInterrupted());
         assertEquals("", dump.toString(StandardCharsets.UTF_8));
     }
 
