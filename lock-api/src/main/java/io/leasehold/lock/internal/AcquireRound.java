@@ -22,7 +22,7 @@ final class AcquireRound {
     /**
      * Completes once the release that claimed this round for its handoff has settled (null if none
      * did): set at the claim, so that the round's clean-up waits for it from then on, see
-     * {@link HandoffTarget#pending}.
+     * {@link Handoff#pending}.
      */
     @Nullable
     CompletableFuture<?> handoffSettled;

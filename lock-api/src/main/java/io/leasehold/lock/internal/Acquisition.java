@@ -32,7 +32,6 @@ import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
 import io.leasehold.lock.internal.AcquisitionEvent.Start;
 import io.leasehold.lock.internal.AcquisitionEvent.Woken;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * waiter going while its subscription is slow or failing): no polling (G7). While a lease of this
  * client holds the lock, the head asks only on a release message or a resubscription (the lock may
  * have been force-released or lost under that lease): that lease's release hands it the lock
- * ({@link HandoffTarget}: the handoff is then the head's attempt in flight), and its loss wakes it. A
+ * ({@link Handoff}: the handoff is then the head's attempt in flight), and its loss wakes it. A
  * late reply of the head's current round that granted the lock (a handoff that ran after its
  * command timed out grants without publishing) makes it ask again at once. A newcomer that queued
  * behind this client's waiters without an attempt makes one at its deadline, so that it ends on
@@ -184,14 +183,20 @@ final class Acquisition {
      * @param mayYield whether the handoff may yield to other clients' waiters instead of granting
      */
     @Nullable
-    HandoffTarget claimHandoff(int streak, boolean mayYield) {
+    Handoff claimHandoff(int streak, boolean mayYield) {
         for (AcquisitionEffect effect : machine.on(new ClaimHandoff(streak, mayYield))) {
             if (effect instanceof HandoffClaimed) {
                 HandoffClaimed claimed = (HandoffClaimed) effect;
-                return new Handoff(claimed.round(), claimed.streak(), claimed.mayYield(), claimed.releaseSettled());
+                return new Handoff(
+                        this, claimed.round(), claimed.streak(), claimed.mayYield(), claimed.releaseSettled());
             }
         }
         return null;
+    }
+
+    /** Whether this waiter's deadline has passed (for a handoff to it being resent: see {@link Handoff#deadlinePassed}). */
+    boolean pastDeadline() {
+        return machine.pastDeadline();
     }
 
     /** Ends the wait because the client closed, undoing any attempt that may have landed. */
@@ -243,17 +248,17 @@ final class Acquisition {
     }
 
     /**
-     * An attempt's reply, parsed (a handoff's is parsed by its release, see {@link HandoffRelease}), or
-     * its failure.
+     * Acts on an attempt's reply, parsed (a handoff's is parsed by its release, see
+     * {@link ReleaseSender}), or its failure.
      *
      * @param streak the handoff streak a lease from this reply closes (0 for a lease it took itself)
      */
-    private void onParsedReply(
+    void onParsedReply(
             AcquireRound from, int streak, @Nullable AcquireReply parsed, @Nullable Throwable error, long sent) {
         if (parsed == null) {
             run(new Failed(
                     from,
-                    DefaultLease.unwrap(error != null ? error : new IllegalStateException("no reply and no failure"))));
+                    Futures.unwrap(error != null ? error : new IllegalStateException("no reply and no failure"))));
             return;
         }
         if (!parsed.granted()) {
@@ -267,7 +272,6 @@ final class Acquisition {
             run(new Granted(
                     from,
                     new DefaultLease(
-                            engine,
                             lock.client(),
                             name,
                             from.owner,
@@ -280,7 +284,7 @@ final class Acquisition {
     }
 
     /** A reply that came after its command timed out (the command ran, and may have taken the lock). */
-    private void onLateReply(AcquireRound from, @Nullable Object reply, @Nullable Throwable error) {
+    void onLateReply(AcquireRound from, @Nullable Object reply, @Nullable Throwable error) {
         if (error == null) {
             run(new LateReply(from, AcquireReply.grants(reply)));
         }
@@ -314,7 +318,7 @@ final class Acquisition {
                 wake(((Wake) effect).evenUnderLocalLease(), null);
             } else if (effect instanceof ReleaseOwner) {
                 ReleaseOwner release = (ReleaseOwner) effect;
-                engine.releaseEventuallyAfter(release.after(), name, release.round().owner, leaseMs);
+                lock.client().releases().releaseEventuallyAfter(release.after(), name, release.round().owner, leaseMs);
             } else if (effect instanceof StartLease) {
                 DefaultLease lease = ((StartLease) effect).lease();
                 lock.client().leaseStarted(lease);
@@ -409,7 +413,7 @@ final class Acquisition {
      */
     private void finish(Finish finish) {
         if (finish.cleanUp()) {
-            engine.releaseEventuallyAfter(finish.settledFirst(), name, finish.last().owner, leaseMs);
+            lock.client().releases().releaseEventuallyAfter(finish.settledFirst(), name, finish.last().owner, leaseMs);
         }
         lock.client().acquisitionEnded(this);
         if (finish.queued()) {
@@ -423,58 +427,6 @@ final class Acquisition {
             completion.run();
         } else {
             engine.runCallback(completion);
-        }
-    }
-
-    /** A releasing lease's handoff to this waiter's round; see {@link HandoffTarget}. */
-    private final class Handoff implements HandoffTarget {
-
-        private final AcquireRound target;
-        private final int streak;
-        private final boolean mayYield;
-        /** The round's clean-up waits for this (set on the round at the claim); completed when the release settles. */
-        private final CompletableFuture<Void> releaseSettled;
-
-        Handoff(AcquireRound target, int streak, boolean mayYield, CompletableFuture<Void> releaseSettled) {
-            this.target = target;
-            this.streak = streak;
-            this.mayYield = mayYield;
-            this.releaseSettled = releaseSettled;
-        }
-
-        @Override
-        public String owner() {
-            return target.owner;
-        }
-
-        @Override
-        public List<String> args(String releasingOwner, String publishCommand) {
-            List<String> args = new ArrayList<>(target.args.size() + 3);
-            args.addAll(target.args);
-            args.add(releasingOwner);
-            args.add(publishCommand);
-            args.add(mayYield ? "1" : "0");
-            return args;
-        }
-
-        @Override
-        public void onReply(@Nullable AcquireReply reply, @Nullable Throwable error, long sentNanos) {
-            onParsedReply(target, streak, reply, error, sentNanos);
-        }
-
-        @Override
-        public void onLateReply(@Nullable Object reply, @Nullable Throwable error) {
-            Acquisition.this.onLateReply(target, reply, error);
-        }
-
-        @Override
-        public boolean deadlinePassed() {
-            return machine.pastDeadline();
-        }
-
-        @Override
-        public void pending(CompletableFuture<?> settled) {
-            settled.whenComplete((released, error) -> releaseSettled.complete(null));
         }
     }
 }

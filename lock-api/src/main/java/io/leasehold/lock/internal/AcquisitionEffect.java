@@ -26,7 +26,7 @@ sealed interface AcquisitionEffect {
     record Wake(boolean evenUnderLocalLease) implements AcquisitionEffect {}
 
     /**
-     * The claimed handoff: the queue hands it to the releasing lease (see {@link HandoffTarget}).
+     * The claimed handoff: the queue hands it to the releasing lease (see {@link Handoff}).
      * {@code releaseSettled} is to be completed once that release has settled: the round's clean-up
      * waits for it.
      */

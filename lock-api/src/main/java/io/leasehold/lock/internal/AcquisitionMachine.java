@@ -306,7 +306,7 @@ final class AcquisitionMachine {
         askedRedis = true;
         releaseSeenNanos = engine.now(); // the handoff latency runs from the release on
         // From the claim on, an ending's clean-up follows the release that hands the round the lock
-        // (completed once that release settles, see HandoffTarget#pending): claimed and not yet sent,
+        // (completed once that release settles, see Handoff#pending): claimed and not yet sent,
         // the handoff could otherwise be overtaken by the clean-up it was meant to precede.
         CompletableFuture<Void> releaseSettled = new CompletableFuture<>();
         round.handoffSettled = releaseSettled;

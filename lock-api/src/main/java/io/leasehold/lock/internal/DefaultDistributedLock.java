@@ -93,10 +93,10 @@ final class DefaultDistributedLock implements DistributedLock {
                     ((DefaultLease) lease)
                             .releaseInternal(); // cancelled after the lease came: the caller never gets it
                 }
-            } else if (DefaultLease.unwrap(error) instanceof LockTimeoutException) {
+            } else if (Futures.unwrap(error) instanceof LockTimeoutException) {
                 result.complete(Optional.empty());
             } else {
-                result.completeExceptionally(DefaultLease.unwrap(error));
+                result.completeExceptionally(Futures.unwrap(error));
             }
         });
         return result;
@@ -259,9 +259,9 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public boolean forceRelease() {
-        String publish = DefaultLease.join(engine().publishCommand().exceptionally(error -> {
+        String publish = Futures.join(engine().publishCommand().exceptionally(error -> {
             throw new CompletionException(
-                    new LockBackendException(name, "could not force-release", DefaultLease.unwrap(error)));
+                    new LockBackendException(name, "could not force-release", Futures.unwrap(error)));
         }));
         Object reply = callBlocking(
                 "force-release",
@@ -274,9 +274,8 @@ final class DefaultDistributedLock implements DistributedLock {
     /** Runs a script and waits for its reply (bounded by the command timeout); a failure becomes {@link LockBackendException}. */
     private @Nullable Object callBlocking(String what, LuaScript script, List<String> keys, List<String> args) {
         client.checkOpen(name);
-        return DefaultLease.join(engine().call(script, keys, args).exceptionally(error -> {
-            throw new CompletionException(
-                    new LockBackendException(name, "could not " + what, DefaultLease.unwrap(error)));
+        return Futures.join(engine().call(script, keys, args).exceptionally(error -> {
+            throw new CompletionException(new LockBackendException(name, "could not " + what, Futures.unwrap(error)));
         }));
     }
 

@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,7 +43,9 @@ final class DefaultLease implements Lease {
     static final long TTL_SUPERSEDED = 2;
 
     private final Engine engine;
-    private final LeaseOwnerSide side;
+    /** The client that made it: tracks it, renews it, and holds the waiters its release may hand the lock to. */
+    private final DefaultLockClient client;
+
     final String name;
     /** The lock's key and cluster slot, computed once: the watchdog needs both on every round. */
     final String lockKey;
@@ -87,30 +88,19 @@ final class DefaultLease implements Lease {
     /** See {@link #settled()}. */
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
-    // Watchdog bookkeeping, guarded by the Renewer's lock (its schedule keeps the times).
-    boolean renewInFlight;
-    boolean holdBounded;
-    /** When the renewal in flight was sent (valid while {@link #renewInFlight}). */
-    long renewSentNanos;
-
-    @Nullable
-    Throwable lastRenewalFailure;
-
     DefaultLease(
-            Engine engine,
-            LeaseOwnerSide side,
+            DefaultLockClient client,
             String name,
             String owner,
             LockOptions options,
             long token,
             long sentNanos,
             int handoffStreak) {
-        this(engine, side, name, owner, options, token, sentNanos, handoffStreak, null);
+        this(client, name, owner, options, token, sentNanos, handoffStreak, null);
     }
 
     DefaultLease(
-            Engine engine,
-            LeaseOwnerSide side,
+            DefaultLockClient client,
             String name,
             String owner,
             LockOptions options,
@@ -118,9 +108,9 @@ final class DefaultLease implements Lease {
             long sentNanos,
             int handoffStreak,
             @Nullable Thread takenBy) {
-        this.engine = engine;
+        this.engine = client.engine();
+        this.client = client;
         this.takenBy = takenBy;
-        this.side = side;
         this.name = name;
         this.lockKey = engine.lockKey(name);
         this.slot = engine.backend.slot(lockKey);
@@ -245,7 +235,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public boolean release() {
-        return join(releaseInternal()); // the caller's own thread waits: no hop to the callback executor
+        return Futures.join(releaseInternal()); // the caller's own thread waits: no hop to the callback executor
     }
 
     @Override
@@ -312,12 +302,13 @@ final class DefaultLease implements Lease {
             return null;
         }
         stopTimers();
-        side.leaseEnded(this);
+        client.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
-        HandoffTarget next = side.claimHandoff(name, handoffStreak);
+        Handoff next = client.claimHandoff(name, handoffStreak);
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
-        engine.releaseRetrying(name, owner, engine.commandTimeoutNanos, next)
+        client.releases()
+                .release(name, owner, engine.commandTimeoutNanos, next)
                 .whenComplete((reply, error) -> outcome.complete(settleRelease(reply, error)));
         return outcome;
     }
@@ -341,7 +332,7 @@ final class DefaultLease implements Lease {
         if (error != null) {
             lifecycle.released(
                     new ReleaseUnconfirmedException(
-                            name, "Redis could not be reached until the release gave up", unwrap(error)),
+                            name, "Redis could not be reached until the release gave up", Futures.unwrap(error)),
                     held);
         } else if (reply.deleted()) {
             lifecycle.released(null, held);
@@ -394,7 +385,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public void extend(Duration leaseTime) {
-        join(extendInternal(leaseTime)); // the caller's own thread waits: no hop to the callback executor
+        Futures.join(extendInternal(leaseTime)); // the caller's own thread waits: no hop to the callback executor
     }
 
     @Override
@@ -411,12 +402,12 @@ final class DefaultLease implements Lease {
         // From now on Redis may run the extend at any moment: count with its shorter TTL at once.
         long seq = validity.begin(sent, ms);
         armDeadline();
-        side.validityLowered(this);
+        client.validityLowered(this);
         return engine.call(
                         EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms), Long.toString(seq)))
                 .handle((reply, error) -> {
                     if (error != null) {
-                        Throwable cause = unwrap(error);
+                        Throwable cause = Futures.unwrap(error);
                         validity.failed(seq); // unknown outcome: the shorter TTL may be in force
                         armDeadline();
                         lifecycle.tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
@@ -614,16 +605,13 @@ final class DefaultLease implements Lease {
      * the process itself stalled (a long GC pause, a stopped VM) and no renewal was even sent.
      */
     private LeaseLoss.Reason deadlineReason() {
-        boolean bounded;
-        boolean backendSilent;
-        synchronized (side.renewalLock()) {
-            bounded = holdBounded;
-            backendSilent = lastRenewalFailure != null || renewInFlight;
-        }
-        if (bounded || engine.now() - (maxHoldDeadlineNanos - Validity.leadNanos(leaseMs)) >= 0) {
+        Renewer.RenewalReport renewal = client.renewal(this);
+        if (renewal.holdBounded() || engine.now() - (maxHoldDeadlineNanos - Validity.leadNanos(leaseMs)) >= 0) {
             return LeaseLoss.Reason.MAX_HOLD_EXCEEDED;
         }
-        return options.autoRenew() && backendSilent ? LeaseLoss.Reason.BACKEND_UNAVAILABLE : LeaseLoss.Reason.EXPIRED;
+        return options.autoRenew() && renewal.backendSilent()
+                ? LeaseLoss.Reason.BACKEND_UNAVAILABLE
+                : LeaseLoss.Reason.EXPIRED;
     }
 
     /**
@@ -642,14 +630,13 @@ final class DefaultLease implements Lease {
      * timeout that says so; null if no renewal was even sent.
      */
     private @Nullable Throwable lastFailure() {
-        synchronized (side.renewalLock()) {
-            if (lastRenewalFailure != null || !renewInFlight) {
-                return lastRenewalFailure;
-            }
-            return new TimeoutException(
-                    "no reply to the renewal sent " + Durations.human(Duration.ofNanos(engine.now() - renewSentNanos))
-                            + " ago before the lease's validity ran out");
+        Renewer.RenewalReport renewal = client.renewal(this);
+        if (renewal.lastFailure() != null || !renewal.inFlight()) {
+            return renewal.lastFailure();
         }
+        return new TimeoutException("no reply to the renewal sent "
+                + Durations.human(Duration.ofNanos(engine.now() - renewal.inFlightSinceNanos()))
+                + " ago before the lease's validity ran out");
     }
 
     /**
@@ -664,13 +651,13 @@ final class DefaultLease implements Lease {
             return;
         }
         stopTimers();
-        side.leaseEnded(this);
+        client.leaseEnded(this);
         ended.complete(null);
         signal.declare(loss);
         tellThen(loss, () -> {
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
-                engine.releaseEventually(name, owner, leaseMs);
+                client.releases().releaseEventually(name, owner, leaseMs);
             }
         });
     }
@@ -724,30 +711,6 @@ final class DefaultLease implements Lease {
                 deadlineTimer.cancel();
                 deadlineTimer = null;
             }
-        }
-    }
-
-    static Throwable unwrap(Throwable error) {
-        Throwable current = error;
-        while ((current instanceof CompletionException || current instanceof ExecutionException)
-                && current.getCause() != null) {
-            current = current.getCause();
-        }
-        return current;
-    }
-
-    static <T> T join(CompletableFuture<T> future) {
-        try {
-            return future.join();
-        } catch (CompletionException e) {
-            Throwable cause = unwrap(e);
-            if (cause instanceof RuntimeException) {
-                throw (RuntimeException) cause;
-            }
-            if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw e;
         }
     }
 

@@ -25,9 +25,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>This class is threadsafe.
  */
-public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
+public final class DefaultLockClient implements LockClient {
 
     private final Engine engine;
+    private final ReleaseSender releases;
     private final Renewer renewer;
     private final WaitQueues waitQueues;
     private final LockOptions defaultOptions;
@@ -45,6 +46,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
     /** Builds the engine; never calls Redis, so it never blocks. */
     public DefaultLockClient(ClientSettings settings) {
         this.engine = new Engine(settings);
+        this.releases = new ReleaseSender(engine);
         this.renewer = new Renewer(engine);
         this.waitQueues = new WaitQueues(engine);
         this.defaultOptions = settings.defaultOptions();
@@ -118,9 +120,9 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         ended.forEach(DefaultLease::tellNowIfUntold);
         // Lost leases' releases and acquisitions' clean-ups were sent (or queued) while they settled.
         awaitQuietly(acquisitionsFinished, forceAt);
-        awaitQuietly(engine.pendingCleanUps().keySet(), forceAt);
-        engine.sendDeferredCleanUpsNow();
-        Map<CompletableFuture<?>, String> cleanUps = engine.pendingCleanUps();
+        awaitQuietly(releases.pendingCleanUps().keySet(), forceAt);
+        releases.sendDeferredCleanUpsNow();
+        Map<CompletableFuture<?>, String> cleanUps = releases.pendingCleanUps();
         awaitQuietly(cleanUps.keySet(), deadline);
         awaitQuietly(endings.keySet(), deadline);
         Set<String> left = new TreeSet<>();
@@ -138,7 +140,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
             EngineLog.closeLeftLocks(engine.clientId, left, closeTimeout);
         }
         renewer.stop();
-        engine.shutdown(remaining(deadline));
+        engine.shutdown(remaining(deadline), releases::failWaitingResends);
         awaitQuietly(List.of(closeBackend()), deadline);
     }
 
@@ -189,6 +191,10 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         return engine;
     }
 
+    ReleaseSender releases() {
+        return releases;
+    }
+
     WaitQueues waitQueues() {
         return waitQueues;
     }
@@ -203,7 +209,7 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
                 holders.size(),
                 renewer.size(),
                 renewer.scheduled(),
-                engine.releaseResends(),
+                releases.resendsWaiting(),
                 engine.watchedCalls(),
                 engine.timer.taskCount());
     }
@@ -270,8 +276,8 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         return holder != null && holder.isHeld() ? Math.max(0, holder.validityLeftNanos()) : 0;
     }
 
-    @Override
-    public void leaseEnded(DefaultLease lease) {
+    /** {@code lease} ended (releasing, or lost): stop renewing it, and keep it only until it settles. */
+    void leaseEnded(DefaultLease lease) {
         held.remove(lease);
         ending.add(lease);
         lease.settled().whenComplete((settled, error) -> ending.remove(lease));
@@ -283,20 +289,25 @@ public final class DefaultLockClient implements LockClient, LeaseOwnerSide {
         }
     }
 
-    @Override
-    public @Nullable HandoffTarget claimHandoff(String name, int releasingStreak) {
+    /**
+     * A local waiter of lock {@code name} that a releasing lease may hand the lock to, claimed; or
+     * null (none can take it now, or the client is closed). {@code releasingStreak} is the releasing
+     * lease's {@link DefaultLease#handoffStreak}.
+     */
+    @Nullable
+    Handoff claimHandoff(String name, int releasingStreak) {
         return closed.get() ? null : waitQueues.claimHandoff(name, releasingStreak);
     }
 
-    @Override
-    public void validityLowered(DefaultLease lease) {
+    /** The lease's validity may have dropped (an extend to a shorter time was sent): renew in time for it. */
+    void validityLowered(DefaultLease lease) {
         if (lease.options.autoRenew()) {
             renewer.validityLowered(lease);
         }
     }
 
-    @Override
-    public Object renewalLock() {
-        return renewer.lock;
+    /** What the watchdog knows of {@code lease}'s renewal (why it may be lost). */
+    Renewer.RenewalReport renewal(DefaultLease lease) {
+        return renewer.report(lease);
     }
 }

@@ -3,6 +3,7 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockInterruptedException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** Blocking on the engine's futures with the exceptions the blocking API promises. */
@@ -45,8 +46,34 @@ final class Futures {
         return new LockInterruptedException(lockName, cause);
     }
 
+    /** The cause inside {@link CompletionException}s and {@link ExecutionException}s: the failure itself. */
+    static Throwable unwrap(Throwable error) {
+        Throwable current = error;
+        while ((current instanceof CompletionException || current instanceof ExecutionException)
+                && current.getCause() != null) {
+            current = current.getCause();
+        }
+        return current;
+    }
+
+    /** Waits for {@code future}, throwing its failure itself (unchecked) rather than wrapped. */
+    static <T> T join(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            Throwable cause = unwrap(e);
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw e;
+        }
+    }
+
     static RuntimeException rethrow(Throwable error) {
-        Throwable cause = DefaultLease.unwrap(error);
+        Throwable cause = unwrap(error);
         if (cause instanceof RuntimeException) {
             throw (RuntimeException) cause;
         }

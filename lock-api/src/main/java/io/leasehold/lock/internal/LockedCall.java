@@ -52,7 +52,7 @@ final class LockedCall<T> {
         // run the body inside this call).
         acquiring.whenComplete((lease, error) -> lock.engine().runCallback(() -> {
             if (error != null) {
-                outcome.completeExceptionally(DefaultLease.unwrap(error));
+                outcome.completeExceptionally(Futures.unwrap(error));
             } else {
                 new LockedCall<>(lock.engine(), (DefaultLease) lease, outcome).run(body);
             }
@@ -103,11 +103,11 @@ final class LockedCall<T> {
                     if (loss != null) {
                         LeaseLostException lost = new LeaseLostException(loss);
                         if (bodyError != null) {
-                            lost.addSuppressed(DefaultLease.unwrap(bodyError));
+                            lost.addSuppressed(Futures.unwrap(bodyError));
                         }
                         outcome.completeExceptionally(lost);
                     } else if (bodyError != null) {
-                        outcome.completeExceptionally(DefaultLease.unwrap(bodyError));
+                        outcome.completeExceptionally(Futures.unwrap(bodyError));
                     } else {
                         outcome.complete(value);
                     }

@@ -2,10 +2,10 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.LeaseLoss;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Threads</b>: rounds run on the engine's timer thread, replies are handled where they arrive;
  * neither runs user code (G13).
  *
- * <p>This class is threadsafe; its bookkeeping (and the leases' watchdog fields) is guarded by {@link #lock}.
+ * <p>This class is threadsafe; its bookkeeping, one {@link Entry} per lease, is guarded by {@link #lock}.
  */
 final class Renewer {
 
@@ -47,11 +47,11 @@ final class Renewer {
     private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Engine engine;
-    final Object lock = new Object();
+    private final Object lock = new Object();
     /** Every lease being renewed: scheduled, or with its renewal in flight, or past its last renewal (max hold). */
-    private final Set<DefaultLease> leases = new HashSet<>();
+    private final Map<DefaultLease, Entry> entries = new HashMap<>();
 
-    private final RenewalSchedule<DefaultLease> schedule = new RenewalSchedule<>(lease -> lease.slot);
+    private final RenewalSchedule<Entry> schedule = new RenewalSchedule<>(entry -> entry.lease.slot);
     private EngineTimer.@Nullable Timeout tick;
     private long tickAtNanos;
 
@@ -62,8 +62,9 @@ final class Renewer {
     /** Starts renewing {@code lease}, first a third of its lease after its acquisition was sent. O(log n). */
     void add(DefaultLease lease) {
         synchronized (lock) {
-            leases.add(lease);
-            scheduleLocked(lease, lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs));
+            Entry entry = new Entry(lease);
+            entries.put(lease, entry);
+            scheduleLocked(entry, lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs));
             armTickLocked();
         }
     }
@@ -71,8 +72,9 @@ final class Renewer {
     /** Stops renewing {@code lease} (it ended); a renewal of it in flight is answered but not followed by another. O(log n). */
     void remove(DefaultLease lease) {
         synchronized (lock) {
-            if (leases.remove(lease)) {
-                schedule.unschedule(lease);
+            Entry entry = entries.remove(lease);
+            if (entry != null) {
+                schedule.unschedule(entry);
             }
         }
     }
@@ -85,13 +87,14 @@ final class Renewer {
      */
     void validityLowered(DefaultLease lease) {
         synchronized (lock) {
-            if (!leases.contains(lease) || lease.holdBounded || lease.renewInFlight) {
+            Entry entry = entries.get(lease);
+            if (entry == null || entry.holdBounded || entry.inFlight) {
                 return;
             }
             long due = thirdOfValidityLeft(lease);
-            OptionalLong scheduled = schedule.dueAt(lease);
+            OptionalLong scheduled = schedule.dueAt(entry);
             if (scheduled.isEmpty() || due - scheduled.getAsLong() < 0) {
-                scheduleLocked(lease, due);
+                scheduleLocked(entry, due);
                 armTickLocked();
             }
         }
@@ -105,7 +108,7 @@ final class Renewer {
     /** Leases being renewed right now. */
     int size() {
         synchronized (lock) {
-            return leases.size();
+            return entries.size();
         }
     }
 
@@ -116,9 +119,22 @@ final class Renewer {
         }
     }
 
-    /** Puts {@code lease} in the schedule, due at {@code due}, eligible to ride along half a renewal period before. */
-    private void scheduleLocked(DefaultLease lease, long due) {
-        schedule.schedule(lease, due, due - Validity.renewIntervalNanos(lease.leaseMs) / 2);
+    /** Puts {@code entry}'s lease in the schedule, due at {@code due}, eligible to ride along half a renewal period before. */
+    private void scheduleLocked(Entry entry, long due) {
+        schedule.schedule(entry, due, due - Validity.renewIntervalNanos(entry.lease.leaseMs) / 2);
+    }
+
+    /**
+     * What the watchdog knows of {@code lease}'s renewal right now, to tell why it is lost: see
+     * {@link RenewalReport}; {@link RenewalReport#NONE} for a lease it does not renew.
+     */
+    RenewalReport report(DefaultLease lease) {
+        synchronized (lock) {
+            Entry entry = entries.get(lease);
+            return entry == null
+                    ? RenewalReport.NONE
+                    : new RenewalReport(entry.holdBounded, entry.lastFailure, entry.inFlight, entry.sentNanos);
+        }
     }
 
     /** Makes sure a round runs when the earliest lease is due (a round that finds nothing due simply re-arms). */
@@ -135,26 +151,26 @@ final class Renewer {
     }
 
     private void runTick() {
-        List<List<DefaultLease>> batches;
+        List<List<Entry>> batches;
         synchronized (lock) {
             tick = null;
             long now = engine.now();
             batches = schedule.takeDue(now, batchSizer.nextBatchSize());
-            for (List<DefaultLease> batch : batches) {
-                batch.removeIf(lease -> {
-                    if (lease.heldBeforeLossCheck()) {
-                        lease.renewInFlight = true;
+            for (List<Entry> batch : batches) {
+                batch.removeIf(entry -> {
+                    if (entry.lease.heldBeforeLossCheck()) {
+                        entry.inFlight = true;
                         return false;
                     }
                     // Past its loss check, as after the process stalled: the check ends it (EXPIRED), and
                     // nothing is sent. Looked at again in case a late-confirmed extend moved the check.
-                    scheduleLocked(lease, now + RECHECK_NANOS);
+                    scheduleLocked(entry, now + RECHECK_NANOS);
                     return true;
                 });
             }
         }
         AtomicBoolean firstReply = new AtomicBoolean();
-        for (List<DefaultLease> batch : batches) {
+        for (List<Entry> batch : batches) {
             if (!batch.isEmpty()) {
                 renew(batch, firstReply);
             }
@@ -168,32 +184,33 @@ final class Renewer {
      * Sends one renew call for {@code batch}. {@code firstReply} is shared by the calls of one round:
      * see {@link #serverMicros}.
      */
-    private void renew(List<DefaultLease> batch, AtomicBoolean firstReply) {
+    private void renew(List<Entry> batch, AtomicBoolean firstReply) {
         long sent = engine.now();
-        List<DefaultLease> renewing = new ArrayList<>(batch.size());
+        List<Entry> renewing = new ArrayList<>(batch.size());
         List<Long> sequences = new ArrayList<>(batch.size());
         List<Long> leaseMs = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
         List<String> args = new ArrayList<>(1 + batch.size() * 3);
         List<Long> replyDeadlines = new ArrayList<>(batch.size());
         synchronized (lock) {
-            for (DefaultLease lease : batch) {
+            for (Entry entry : batch) {
+                DefaultLease lease = entry.lease;
                 long ms = lease.leaseMs;
                 if (lease.maxHoldDeadlineNanos != Long.MAX_VALUE) {
                     long holdLeftMs = TimeUnit.NANOSECONDS.toMillis(lease.maxHoldDeadlineNanos - sent);
                     if (holdLeftMs < ms) {
-                        lease.holdBounded = true; // the last renewal: the lease ends at its max-hold bound
+                        entry.holdBounded = true; // the last renewal: the lease ends at its max-hold bound
                         ms = holdLeftMs;
                     }
                 }
                 if (ms <= 0) {
-                    lease.renewInFlight = false; // at its max-hold bound: never renewed again
+                    entry.inFlight = false; // at its max-hold bound: never renewed again
                     continue;
                 }
                 long seq = lease.renewalSent(sent, ms);
-                lease.renewSentNanos = sent;
+                entry.sentNanos = sent;
                 replyDeadlines.add(lease.renewalReplyDeadline(sent));
-                renewing.add(lease);
+                renewing.add(entry);
                 sequences.add(seq);
                 leaseMs.add(ms);
                 keys.add(lease.lockKey);
@@ -206,7 +223,7 @@ final class Renewer {
         boolean shared = leaseMs.stream().distinct().count() == 1;
         args.add(shared ? Long.toString(leaseMs.get(0)) : "");
         for (int i = 0; i < renewing.size(); i++) {
-            DefaultLease lease = renewing.get(i);
+            DefaultLease lease = renewing.get(i).lease;
             args.add(lease.knownLockValue());
             args.add(lease.lockValue(sequences.get(i)));
             if (!shared) {
@@ -220,7 +237,7 @@ final class Renewer {
             long now = engine.now();
             written.set(now);
             for (int i = 0; i < renewing.size(); i++) {
-                renewing.get(i).renewalWritten(sequences.get(i), now);
+                renewing.get(i).lease.renewalWritten(sequences.get(i), now);
             }
         };
         CompletableFuture<Object> call = engine.call(EngineScripts.RENEW, keys, args, null, writing);
@@ -229,12 +246,12 @@ final class Renewer {
                 engine,
                 call,
                 sent,
-                renewing,
+                renewing.stream().map(entry -> entry.lease).toList(),
                 replyDeadlines.stream().mapToLong(Long::longValue).toArray());
         call.whenComplete((reply, error) -> {
             overdue.cancel();
             List<?> codes = null;
-            Throwable failure = error == null ? null : DefaultLease.unwrap(error);
+            Throwable failure = error == null ? null : Futures.unwrap(error);
             if (failure == null) {
                 try {
                     List<?> codesAndMicros = Replies.asList(reply, "renew");
@@ -252,18 +269,18 @@ final class Renewer {
                 }
             }
             for (int i = 0; i < renewing.size(); i++) {
-                DefaultLease lease = renewing.get(i);
+                Entry entry = renewing.get(i);
                 long code;
                 try {
                     code = failure != null ? 0 : Replies.asLong(codes.get(i), "renew");
                 } catch (RuntimeException badElement) {
-                    renewalFailed(lease, sequences.get(i), badElement); // one bad element fails its lease only
+                    renewalFailed(entry, sequences.get(i), badElement); // one bad element fails its lease only
                     continue;
                 }
                 if (failure != null) {
-                    renewalFailed(lease, sequences.get(i), failure);
+                    renewalFailed(entry, sequences.get(i), failure);
                 } else {
-                    renewalAnswered(lease, code, written.get(), sequences.get(i));
+                    renewalAnswered(entry, code, written.get(), sequences.get(i));
                 }
             }
             synchronized (lock) {
@@ -290,7 +307,8 @@ final class Renewer {
      * Reply codes of renew.lua: 1 renewed, 2 superseded (an extend numbered after it ran first),
      * 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value).
      */
-    private void renewalAnswered(DefaultLease lease, long code, long sent, long seq) {
+    private void renewalAnswered(Entry entry, long code, long sent, long seq) {
+        DefaultLease lease = entry.lease;
         if (code == 1 || code == DefaultLease.TTL_SUPERSEDED) {
             if (code == 1) {
                 lease.renewalConfirmed(seq);
@@ -298,16 +316,16 @@ final class Renewer {
                 lease.renewalSuperseded(seq); // not a renewal, but proof the lock is still ours
             }
             synchronized (lock) {
-                lease.renewInFlight = false;
-                lease.lastRenewalFailure = null;
-                if (!lease.holdBounded && leases.contains(lease)) {
-                    scheduleLocked(lease, nextDueAfterRenewal(lease, sent));
+                entry.inFlight = false;
+                entry.lastFailure = null;
+                if (!entry.holdBounded && isCurrent(entry)) {
+                    scheduleLocked(entry, nextDueAfterRenewal(lease, sent));
                 }
             }
             return;
         }
         synchronized (lock) {
-            lease.renewInFlight = false;
+            entry.inFlight = false;
         }
         lease.declareLost(code == 0 ? lease.goneReason() : LeaseLoss.Reason.STOLEN, null);
     }
@@ -328,13 +346,14 @@ final class Renewer {
      * must not run out before the retry). Also the last renewal before the max-hold bound is retried:
      * its retry is bounded again.
      */
-    private void renewalFailed(DefaultLease lease, long seq, Throwable failure) {
+    private void renewalFailed(Entry entry, long seq, Throwable failure) {
+        DefaultLease lease = entry.lease;
         synchronized (lock) {
-            lease.renewInFlight = false;
-            lease.lastRenewalFailure = failure;
-            if (leases.contains(lease)) {
+            entry.inFlight = false;
+            entry.lastFailure = failure;
+            if (isCurrent(entry)) {
                 long due = engine.now() + Validity.renewRetryNanos(lease.leaseMs);
-                scheduleLocked(lease, lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due);
+                scheduleLocked(entry, lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due);
             }
         }
         lease.renewalFailed(seq, failure);
@@ -343,12 +362,56 @@ final class Renewer {
     /** Stops all renewal (client close). */
     void stop() {
         synchronized (lock) {
-            leases.clear();
+            entries.clear();
             schedule.clear();
             if (tick != null) {
                 tick.cancel();
                 tick = null;
             }
+        }
+    }
+
+    /** Whether {@code entry} is still its lease's (the lease was not removed, or removed and added again, meanwhile). */
+    private boolean isCurrent(Entry entry) {
+        return entries.get(entry.lease) == entry;
+    }
+
+    /** The watchdog's own record of one lease it renews; guarded by {@link #lock}. */
+    private static final class Entry {
+
+        final DefaultLease lease;
+        /** A renewal of it is in flight (sent, not answered yet). */
+        boolean inFlight;
+        /** Its last renewal was sent, bounded by its max-hold deadline: it is never renewed again. */
+        boolean holdBounded;
+        /** When the renewal in flight was sent (valid while {@link #inFlight}). */
+        long sentNanos;
+        /** The last renewal's failure; null once a renewal is confirmed. */
+        @Nullable
+        Throwable lastFailure;
+
+        Entry(DefaultLease lease) {
+            this.lease = lease;
+        }
+    }
+
+    /**
+     * What the watchdog knows of one lease's renewal, read at once (see {@link #report}).
+     *
+     * @param holdBounded        its last renewal was bounded by its max-hold deadline
+     * @param lastFailure        the last renewal's failure, or null if none failed since one was confirmed
+     * @param inFlight           a renewal is waiting for its reply
+     * @param inFlightSinceNanos when that renewal was sent (meaningful only while {@code inFlight})
+     */
+    record RenewalReport(
+            boolean holdBounded, @Nullable Throwable lastFailure, boolean inFlight, long inFlightSinceNanos) {
+
+        /** For a lease the watchdog does not renew. */
+        static final RenewalReport NONE = new RenewalReport(false, null, false, 0);
+
+        /** Whether Redis has kept the watchdog waiting: its last renewal failed, or one is still unanswered. */
+        boolean backendSilent() {
+            return lastFailure != null || inFlight;
         }
     }
 }

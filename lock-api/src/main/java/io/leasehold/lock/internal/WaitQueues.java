@@ -144,7 +144,7 @@ final class WaitQueues {
      * @param releasingStreak the releasing lease's handoff streak
      */
     @Nullable
-    HandoffTarget claimHandoff(String name, int releasingStreak) {
+    Handoff claimHandoff(String name, int releasingStreak) {
         Queue q = queues.get(name);
         if (q == null) {
             return null;
@@ -230,7 +230,7 @@ final class WaitQueues {
         }
 
         /** Under the queue's monitor, so that the head cannot leave (and a newer head be skipped) meanwhile. */
-        synchronized @Nullable HandoffTarget claimHandoff(int releasingStreak) {
+        synchronized @Nullable Handoff claimHandoff(int releasingStreak) {
             Acquisition head = waiters.peekFirst();
             if (head == null) {
                 return null;

@@ -63,6 +63,6 @@ public class RenewerBenchmark extends EngineBenchmark {
 
     private DefaultLease lease(String name, long token) {
         Engine engine = client.engine();
-        return new DefaultLease(engine, client, name, OwnerIds.next(), DAY_LEASE, token, engine.now(), 0);
+        return new DefaultLease(client, name, OwnerIds.next(), DAY_LEASE, token, engine.now(), 0);
     }
 }

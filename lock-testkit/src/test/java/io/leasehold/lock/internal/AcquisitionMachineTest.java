@@ -78,7 +78,7 @@ class AcquisitionMachineTest {
 
     @AfterEach
     void stop() {
-        engine.shutdown(TimeUnit.SECONDS.toNanos(1));
+        engine.shutdown(TimeUnit.SECONDS.toNanos(1), () -> {});
         redis.close();
     }
 

@@ -7,13 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.Ticker;
+import io.leasehold.lock.internal.ReleaseSenderProbe;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.driver.Eventually;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -342,26 +343,12 @@ class AcquisitionCleanUpAttackTest {
         return false;
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<CompletableFuture<?>, ?> engineMap(LockClient client, String field) {
-        try {
-            Field engineField = client.getClass().getDeclaredField("engine");
-            engineField.setAccessible(true);
-            Object engine = engineField.get(client);
-            Field map = engine.getClass().getDeclaredField(field);
-            map.setAccessible(true);
-            return Map.copyOf((Map<CompletableFuture<?>, ?>) map.get(engine));
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
+    private static Map<CompletableFuture<?>, String> pendingCleanUps(LockClient client) {
+        return ReleaseSenderProbe.pendingCleanUps(client);
     }
 
-    private static Map<CompletableFuture<?>, ?> pendingCleanUps(LockClient client) {
-        return engineMap(client, "cleanUps");
-    }
-
-    private static Map<CompletableFuture<?>, ?> deferredCleanUps(LockClient client) {
-        return engineMap(client, "deferredCleanUps");
+    private static Set<CompletableFuture<?>> deferredCleanUps(LockClient client) {
+        return ReleaseSenderProbe.deferredCleanUps(client);
     }
 
     /** Whether close() is in its wait (the "closer" thread parked in a future's get). */
