@@ -12,18 +12,22 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition's lease. Its status lives in its {@link LeaseLifecycle}: held (perhaps uncertain),
- * releasing, then released or lost, once; every observer reads it there, so {@link #state()},
- * {@link #lost()}, the listeners and what {@code callLocked} / {@code withLock} report agree on how a
- * lease ended. A deadline timer declares the loss no later than the local validity deadline (G6),
- * which {@link LeaseValidity} keeps honest under renewals and extends of unknown outcome (G4).
+ * One acquisition's lease: the public {@link Lease}, and what its client's engine asks of it. It is
+ * made of three parts with one job each:
+ * <ul>
+ *   <li>its {@link LeaseLifecycle}, where it stands: held (perhaps uncertain), releasing, then released
+ *       or lost, once; every observer reads it there, so {@link #state()}, {@link #lost()}, the
+ *       listeners and what {@code callLocked} / {@code withLock} report agree on how a lease ended;
+ *       it also orders the events (announced before lost, told before the lock is freed);</li>
+ *   <li>its {@link LeaseDeadline}: the validity deadline, kept honest under renewals and extends of
+ *       unknown outcome (G4), and the timer that declares the loss no later than it (G6);</li>
+ *   <li>its release, written by the client's {@link ReleaseSender}; the lifecycle judges from the
+ *       answer how the lease ended ({@link LeaseLifecycle#releaseAnswered}).</li>
+ * </ul>
  *
  * <p><b>Declaring a loss</b> (G6): the state changes first, on the declaring thread, with a
  * {@code callLocked} thread interrupted at once; then, on the callback executor, Kotlin blocks are
@@ -32,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Releasing</b>: a release ends {@code RELEASED} when Redis deleted the lock (confirmed), or
  * could not confirm it while the work ended in time (no answer within the release's budget, or an
  * answer that cannot tell "expired on its own after the work" from "taken while it ran": see
- * {@link #settleRelease}); it ends {@code LOST} ({@code STOLEN}) when an answer that came while the
+ * {@link LeaseLifecycle#releaseAnswered}); it ends {@code LOST} ({@code STOLEN}) when an answer that came while the
  * lease was valid says the lock was no longer its own.
  *
  * <p>This class is threadsafe.
@@ -75,18 +79,7 @@ final class DefaultLease implements Lease {
     final @Nullable Thread takenBy;
 
     private final LeaseLifecycle lifecycle;
-    private final LeaseValidity validity;
-    private final LossSignal signal = new LossSignal();
-    /** Guards {@link #deadlineTimer}; private, so that a user synchronizing on the lease blocks nothing of ours. */
-    private final Object timerLock = new Object();
-
-    private EngineTimer.@Nullable Timeout deadlineTimer; // guarded by timerLock
-    /** The loss's "tell the holder, then free the lock" while it waits for the callback executor; see {@link #tellNowIfUntold}. */
-    private volatile @Nullable Runnable untold;
-    /** See {@link #ended()}. */
-    private final CompletableFuture<Void> ended = new CompletableFuture<>();
-    /** See {@link #settled()}. */
-    private final CompletableFuture<Void> settled = new CompletableFuture<>();
+    private final LeaseDeadline deadline;
 
     DefaultLease(
             DefaultLockClient client,
@@ -122,8 +115,9 @@ final class DefaultLease implements Lease {
         this.acquiredNanos = sentNanos;
         this.maxHoldDeadlineNanos =
                 options.maxHoldTime().map(hold -> sentNanos + hold.toNanos()).orElse(Long.MAX_VALUE);
-        this.lifecycle = new LeaseLifecycle(name, token, engine.listeners);
-        this.validity = new LeaseValidity(sentNanos, leaseMs);
+        this.lifecycle = new LeaseLifecycle(name, token, engine.listeners, engine::runCallback);
+        this.deadline =
+                new LeaseDeadline(engine, lifecycle, sentNanos, leaseMs, maxHoldDeadlineNanos, this::declareRunOut);
     }
 
     @Override
@@ -141,8 +135,7 @@ final class DefaultLease implements Lease {
         if (!lifecycle.isHeld()) {
             return Duration.ZERO;
         }
-        long left = validUntil() - engine.now();
-        return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+        return deadline.remaining();
     }
 
     @Override
@@ -165,7 +158,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public CompletableFuture<LeaseLoss> lost() {
-        return signal.future();
+        return lifecycle.lostFuture();
     }
 
     /** The loss, once declared (or found at the release); null while held or releasing, or after a release. */
@@ -184,38 +177,27 @@ final class DefaultLease implements Lease {
 
     /** See {@link LossSignal#onLossNow}: for interrupting a {@code callLocked} thread. */
     AutoCloseable onLossNow(Runnable hook) {
-        return signal.onLossNow(hook);
+        return lifecycle.onLossNow(hook);
     }
 
     /** See {@link LossSignal#watch}: for cancelling a Kotlin block or failing a {@code callLockedAsync}. */
     AutoCloseable watchLoss(Consumer<LeaseLoss> watcher) {
-        return signal.watch(watcher);
+        return lifecycle.watchLoss(watcher);
     }
 
-    /**
-     * Completes as soon as the lease's ending is final ({@code RELEASED} or {@code LOST}), on the thread
-     * that decided it; never fails. Whoever must report how the lease ended waits for it, then reads
-     * {@link #loss()}.
-     */
+    /** See {@link LeaseLifecycle#ended()}. */
     CompletableFuture<Void> ended() {
-        return ended;
+        return lifecycle.ended();
     }
 
-    /**
-     * Completes once this lease has ended and, if it was released, once that release has had its
-     * outcome; if it was lost, once its holder has been told (a holder hears of its loss before the
-     * lock is freed for others) and the lock's release for others was sent. A clean-up of this lease's
-     * owner (the late reply of an acquire whose retry produced this lease) waits for it: sent earlier,
-     * it could delete the lock just before the holder's own release runs, which would then find the
-     * lock gone and report a false loss. {@code close()} waits for it too.
-     */
+    /** See {@link LeaseLifecycle#settled()}. */
     CompletableFuture<Void> settled() {
-        return settled;
+        return lifecycle.settled();
     }
 
     /** Loss hooks and watchers attached now (for tests and diagnostics). */
     int lossAttachments() {
-        return signal.attachedCount();
+        return lifecycle.lossAttachments();
     }
 
     /**
@@ -225,8 +207,8 @@ final class DefaultLease implements Lease {
      */
     @Nullable
     LeaseLoss lossIfInvalid() {
-        if (lifecycle.isHeld() && engine.now() - validUntil() >= 0) {
-            declareLost(deadlineReason(), lastFailure());
+        if (lifecycle.isHeld() && deadline.passed()) {
+            declareRunOut();
         }
         return loss();
     }
@@ -287,7 +269,7 @@ final class DefaultLease implements Lease {
      */
     CompletableFuture<Void> endAfterWork() {
         beginRelease();
-        return ended;
+        return lifecycle.ended();
     }
 
     /**
@@ -301,7 +283,7 @@ final class DefaultLease implements Lease {
         if (!lifecycle.releaseAsked()) {
             return null;
         }
-        stopTimers();
+        deadline.stop();
         client.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
@@ -309,64 +291,12 @@ final class DefaultLease implements Lease {
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
         client.releases()
                 .release(name, owner, engine.commandTimeoutNanos, next)
-                .whenComplete((reply, error) -> outcome.complete(settleRelease(reply, error)));
+                .whenComplete((reply, error) -> outcome.complete(lifecycle.releaseAnswered(
+                        reply,
+                        error,
+                        deadline::redisMayHaveExpiredBy,
+                        Duration.ofNanos(engine.now() - acquiredNanos))));
         return outcome;
-    }
-
-    /**
-     * Decides how a release ended from Redis's answer (see {@link ReleaseReply}), and ends the lease
-     * so. The work under the lease ended in time (the release was asked while it was valid); what is
-     * left to decide is whether the lock stayed its own until then:
-     * <ul>
-     *   <li>deleted: {@code RELEASED}, confirmed;</li>
-     *   <li>found gone or another owner's by an answer that came while the lease was still valid:
-     *       Redis cannot have let it expire yet, so it was taken while the work ran: {@code LOST},
-     *       {@code STOLEN};</li>
-     *   <li>such an answer that came after the validity ran out, or an inconclusive one, or none
-     *       within the release's budget: {@code RELEASED}, unconfirmed (the lock may have expired on
-     *       its own after the work ended; nothing tells).</li>
-     * </ul>
-     */
-    private LeaseLifecycle.Status settleRelease(@Nullable ReleaseReply reply, @Nullable Throwable error) {
-        Duration held = Duration.ofNanos(engine.now() - acquiredNanos);
-        if (error != null) {
-            lifecycle.released(
-                    new ReleaseUnconfirmedException(
-                            name, "Redis could not be reached until the release gave up", Futures.unwrap(error)),
-                    held);
-        } else if (reply.deleted()) {
-            lifecycle.released(null, held);
-        } else if (reply.inconclusive()) {
-            lifecycle.released(
-                    new ReleaseUnconfirmedException(
-                            name,
-                            "an attempt of the release got no answer, and the next found the lock held by another"
-                                    + " owner, who may have taken it after that attempt deleted it",
-                            null),
-                    held);
-        } else if (reply.answeredNanos() - validity.until() >= 0) {
-            // (What Redis holds, not the max-hold bound: a lock extended past that bound cannot have
-            // expired in Redis before its TTL, so an answer before it proves a theft all the same.)
-            lifecycle.released(
-                    new ReleaseUnconfirmedException(
-                            name,
-                            "Redis answered only after the lease's validity had run out, and found the lock "
-                                    + (reply.code() == ReleaseReply.ABSENT ? "gone" : "held by another owner")
-                                    + "; it may have expired on its own after the work ended",
-                            null),
-                    held);
-        } else {
-            LeaseLoss stolen = new LeaseLoss(name, token, LeaseLoss.Reason.STOLEN, Instant.now(), null);
-            if (lifecycle.lost(stolen, true)) {
-                ended.complete(null);
-                signal.declare(stolen);
-                tellThen(stolen, () -> {}); // someone else's lock, or none: nothing to free
-                return lifecycle.status();
-            }
-        }
-        ended.complete(null);
-        settled.complete(null); // after the release's outcome, whatever it was: see settled()
-        return lifecycle.status();
     }
 
     /**
@@ -378,7 +308,7 @@ final class DefaultLease implements Lease {
         if (lifecycle.isHeld()) {
             declareLost(LeaseLoss.Reason.CLIENT_CLOSED, null);
         }
-        return settled;
+        return lifecycle.settled();
     }
 
     // ---- extend -------------------------------------------------------------------------------
@@ -400,34 +330,30 @@ final class DefaultLease implements Lease {
         long ms = leaseTime.toMillis();
         long sent = engine.now();
         // From now on Redis may run the extend at any moment: count with its shorter TTL at once.
-        long seq = validity.begin(sent, ms);
-        armDeadline();
+        long seq = deadline.begin(sent, ms);
+        deadline.arm();
         client.validityLowered(this);
         return engine.call(
                         EngineScripts.EXTEND, List.of(lockKey), List.of(owner, Long.toString(ms), Long.toString(seq)))
                 .handle((reply, error) -> {
                     if (error != null) {
                         Throwable cause = Futures.unwrap(error);
-                        validity.failed(seq); // unknown outcome: the shorter TTL may be in force
-                        armDeadline();
-                        lifecycle.tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
-                        lifecycle.renewalFailed(cause, this::remaining);
+                        ttlFailed(seq, cause); // unknown outcome: the shorter TTL may be in force
                         throw new CompletionException(new LockBackendException(name, "could not extend", cause));
                     }
                     long code = Replies.asLong(reply, "extend");
                     if (code == TTL_SUPERSEDED) {
                         // A renewal or extend sent after this one was applied first: its TTL stands.
-                        validity.superseded(seq);
+                        deadline.superseded(seq);
                     } else if (code != 1) {
                         declareLost(LeaseLoss.Reason.STOLEN, null); // no-op if released meanwhile
                         throw new CompletionException(stateException());
                     } else {
-                        validity.confirmed(seq);
+                        deadline.confirmed(seq);
                     }
                     if (!lifecycle.isHeld()) {
                         throw new CompletionException(stateException());
                     }
-                    armDeadline();
                     lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
                     lifecycle.confirmed();
                     return null;
@@ -461,7 +387,7 @@ final class DefaultLease implements Lease {
 
     /** A renewal of {@code ms} is being sent at {@code sentNanos}; returns its sequence for the outcome. */
     long renewalSent(long sentNanos, long ms) {
-        return validity.begin(sentNanos, ms);
+        return deadline.begin(sentNanos, ms);
     }
 
     /**
@@ -469,7 +395,7 @@ final class DefaultLease implements Lease {
      * run it before, so its TTL runs out no earlier than that plus the lease (see {@link LeaseValidity#written}).
      */
     void renewalWritten(long seq, long writtenNanos) {
-        validity.written(seq, writtenNanos);
+        deadline.written(seq, writtenNanos);
     }
 
     /**
@@ -477,7 +403,7 @@ final class DefaultLease implements Lease {
      * with {@code ":<seq>"} of the latest renewal or extend confirmed (renew.lua's {@code expected}).
      */
     String knownLockValue() {
-        long seq = validity.confirmedSeq();
+        long seq = deadline.confirmedSeq();
         return seq == 0 ? owner + ":" + token : lockValue(seq);
     }
 
@@ -488,11 +414,10 @@ final class DefaultLease implements Lease {
 
     /** Redis confirmed renewal {@code seq}: the lease is certain again, and its listeners hear of the renewal. */
     void renewalConfirmed(long seq) {
-        validity.confirmed(seq);
+        deadline.confirmed(seq);
         if (!lifecycle.isHeld()) {
             return;
         }
-        armDeadline();
         lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
         lifecycle.confirmed();
     }
@@ -502,8 +427,7 @@ final class DefaultLease implements Lease {
      * renewal, but proof that Redis still has the lock for this owner.
      */
     void renewalSuperseded(long seq) {
-        validity.superseded(seq);
-        armDeadline();
+        deadline.superseded(seq);
         lifecycle.confirmed();
     }
 
@@ -518,8 +442,12 @@ final class DefaultLease implements Lease {
 
     /** Renewal {@code seq} failed or timed out: its outcome is unknown, so the lease is uncertain. */
     void renewalFailed(long seq, Throwable cause) {
-        validity.failed(seq);
-        armDeadline();
+        ttlFailed(seq, cause);
+    }
+
+    /** A TTL command (renewal or extend) {@code seq} failed or timed out: its outcome is unknown, so the lease is uncertain. */
+    private void ttlFailed(long seq, Throwable cause) {
+        deadline.failed(seq);
         lifecycle.tellWhileHeld(listeners -> listeners.renewalFailed(name, token, cause));
         lifecycle.renewalFailed(cause, this::remaining);
     }
@@ -530,7 +458,7 @@ final class DefaultLease implements Lease {
      * whatever the command timeout (which may be longer than the whole lease); see {@link #renewalOverdue}.
      */
     long renewalReplyDeadline(long sentNanos) {
-        return sentNanos + Math.max(0, lossCheckAt() - sentNanos) / 2;
+        return deadline.renewalReplyDeadline(sentNanos);
     }
 
     // ---- events ---------------------------------------------------------------------------------
@@ -548,70 +476,19 @@ final class DefaultLease implements Lease {
 
     // ---- validity and loss --------------------------------------------------------------------
 
-    /**
-     * Whether a TTL command with a lease shorter than this lease's own (an extend to a shorter time)
-     * is, or may be, in force: the watchdog must then renew by a third of the validity left, not a
-     * third of the lease.
-     */
+    /** See {@link LeaseDeadline#shorterLeaseInForce}. */
     boolean shorterLeaseInForce() {
-        return validity.leaseMsInForce() < leaseMs;
+        return deadline.shorterLeaseInForce();
     }
 
     /** Nanoseconds of local validity left (negative once past), whatever the state: for the watchdog's schedule. */
     long validityLeftNanos() {
-        return validUntil() - engine.now();
-    }
-
-    /** The local validity deadline, max-hold included, on the engine's ticker. */
-    private long validUntil() {
-        return Math.min(validity.until(), maxHoldDeadlineNanos);
+        return deadline.leftNanos();
     }
 
     /** (Re)arms the timer that declares the loss no later than the validity deadline. */
     void armDeadline() {
-        synchronized (timerLock) {
-            if (!lifecycle.isHeld()) {
-                return;
-            }
-            if (deadlineTimer != null) {
-                deadlineTimer.cancel();
-            }
-            deadlineTimer = engine.timer.scheduleAt(this::onDeadline, lossCheckAt());
-        }
-    }
-
-    /**
-     * When the loss check runs: a little before the validity deadline, see {@link Validity#leadNanos},
-     * by the lead of the lease time in force (after an extend to a short time, that short time).
-     */
-    long lossCheckAt() {
-        return validUntil() - Validity.leadNanos(Math.min(leaseMs, validity.leaseMsInForce()));
-    }
-
-    private void onDeadline() {
-        if (!lifecycle.isHeld()) {
-            return;
-        }
-        if (engine.now() - (lossCheckAt() - TimeUnit.MILLISECONDS.toNanos(1)) < 0) {
-            armDeadline(); // a renewal moved the deadline while this timer was queued
-            return;
-        }
-        declareLost(deadlineReason(), lastFailure());
-    }
-
-    /**
-     * Why a lease whose validity ran out without confirmation is lost: its max-hold bound; Redis not
-     * answering (a renewal failed, or is still waiting for its reply); or else plain expiry, as when
-     * the process itself stalled (a long GC pause, a stopped VM) and no renewal was even sent.
-     */
-    private LeaseLoss.Reason deadlineReason() {
-        Renewer.RenewalReport renewal = client.renewal(this);
-        if (renewal.holdBounded() || engine.now() - (maxHoldDeadlineNanos - Validity.leadNanos(leaseMs)) >= 0) {
-            return LeaseLoss.Reason.MAX_HOLD_EXCEEDED;
-        }
-        return options.autoRenew() && renewal.backendSilent()
-                ? LeaseLoss.Reason.BACKEND_UNAVAILABLE
-                : LeaseLoss.Reason.EXPIRED;
+        deadline.arm();
     }
 
     /**
@@ -621,22 +498,13 @@ final class DefaultLease implements Lease {
      * {@code EXPIRED}, not the backend's fault).
      */
     boolean heldBeforeLossCheck() {
-        return lifecycle.isHeld() && engine.now() - lossCheckAt() < 0;
+        return lifecycle.isHeld() && deadline.beforeLossCheck();
     }
 
-    /**
-     * Why renewal could not be confirmed: the last renewal's failure, or, for a renewal still waiting
-     * for its reply when the validity ran out (the timer that would have judged it was late), a
-     * timeout that says so; null if no renewal was even sent.
-     */
-    private @Nullable Throwable lastFailure() {
+    /** Declares the lease lost because its validity ran out unconfirmed; why, the deadline tells from the watchdog's report. */
+    private void declareRunOut() {
         Renewer.RenewalReport renewal = client.renewal(this);
-        if (renewal.lastFailure() != null || !renewal.inFlight()) {
-            return renewal.lastFailure();
-        }
-        return new TimeoutException("no reply to the renewal sent "
-                + Durations.human(Duration.ofNanos(engine.now() - renewal.inFlightSinceNanos()))
-                + " ago before the lease's validity ran out");
+        declareLost(deadline.runOutReason(renewal, options.autoRenew()), deadline.runOutCause(renewal));
     }
 
     /**
@@ -650,11 +518,9 @@ final class DefaultLease implements Lease {
         if (!lifecycle.lost(loss, false)) {
             return;
         }
-        stopTimers();
+        deadline.stop();
         client.leaseEnded(this);
-        ended.complete(null);
-        signal.declare(loss);
-        tellThen(loss, () -> {
+        lifecycle.tellLoss(loss, () -> {
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
                 client.releases().releaseEventually(name, owner, leaseMs);
@@ -662,56 +528,14 @@ final class DefaultLease implements Lease {
         });
     }
 
-    /**
-     * Tells the holder of {@code loss} (the watchers, then {@link #lost()}), then runs {@code free},
-     * then settles the lease: on the callback executor for a lease handed to a caller; at once for one
-     * handed to nobody, which has no holder to tell and need not wait for that executor.
-     */
-    private void tellThen(LeaseLoss loss, Runnable free) {
-        AtomicBoolean once = new AtomicBoolean();
-        Runnable tellThenFree = () -> {
-            if (!once.compareAndSet(false, true)) {
-                return;
-            }
-            untold = null;
-            signal.tell(loss);
-            free.run();
-            settled.complete(null); // only now may a clean-up of this owner free the lock for others
-        };
-        if (lifecycle.announced()) {
-            untold = tellThenFree;
-            engine.runCallback(tellThenFree);
-        } else {
-            tellThenFree.run();
-        }
-    }
-
-    /**
-     * For {@code close()} near the end of its timeout: if this lease's holder has still not been told
-     * of its loss because the callback executor has not run that task (a user's single-thread
-     * executor whose thread is running the very {@code close()}, or is blocked), tells it here, on the
-     * closing thread, and frees the lock; otherwise does nothing. Without this the lock stays in
-     * Redis for a lease time although Redis is reachable.
-     */
+    /** See {@link LeaseLifecycle#tellNowIfUntold}. */
     void tellNowIfUntold() {
-        Runnable pending = untold;
-        if (pending != null) {
-            pending.run();
-        }
+        lifecycle.tellNowIfUntold();
     }
 
     /** Reason a renewal that found the lock gone or taken should report. */
     LeaseLoss.Reason goneReason() {
-        return engine.now() - validUntil() >= 0 ? LeaseLoss.Reason.EXPIRED : LeaseLoss.Reason.STOLEN;
-    }
-
-    private void stopTimers() {
-        synchronized (timerLock) {
-            if (deadlineTimer != null) {
-                deadlineTimer.cancel();
-                deadlineTimer = null;
-            }
-        }
+        return deadline.passed() ? LeaseLoss.Reason.EXPIRED : LeaseLoss.Reason.STOLEN;
     }
 
     @Override

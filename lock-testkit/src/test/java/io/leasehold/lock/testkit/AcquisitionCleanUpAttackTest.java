@@ -115,7 +115,7 @@ class AcquisitionCleanUpAttackTest {
                 ticker.arm(
                         "canceller",
                         frames -> calls(frames, "WaitQueues", "leave")
-                                && frames.get(0).getMethodName().equals("validityLeftNanos"));
+                                && calls(frames, "DefaultLease", "validityLeftNanos"));
             }
             Thread canceller = new Thread(() -> a.cancel(false), "canceller");
             canceller.start();
