@@ -351,6 +351,9 @@ final class DefaultLease implements Lease {
                     } else {
                         deadline.confirmed(seq);
                     }
+                    // Redis answered for the lock: a renewal's failure before it no longer tells why a
+                    // later run-out happened (a stall after this is EXPIRED, not BACKEND_UNAVAILABLE).
+                    client.ttlConfirmed(this);
                     if (!lifecycle.isHeld()) {
                         throw new CompletionException(stateException());
                     }
@@ -503,7 +506,7 @@ final class DefaultLease implements Lease {
 
     /** Declares the lease lost because its validity ran out unconfirmed; why, the deadline tells from the watchdog's report. */
     private void declareRunOut() {
-        Renewer.RenewalReport renewal = client.renewal(this);
+        RenewalReport renewal = client.renewal(this);
         declareLost(deadline.runOutReason(renewal, options.autoRenew()), deadline.runOutCause(renewal));
     }
 

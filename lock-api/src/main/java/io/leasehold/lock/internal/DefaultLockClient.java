@@ -306,8 +306,13 @@ public final class DefaultLockClient implements LockClient {
         }
     }
 
+    /** Redis confirmed a TTL command of {@code lease} other than the watchdog's own (an extend). */
+    void ttlConfirmed(DefaultLease lease) {
+        renewer.confirmedElsewhere(lease);
+    }
+
     /** What the watchdog knows of {@code lease}'s renewal (why it may be lost). */
-    Renewer.RenewalReport renewal(DefaultLease lease) {
+    RenewalReport renewal(DefaultLease lease) {
         return renewer.report(lease);
     }
 }

@@ -92,7 +92,7 @@ final class LeaseDeadline {
      * waiting for its reply); or else plain expiry, as when the process itself stalled (a long GC
      * pause, a stopped VM) and no renewal was even sent.
      */
-    LeaseLoss.Reason runOutReason(Renewer.RenewalReport renewal, boolean autoRenew) {
+    LeaseLoss.Reason runOutReason(RenewalReport renewal, boolean autoRenew) {
         if (renewal.holdBounded() || maxHoldReached()) {
             return LeaseLoss.Reason.MAX_HOLD_EXCEEDED;
         }
@@ -105,7 +105,7 @@ final class LeaseDeadline {
      * timeout that says so; null if no renewal was even sent.
      */
     @Nullable
-    Throwable runOutCause(Renewer.RenewalReport renewal) {
+    Throwable runOutCause(RenewalReport renewal) {
         if (renewal.lastFailure() != null || !renewal.inFlight()) {
             return renewal.lastFailure();
         }

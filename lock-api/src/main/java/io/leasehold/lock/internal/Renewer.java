@@ -105,6 +105,20 @@ final class Renewer {
         return engine.now() + Math.max(0, lease.validityLeftNanos()) / 3;
     }
 
+    /**
+     * Redis confirmed a TTL command of {@code lease} that is not the watchdog's (an extend): the
+     * failure of a renewal before it is over, so it no longer explains a later run-out (see
+     * {@link RenewalReport#lastFailure}).
+     */
+    void confirmedElsewhere(DefaultLease lease) {
+        synchronized (lock) {
+            Entry entry = entries.get(lease);
+            if (entry != null) {
+                entry.lastFailure = null;
+            }
+        }
+    }
+
     /** Leases being renewed right now. */
     int size() {
         synchronized (lock) {
@@ -392,26 +406,6 @@ final class Renewer {
 
         Entry(DefaultLease lease) {
             this.lease = lease;
-        }
-    }
-
-    /**
-     * What the watchdog knows of one lease's renewal, read at once (see {@link #report}).
-     *
-     * @param holdBounded        its last renewal was bounded by its max-hold deadline
-     * @param lastFailure        the last renewal's failure, or null if none failed since one was confirmed
-     * @param inFlight           a renewal is waiting for its reply
-     * @param inFlightSinceNanos when that renewal was sent (meaningful only while {@code inFlight})
-     */
-    record RenewalReport(
-            boolean holdBounded, @Nullable Throwable lastFailure, boolean inFlight, long inFlightSinceNanos) {
-
-        /** For a lease the watchdog does not renew. */
-        static final RenewalReport NONE = new RenewalReport(false, null, false, 0);
-
-        /** Whether Redis has kept the watchdog waiting: its last renewal failed, or one is still unanswered. */
-        boolean backendSilent() {
-            return lastFailure != null || inFlight;
         }
     }
 }
