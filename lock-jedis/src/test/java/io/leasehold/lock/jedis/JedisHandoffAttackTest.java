@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Adversarial tests of the local handoff (commits 1f6b6c8, 9eb9c58) against a real Redis with
- * Jedis, which runs scripts on several pooled connections: the handoff's reply cut off. (The handoff
- * delayed past the command timeout fails with Jedis: the waiter's retry overtakes it on another
- * connection, see HandoffDefectsAttackTest#shouldNotLeaveAWaiterAsleepWhileRedisHoldsTheLockForItAfterALateHandoff.)
+ * Adversarial tests of the local handoff against a real Redis with Jedis, which runs scripts on
+ * several pooled connections: the handoff's reply cut off. (The handoff delayed past the command
+ * timeout fails with Jedis: the waiter's retry overtakes it on another connection, see
+ * HandoffFailureTest#shouldNotLeaveAWaiterAsleepWhileRedisHoldsTheLockForItAfterALateHandoff.)
  */
 class JedisHandoffAttackTest {
 

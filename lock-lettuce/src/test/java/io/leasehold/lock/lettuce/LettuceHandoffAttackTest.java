@@ -74,7 +74,7 @@ class LettuceHandoffAttackTest {
      * Lettuce's single connection the retry runs after the delayed handoff, so it finds the lock
      * already its own and gets the lease at once (not after the holder's 30 s TTL). (With Jedis the
      * retry takes another connection and overtakes the handoff: see
-     * HandoffDefectsAttackTest#shouldNotLeaveAWaiterAsleepWhileRedisHoldsTheLockForItAfterALateHandoff.)
+     * HandoffFailureTest#shouldNotLeaveAWaiterAsleepWhileRedisHoldsTheLockForItAfterALateHandoff.)
      */
     @Test
     void shouldGiveTheWaiterTheLockWhenItsHandoffReachesRedisAfterTheCommandTimeout() throws Exception {

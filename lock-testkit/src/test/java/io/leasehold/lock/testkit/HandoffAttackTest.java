@@ -35,10 +35,20 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Adversarial tests of the contended path's local handoff (commits 1f6b6c8, 9eb9c58) that it
- * withstands: on an in-memory store with a manual clock, the handoff's send or reply is held, failed
- * or raced while the waiter is cancelled, times out, is interrupted or its client closes, while the
- * releasing lease is lost, while another client's subscription lingers, and over long waits.
+ * The contended path's local handoff keeps the guarantees when it is attacked. A release hands its
+ * lock to the next waiter of its client in the same script call (handoff.lua, sent by
+ * {@code ReleaseSender} as that waiter's attempt in flight, see {@code Handoff}); every
+ * {@code WaitQueues.HANDOFFS_BEFORE_YIELD}th handoff in a row may yield the lock to other clients'
+ * waiters instead. The tests prove that every handoff gives a fresh owner and a higher fencing token while
+ * stale leases touch nothing (G2, G3); that a waiter ending at any moment of a handoff (cancelled,
+ * timed out, interrupted, its client closed) leaves no lock behind (G8); that a releasing lease lost
+ * at the moment it hands off is reported, and another holder's lock left alone (G6, G1, G2); that a
+ * handoff racing the waiter's own attempt still gets it the lock at once, that the waiters go on in
+ * first-in first-out order after a yield nobody takes, and that waiters behind a lease of their own
+ * client never poll Redis and leave no subscription behind (G7); that no user code runs on the
+ * store's or the engine's threads (G13); and that close() stays bounded in the middle of handoffs
+ * (G12). The handoff's send or reply is held, failed or raced through a
+ * {@link HandoffGateBackend}, over the in-memory store on a manual clock.
  */
 class HandoffAttackTest extends HandoffAttackSupport {
 

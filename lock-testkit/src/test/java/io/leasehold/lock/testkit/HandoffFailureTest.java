@@ -20,11 +20,17 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
- * Defects of the contended path's local handoff (commits 1f6b6c8, 9eb9c58), found by an adversarial
- * review: each test pins one scenario that broke a guarantee (each failed before its fix). The
- * comment on each test gives the interleaving and the cause.
+ * The contended path's local handoff (a release that hands its lock to the next waiter of its client
+ * in the same script call, handoff.lua, sent by {@code ReleaseSender}) when something around it
+ * fails or changes under it: the handoff's reply is lost, the lock is force-released under a local
+ * lease, the handoff runs only after its command timed out, the handoff fails for the waiter's sake
+ * alone, Redis goes down while a newcomer queues behind the waiters. In each case no loss is reported
+ * that did not happen (G6, G9), no waiter sleeps while the lock is free or already its own (G7), the
+ * holder's lock is released whenever a plain release would release it, and a wait ends on the
+ * evidence it has (G9). The client under test runs on a {@link HandoffGateBackend} over the
+ * in-memory store; each test's comment gives the interleaving and the rule of the code that decides it.
  */
-class HandoffDefectsAttackTest extends HandoffAttackSupport {
+class HandoffFailureTest extends HandoffAttackSupport {
 
     private static final LockOptions NO_RENEW = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(30))
@@ -32,24 +38,26 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
             .build();
 
     /**
-     * G6/G9: a release whose handoff ran but whose reply was lost to a connection reset must not
-     * report a loss that never happened.
+     * G6/G9: a release whose handoff ran but whose reply was lost to a connection reset reports no
+     * loss that never happened.
      *
-     * <p>Interleaving found by the review (before the fix): holder L, waiters W and W2 of one client.
-     * L.release() hands off to W: the script deletes L's lock and grants W's owner, but the reply
-     * fails (connection reset). W heard the failure as its attempt's and retried after 20 ms with the
-     * same owner (getting the lock), while the release was resent after 50 ms as a plain release
-     * naming W's owner. Meanwhile W released, handing the lock to W2, so L's resend found W2's lock
-     * (-1): L.release() returned false and the listeners heard onLeaseLost(STOLEN) for a lease that
-     * was released normally, a false "work may have overlapped" alarm.
+     * <p>Interleaving: holder L, waiters W and W2 of one client. L.release() hands off to W: the
+     * script deletes L's lock and grants W's owner, but the reply is lost (connection reset). Neither
+     * L's release nor W's attempt is settled by that failure. After 20 ms the same handoff is sent
+     * again; it finds W's owner holding the lock and answers "acquired, released" (handoff.lua), which
+     * settles both: L's release returns true and W gets its lease. W's own release then hands the lock
+     * on to W2.
      *
-     * <p>The fix ({@code HandoffRelease}): the handoff is resent as a unit while W's attempt stays in
-     * flight, so nothing can move the lock on between the lost reply and the resend, whose answer
-     * (W's owner holds it: acquired, released) settles both sides. Then W's own release hands on.
+     * <p>Rule: a handoff of unknown outcome is resent as one command with the waiter's attempt, which
+     * stays in flight meanwhile ({@code ReleaseSender.HandoffSend}, see {@code Handoff}), so nothing of
+     * this client can move the lock on between the lost reply and the resend. (A handoff once let the
+     * waiter retry on its own while the release was resent as a plain release: W took the lock and
+     * handed it to W2 first, and L's resend found W2's lock and reported onLeaseLost(STOLEN) for a
+     * lease released normally.)
      */
     @Test
     void shouldNotReportALossWhenTheResentReleaseOfAFailedHandoffFindsTheLockMovedOn() throws Exception {
-        String name = "handoff-defect:false-loss";
+        String name = "handoff-failure:false-loss";
         LockClient node = client(Duration.ofSeconds(5));
         Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> first = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
@@ -81,26 +89,27 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
     }
 
     /**
-     * G7: a release message while a lease of the waiter's own client is held is ignored, so a lock
-     * freed by {@link io.leasehold.lock.DistributedLock#forceRelease()} stays free while that
-     * client's waiters sleep until the holder's renewal finds the lock gone (a third of the lease)
-     * or, without auto-renew, until the end of its validity (30 s here).
+     * G7: a lock freed by {@link io.leasehold.lock.DistributedLock#forceRelease()} while a lease of
+     * the waiter's own client holds it is taken by that client's waiter at once, on the release
+     * message, not when the holder's renewal finds the lock gone (a third of the lease) or, without
+     * auto-renew, at the end of the holder's validity (30 s here).
      *
-     * <p>Interleaving: L (client A, auto-renew off, 30 s) holds; W of client A queues. An operator
-     * force-releases the lock (DEL + SPUBLISH). The message reaches A's queue: W.releaseSeen() ->
-     * wake() -> localHolderValidityLeft() > 0 (L is still locally held: force-release does not tell
-     * it) -> W reschedules its fallback at the end of L's validity and asks nothing. The lock is free
-     * and nobody takes it. Before the change, W tried at once and got it.
+     * <p>Interleaving: L (client A, auto-renew off, 30 s) holds; W of client A queues. An operator on
+     * another client force-releases the lock (DEL and a release message). L is still held locally:
+     * force-release does not tell it. The message reaches A's queue, whose head W asks Redis at once
+     * and gets the lock; the manual clock stands still, so no fallback alarm can be what woke it.
      *
-     * <p>Cause: Acquisition.wake() (Acquisition.java:146-156) applies the "a local lease holds it"
-     * shortcut to every wake-up, release messages included. Fix: a release message (or a
-     * resubscription) proves the lock was deleted, so releaseSeen() must attempt even while a local
-     * lease is held (a message caused by the local lease's own release is published only after it
-     * left {@code holders}); keep the shortcut for the became-head and fallback wake-ups.
+     * <p>Rule: while a lease of this client holds the lock, the head asks Redis only on evidence that
+     * the lock may be free. A release message is such evidence ({@code Acquisition.releaseSeen} ->
+     * {@code AcquisitionMachine.releaseSeen} wakes the head with no local holder counted), and so is a
+     * resubscription; the "a local lease holds it" shortcut
+     * ({@code DefaultLockClient.localHolderValidityLeft}) applies only to the became-head and fallback
+     * wake-ups ({@code Acquisition.wake}). The message of the local lease's own release is published
+     * only after that lease left the client's holders, so it never meets the shortcut.
      */
     @Test
     void shouldWakeALocalWaiterWhenTheLockIsForceReleasedUnderItsClientsLease() throws Exception {
-        String name = "handoff-defect:force-release";
+        String name = "handoff-failure:force-release";
         LockClient node = client(Duration.ofSeconds(5));
         Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> waiting = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
@@ -121,28 +130,28 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
     }
 
     /**
-     * G7: a handoff whose command ran only after the waiter's retry (its connection was slow past the
+     * G7: a handoff whose command runs only after the waiter's retry (its connection was slow past the
      * command timeout; Jedis runs the retry on another connection) grants the lock to the waiter's
-     * owner in Redis, publishes nothing, and the waiter ignores the late reply: it sleeps until its
-     * fallback (the releasing holder's TTL, up to a whole lease) while Redis holds the lock for it and
-     * every other waiter is kept out.
+     * owner in Redis without publishing; the waiter acts on that late reply and gets the lock at once,
+     * instead of sleeping until its fallback (the releasing holder's TTL, up to a whole lease) while
+     * Redis holds the lock for it and every other waiter is kept out.
      *
      * <p>Interleaving: L releases, handing off to W; the handoff's send is delayed. After the command
-     * timeout W hears a TimeoutException and retries after 20 ms; L's release fails (no budget left
-     * for a resend). W's retry runs first: L's lock is still there, so it is contended and schedules
-     * its fallback at L's PTTL (~30 s). Then the delayed handoff runs: L's owner holds the lock, so it
-     * is deleted and taken for W's owner, without a publish. Its late reply reaches
-     * Acquisition.onLateReply, which returns at once because W's round is still going ("a later
-     * attempt with the same owner decides"), but no later attempt is coming.
+     * timeout L's release fails (its budget is one command timeout: no time left for a resend) and W
+     * hears the TimeoutException as its attempt's and retries after 20 ms with the same owner. W's
+     * retry runs first: L's lock is still there, so it is contended and W queues with its fallback at
+     * L's PTTL (~30 s). Then the delayed handoff runs: L's owner holds the lock, so it is deleted and
+     * taken for W's owner, without a publish. Its reply comes after its command timed out.
      *
-     * <p>Cause: Acquisition.onLateReply (Acquisition.java:541-549). A late acquire can count on a
-     * release message (the lock was freed by a publishing release); a late handoff grants silently.
-     * Fix: when a late reply of the current round says acquired (status 1), wake the waiter to retry
-     * now (idempotent: same owner, same token), or hand the lease out from that reply if still valid.
+     * <p>Rule: a late reply of the round still going that says "granted" makes the waiter ask again
+     * now, with the same owner, which gets the same lock ({@code Handoff.onLateReply} ->
+     * {@code Acquisition.onLateReply} -> {@code AcquisitionMachine.lateReply}). A late acquire can
+     * count on a release message (the lock it took was freed by a publishing release); a late
+     * handoff grants silently, so without this the waiter would wait for its fallback.
      */
     @Test
     void shouldNotLeaveAWaiterAsleepWhileRedisHoldsTheLockForItAfterALateHandoff() throws Exception {
-        String name = "handoff-defect:late-handoff";
+        String name = "handoff-failure:late-handoff";
         LockClient node = client(Duration.ofSeconds(2));
         Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> waiting = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(120));
@@ -177,20 +186,20 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
     }
 
     /**
-     * G9 (and G11): a handoff that fails for good fails the holder's release with it, although a plain
-     * release would have worked: here the name's fencing counter was overwritten by another
-     * application, so acquire.lua refuses (as it should, for the waiter), and the holder's release,
-     * which never needed the counter, now throws LockBackendException and leaves its lock in Redis
-     * for the whole lease time.
+     * G9 (and G11): a handoff that fails for the waiter's sake alone does not fail the holder's
+     * release: here the name's fencing counter was overwritten by another application, so handoff.lua
+     * refuses to grant (as acquire.lua would, for the waiter) before it writes anything, and the
+     * holder's lock is still released, since a plain release never needs the counter. The waiter
+     * hears the error as its own attempt's (LockBackendException); the holder's release returns true
+     * and its lock is gone, rather than the release throwing and the lock staying for the whole lease.
      *
-     * <p>Cause: Engine.handOff (Engine.java:194-195) passes a non-transient failure of the handoff to
-     * afterFailedSend, which fails the release at once instead of resending it plainly. Fix: when the
-     * handoff fails with a non-transient error (a script error reply), send the plain release.lua for
-     * the releasing owner; the waiter still hears the error as its own attempt's.
+     * <p>Rule: a handoff that fails with a non-transient error (a script error reply) tells the waiter
+     * that error and releases the holder's lock by a plain release.lua for the releasing owner
+     * ({@code ReleaseSender.HandoffSend}).
      */
     @Test
     void shouldReleaseTheHoldersLockWhenTheHandoffFailsForTheWaitersSake() throws Exception {
-        String name = "handoff-defect:foreign-counter";
+        String name = "handoff-failure:foreign-counter";
         LockClient node = client(Duration.ofSeconds(5));
         Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> waiting = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
@@ -216,27 +225,23 @@ class HandoffDefectsAttackTest extends HandoffAttackSupport {
     }
 
     /**
-     * G9: a newcomer that queues behind its client's waiters without an attempt never learns that
-     * Redis is unreachable, and ends its wait with LockTimeoutException ("contended") - or an empty
-     * tryAcquire - though Redis was down for the whole of its wait: "contended" and "Redis down" are
-     * conflated again.
+     * G9: a newcomer that queues behind its client's waiters without an attempt, while Redis is
+     * unreachable for the whole of its wait, ends with LockBackendException, not with
+     * LockTimeoutException ("contended"): "contended" and "Redis down" stay apart.
      *
      * <p>Interleaving: another client holds the lock; W of client A tried, was contended and sleeps
      * until its fallback (the holder's TTL). Redis becomes unreachable. Newcomer N of client A asks
-     * with a 500 ms wait: hasWaiters() is true, so it queues behind W without an attempt; W asks
-     * nothing meanwhile; at N's deadline lastFailure is null, so onDeadline() reports a timeout.
-     * Before the change N made its own attempt, failed transiently, retried, and ended with
-     * LockBackendException.
+     * with a 500 ms wait: A has waiters for the name, so N queues behind W without an attempt (no
+     * barging), and W asks nothing meanwhile. At N's deadline N has no evidence either way; it asks
+     * Redis once, the attempt fails, and N ends with the backend failure.
      *
-     * <p>Cause: Acquisition.start() (Acquisition.java:115-119) with onDeadline()
-     * (Acquisition.java:516-531): a queued newcomer has no evidence either way. Fix: a newcomer that
-     * never attempted makes one attempt at its deadline (or when it queues, if the head's last attempt
-     * failed), and reports the backend failure if that fails; or the queue shares the head's last
-     * transient failure with the waiters behind it.
+     * <p>Rule: the deadline of a waiter that never asked Redis sends one attempt, and that attempt's
+     * reply decides ({@code AcquisitionMachine.deadlinePassed}; its failure past the deadline ends the
+     * wait as a backend failure in {@code AcquisitionMachine.failed}).
      */
     @Test
     void shouldReportABackendFailureToANewcomerQueuedBehindLocalWaitersWhileRedisIsDown() throws Exception {
-        String name = "handoff-defect:queued-newcomer-outage";
+        String name = "handoff-failure:queued-newcomer-outage";
         LockClient node = LockClient.builder(gate)
                 .commandTimeout(Duration.ofSeconds(2))
                 .listener(events)
