@@ -8,6 +8,7 @@ import io.leasehold.lock.testkit.history.HistoryEvent;
 import io.leasehold.lock.testkit.history.LossSignal;
 import io.leasehold.lock.testkit.history.ResourceAccess;
 import io.leasehold.lock.testkit.history.SectionEnded;
+import io.leasehold.lock.testkit.history.SectionEnding;
 import io.leasehold.lock.testkit.history.SectionStarted;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,8 +22,19 @@ import java.util.Optional;
  */
 final class HistoryFacts {
 
-    /** One section: {@code end} is {@code null} when its process never wrote the end (killed). */
-    record Span(String process, String lock, long token, long start, Long end, Long toldAt) {
+    /**
+     * One section: {@code end} and {@code ending} are {@code null} when its process never wrote the end
+     * (killed); {@code reason} is the earliest loss signal's reason, {@code null} if it was never told.
+     */
+    record Span(
+            String process,
+            String lock,
+            long token,
+            long start,
+            Long end,
+            SectionEnding ending,
+            Long toldAt,
+            String reason) {
         boolean openAt(long time) {
             return start <= time && (end == null || end > time);
         }
@@ -35,24 +47,35 @@ final class HistoryFacts {
 
     HistoryFacts(History history) {
         Map<String, SectionStarted> starts = new HashMap<>();
-        Map<String, Long> ends = new HashMap<>();
-        Map<String, Long> told = new HashMap<>();
+        Map<String, SectionEnded> ends = new HashMap<>();
+        Map<String, LossSignal> told = new HashMap<>();
         for (HistoryEvent event : history.events()) {
             if (event instanceof SectionStarted s) {
                 starts.put(key(s.process(), s.lock(), s.token()), s);
             } else if (event instanceof SectionEnded e) {
-                ends.put(key(e.process(), e.lock(), e.token()), e.time());
+                ends.put(key(e.process(), e.lock(), e.token()), e);
             } else if (event instanceof LossSignal l) {
                 losses.add(l);
-                told.merge(key(l.process(), l.lock(), l.token()), l.time(), Math::min);
+                told.merge(key(l.process(), l.lock(), l.token()), l, (a, b) -> a.time() <= b.time() ? a : b);
             } else if (event instanceof ResourceAccess a) {
                 accesses.add(a);
             } else if (event instanceof AcquireAttempt a) {
                 attempts.add(a);
             }
         }
-        starts.forEach((key, s) ->
-                spans.add(new Span(s.process(), s.lock(), s.token(), s.time(), ends.get(key), told.get(key))));
+        starts.forEach((key, s) -> {
+            SectionEnded end = ends.get(key);
+            LossSignal loss = told.get(key);
+            spans.add(new Span(
+                    s.process(),
+                    s.lock(),
+                    s.token(),
+                    s.time(),
+                    end == null ? null : end.time(),
+                    end == null ? null : end.ending(),
+                    loss == null ? null : loss.time(),
+                    loss == null ? null : loss.reason()));
+        });
         spans.sort(java.util.Comparator.comparingLong(Span::start));
     }
 
@@ -115,6 +138,48 @@ final class HistoryFacts {
         return spans.stream()
                 .filter(s -> s.lock().equals(lock) && s.start() >= time)
                 .findFirst();
+    }
+
+    /** Sections whose release returned true (confirmed by Redis) and that were also told of a loss: a false loss. */
+    List<Span> releasedButTold() {
+        return spans.stream()
+                .filter(s -> s.ending() == SectionEnding.RELEASED && s.toldAt() != null)
+                .toList();
+    }
+
+    /**
+     * Pairs of sections of one lock, the first ended before the second began, where the second has the
+     * smaller token (tokens must rise with the order the sections ran in). A second section whose
+     * process was frozen and whose acquire returned before the process resumed ({@code resumedAt}: per
+     * process, when it was last resumed) is left out: its lease was handed out before the freeze, and
+     * its section's start is written only after it.
+     */
+    List<String> tokensAgainstSectionOrder(Map<String, Long> resumedAt) {
+        List<String> found = new ArrayList<>();
+        for (Span a : spans) {
+            for (Span b : spans) {
+                if (a.lock().equals(b.lock())
+                        && a.end() != null
+                        && a.end() < b.start()
+                        && b.token() < a.token()
+                        && !acquiredBefore(b, resumedAt.get(b.process()))) {
+                    found.add(b.process() + "'s section of " + b.lock() + " with token " + b.token() + " began at "
+                            + b.start() + ", after " + a.process() + "'s with the larger token " + a.token()
+                            + " ended at " + a.end());
+                }
+            }
+        }
+        return found;
+    }
+
+    private boolean acquiredBefore(Span span, Long time) {
+        return time != null
+                && attempts.stream()
+                        .anyMatch(a -> a.outcome() == AcquireOutcome.ACQUIRED
+                                && a.process().equals(span.process())
+                                && a.lock().equals(span.lock())
+                                && a.token() == span.token()
+                                && a.end() <= time);
     }
 
     private static String key(String process, String lock, long token) {

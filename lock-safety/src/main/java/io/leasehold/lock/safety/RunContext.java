@@ -119,6 +119,61 @@ final class RunContext {
     }
 
     /**
+     * A line {@code <kind> <lock> <token> <waiters>} of a worker ({@code IN} or {@code RELEASING}).
+     *
+     * @param worker who printed it
+     * @param lock the lock
+     * @param token the lease's token
+     * @param waiters how many other threads of that worker waited for the lock then
+     * @param seenAt when the runner read it, in history-clock microseconds
+     */
+    record WorkerLine(WorkerProcess worker, String lock, long token, int waiters, long seenAt) {}
+
+    /**
+     * Waits for {@code worker} to print a line starting with {@code kind} (e.g. {@code RELEASING}) with
+     * at least {@code minWaiters} local waiters, skipping lines printed before this call.
+     */
+    WorkerLine awaitLine(WorkerProcess worker, String kind, int minWaiters, Duration timeout)
+            throws InterruptedException {
+        int from = worker.lineCount();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Duration left = Duration.ofNanos(deadline - System.nanoTime());
+            if (left.isNegative()) {
+                throw new IllegalStateException(worker.name() + " printed no " + kind + " line with " + minWaiters
+                        + "+ local waiters within " + timeout);
+            }
+            int index = worker.awaitLine(
+                    from,
+                    line -> line.startsWith(kind + " ")
+                            && line.split(" ").length >= 4
+                            && Integer.parseInt(line.split(" ")[3]) >= minWaiters,
+                    left);
+            if (index >= 0) {
+                String[] fields = worker.line(index).split(" ");
+                return new WorkerLine(worker, fields[1], Long.parseLong(fields[2]), Integer.parseInt(fields[3]), now());
+            }
+            if (!worker.isAlive()) {
+                throw new IllegalStateException(worker.name() + " ended before printing a " + kind + " line");
+            }
+        }
+    }
+
+    /** The lock keys present on the lock server now, each with its PTTL in ms. */
+    Map<String, Long> lockKeys() {
+        Map<String, Long> keys = new java.util.TreeMap<>();
+        for (String lock : SuiteSettings.LOCKS) {
+            String key = KEY_PREFIX + "{" + lock + "}";
+            Object pttl = lockServer().command(Duration.ofSeconds(2), "PTTL", key);
+            long ms = Long.parseLong(String.valueOf(pttl));
+            if (ms != -2) {
+                keys.put(key, ms);
+            }
+        }
+        return keys;
+    }
+
+    /**
      * Waits until {@code lock} is no longer held with {@code token} on the lock server (the key gone or
      * holding another token) and returns when, in history-clock microseconds; {@code null} on timeout.
      */

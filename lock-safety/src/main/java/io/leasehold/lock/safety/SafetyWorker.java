@@ -22,9 +22,13 @@ import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One simulated application node of the safety suite, run as a JVM process of its own: it contends
@@ -35,9 +39,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>It does its accesses whatever the lease's state, as a holder paused or cut off at the wrong moment
  * would: the resource's fencing is what must stop a stale holder, and the checker judges it.
  *
- * <p>It talks to the runner over its standard streams: it prints {@code IN <lock> <token>} once its
- * read was answered (it then pauses before the write: the moment a fault hits a holder) and
- * {@code OUT <lock> <token>} after the release; it stops after the current section when a line
+ * <p>It runs {@link WorkerArgs#threads()} contending threads on one client (with more than one, a
+ * release may hand the lock to a local waiter: a handoff). It talks to the runner over its standard
+ * streams: it prints {@code IN <lock> <token> <waiters>} once its read was answered (it then pauses
+ * before the write: the moment a fault hits a holder), {@code RELEASING <lock> <token> <waiters>} just
+ * before the release ({@code waiters}: how many of its threads wait for that lock then; more than 0,
+ * the release is likely a handoff) and {@code OUT <lock> <token>} after the release; it stops after the current section when a line
  * {@code STOP} arrives on its standard input (or the input ends), and prints {@code DONE}.
  */
 public final class SafetyWorker {
@@ -45,6 +52,9 @@ public final class SafetyWorker {
     private final WorkerArgs args;
     private final HistoryWriter history;
     private final Map<String, FencedResource> resources = new HashMap<>();
+    /** Per lock, how many of this worker's threads are inside an acquire of it (local waiters). */
+    private final Map<String, AtomicInteger> waiting = new HashMap<>();
+
     private volatile boolean stopping;
 
     private SafetyWorker(WorkerArgs args, HistoryWriter history) {
@@ -73,17 +83,30 @@ public final class SafetyWorker {
         try (LockClients.Opened client =
                 LockClients.open(args.driver(), args.lockUri(), new LossSignalListener(history))) {
             Map<String, DistributedLock> locks = new HashMap<>();
-            args.locks().forEach(name -> locks.put(name, client.locks().lock(name, options)));
-            // The locks in turn, from a random one: a fault aimed at one lock's holder (SIGSTOP, a
-            // partition) must see another worker ask for that lock within a section or two. Picked at
-            // random, every worker may keep picking the other lock for the whole fault (seen: a
-            // 4 s SIGSTOP during which nobody asked for the frozen holder's lock).
-            int next = ThreadLocalRandom.current().nextInt(args.locks().size());
-            while (!stopping) {
-                String name = args.locks().get(next);
-                next = (next + 1) % args.locks().size();
-                section(name, locks.get(name));
-                Thread.sleep(ThreadLocalRandom.current().nextInt(20));
+            args.locks().forEach(name -> {
+                locks.put(name, client.locks().lock(name, options));
+                waiting.put(name, new AtomicInteger());
+            });
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            for (int t = 0; t < args.threads(); t++) {
+                Thread thread = new Thread(
+                        () -> {
+                            try {
+                                contend(locks);
+                            } catch (Throwable e) {
+                                failures.add(e);
+                            }
+                        },
+                        "safety-worker-" + t);
+                thread.start();
+                threads.add(thread);
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            if (!failures.isEmpty()) {
+                throw new IllegalStateException("a contending thread failed", failures.get(0));
             }
             history.processEnded();
         } finally {
@@ -91,9 +114,27 @@ public final class SafetyWorker {
         }
     }
 
+    /**
+     * One contending thread's loop. The locks in turn, from a random one: a fault aimed at one lock's
+     * holder (SIGSTOP, a partition) must see another worker ask for that lock within a section or two.
+     * Picked at random, every worker may keep picking the other lock for the whole fault (seen: a 4 s
+     * SIGSTOP during which nobody asked for the frozen holder's lock).
+     */
+    private void contend(Map<String, DistributedLock> locks) throws InterruptedException {
+        int next = ThreadLocalRandom.current().nextInt(args.locks().size());
+        while (!stopping) {
+            String name = args.locks().get(next);
+            next = (next + 1) % args.locks().size();
+            section(name, locks.get(name));
+            Thread.sleep(ThreadLocalRandom.current().nextInt(20));
+        }
+    }
+
     private void section(String name, DistributedLock lock) throws InterruptedException {
         long start = HistoryClock.nowMicros();
         Lease lease;
+        AtomicInteger waiters = waiting.get(name);
+        waiters.incrementAndGet();
         try {
             lease = lock.acquire(args.acquireWait());
         } catch (LockTimeoutException | LockBackendException e) {
@@ -102,6 +143,8 @@ public final class SafetyWorker {
                     args.process(), name, start, HistoryClock.nowMicros(), outcome, e.toString()));
             System.err.println(args.process() + " acquire of " + name + " failed: " + e);
             return;
+        } finally {
+            waiters.decrementAndGet();
         }
         long token = lease.fencingToken();
         history.write(AcquireAttempt.acquired(args.process(), name, start, HistoryClock.nowMicros(), token));
@@ -109,7 +152,7 @@ public final class SafetyWorker {
         history.sectionStarted(name, token);
         FencedResource resource = resources.get(name);
         FencedAccess read = access(name, resource, AccessOp.READ, token, 0);
-        say("IN " + name + " " + token);
+        say("IN " + name + " " + token + " " + waiters.get());
         long holdMicros = ThreadLocalRandom.current()
                 .nextLong(args.minHold().toNanos() / 1000, args.maxHold().toNanos() / 1000 + 1);
         sleepMicros(holdMicros);
@@ -118,6 +161,8 @@ public final class SafetyWorker {
         }
         long end = HistoryClock.nowMicros();
         SectionEnding ending;
+        // How many threads of this worker wait for the lock now: more than 0, the release is a handoff.
+        say("RELEASING " + name + " " + token + " " + waiters.get());
         try {
             ending = lease.release() ? SectionEnding.RELEASED : SectionEnding.NOT_HELD;
         } catch (LockException e) {

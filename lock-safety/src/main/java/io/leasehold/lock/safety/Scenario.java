@@ -52,8 +52,22 @@ interface Scenario {
         return java.util.Optional.empty();
     }
 
+    /**
+     * How many contending threads each worker runs on its one client: more than one, and a release
+     * may hand the lock to a waiter of the same process (a handoff) while other processes wait too.
+     */
+    default int threadsPerWorker() {
+        return 1;
+    }
+
     /** Injects the fault into a running run, declaring it in the nemesis history. */
     void inject(RunContext run) throws Exception;
+
+    /**
+     * Runs once every worker has stopped (or was killed), while the lock server still runs: for
+     * demands on what the run left in Redis.
+     */
+    default void afterStop(RunContext run) throws Exception {}
 
     /** Checks what this fault demands beyond the checker's verdict; records findings in {@code run}. */
     default void judge(RunContext run, CheckReport report) {}

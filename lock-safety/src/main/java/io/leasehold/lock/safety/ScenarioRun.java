@@ -116,7 +116,8 @@ final class ScenarioRun {
                             SuiteSettings.WAIT,
                             w == 1 ? scenario.targetHold().orElse(SuiteSettings.MIN_HOLD) : SuiteSettings.MIN_HOLD,
                             w == 1 ? scenario.targetHold().orElse(SuiteSettings.MAX_HOLD) : SuiteSettings.MAX_HOLD,
-                            dir.resolve(name + ".jsonl"));
+                            dir.resolve(name + ".jsonl"),
+                            scenario.threadsPerWorker());
                     WorkerProcess worker = WorkerProcess.start(args, dir.resolve(name + ".stderr.log"));
                     workers.add(worker);
                     if (proxy != null) {
@@ -131,6 +132,7 @@ final class ScenarioRun {
                 awaitSectionEach(workers, marks, PROGRESS_AFTER_FAULT, "after the fault", failures);
                 RunContext.sleep(settings.steady());
                 stopAll(workers, failures);
+                scenario.afterStop(context);
                 copyResources(prefix);
                 return context;
             } finally {

@@ -18,7 +18,18 @@ final class Scenarios {
                 LatencySpike::new,
                 ClientKillStorm::new,
                 ScriptFlushStorm::new,
-                FailoverToLaggingReplica::new);
+                FailoverToLaggingReplica::new,
+                PauseHandoffHolder::new,
+                PauseReleasingHandoff::new,
+                CutResendingRelease::new);
+    }
+
+    /**
+     * Scenarios run only when {@code safety.only} names them (kept out of the normal build for its
+     * time): a kill -9 with a handoff in flight, and a freeze with a renewal likely in flight.
+     */
+    static List<Supplier<Scenario>> optIn() {
+        return List.of(KillMidHandoff::new, PauseHandoffHolder::whileRenewing);
     }
 
     /**
@@ -31,13 +42,15 @@ final class Scenarios {
         }
         java.util.Set<String> names =
                 new java.util.HashSet<>(List.of(only.trim().split("\\s*,\\s*")));
-        List<String> known = all().stream().map(s -> s.get().name()).toList();
+        List<Supplier<Scenario>> every = new java.util.ArrayList<>(all());
+        every.addAll(optIn());
+        List<String> known = every.stream().map(s -> s.get().name()).toList();
         names.forEach(name -> {
             if (!known.contains(name)) {
                 throw new IllegalArgumentException(
                         "safety.only names an unknown scenario '" + name + "'; known: " + known);
             }
         });
-        return all().stream().filter(s -> names.contains(s.get().name())).toList();
+        return every.stream().filter(s -> names.contains(s.get().name())).toList();
     }
 }

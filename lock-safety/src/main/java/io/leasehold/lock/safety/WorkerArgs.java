@@ -25,6 +25,8 @@ import java.util.Map;
  * @param minHold the shortest pause between the read and the write of a section
  * @param maxHold the longest one
  * @param history the worker's history file
+ * @param threads how many threads of the worker contend, each in turn for the locks (more than one: a
+ *     lease's release may hand its lock to a local waiter of the same client, a handoff)
  */
 record WorkerArgs(
         String process,
@@ -38,7 +40,8 @@ record WorkerArgs(
         Duration acquireWait,
         Duration minHold,
         Duration maxHold,
-        Path history) {
+        Path history,
+        int threads) {
 
     List<String> toArgs() {
         List<String> args = new ArrayList<>();
@@ -52,6 +55,7 @@ record WorkerArgs(
         add(args, "wait", acquireWait.toString());
         add(args, "hold", minHold + ".." + maxHold);
         add(args, "history", history.toString());
+        add(args, "threads", Integer.toString(threads));
         return args;
     }
 
@@ -77,7 +81,8 @@ record WorkerArgs(
                 Duration.parse(required(values, "wait")),
                 Duration.parse(hold[0]),
                 Duration.parse(hold[1]),
-                Path.of(required(values, "history")));
+                Path.of(required(values, "history")),
+                Integer.parseInt(values.getOrDefault("threads", "1")));
     }
 
     String resourceName(String lock) {

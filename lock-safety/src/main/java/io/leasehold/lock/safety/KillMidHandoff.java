@@ -1,0 +1,60 @@
+package io.leasehold.lock.safety;
+
+import io.leasehold.lock.testkit.checker.CheckReport;
+import io.leasehold.lock.testkit.faults.FaultProxy;
+import io.leasehold.lock.testkit.history.FaultEffect;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * {@code kill -9} of a worker in the middle of a handoff (another thread of it waits for the lock; its
+ * connection has {@link HandoffDemands#LATENCY} each way, so the handoff is in flight, or has just
+ * granted the lock to the local waiter, when it dies), while the other workers' threads wait too: each
+ * lock is taken by another process within the lease + the margin, no overlap, tokens rise.
+ */
+final class KillMidHandoff implements Scenario {
+
+    private RunContext.WorkerLine release;
+    private long killed;
+
+    @Override
+    public String name() {
+        return "kill-mid-handoff";
+    }
+
+    @Override
+    public String description() {
+        return "kill -9 of a worker while its handoff is in flight: every lock taken by another process within the"
+                + " lease + " + RunContext.MARGIN.toMillis() + " ms, no overlap, tokens rise";
+    }
+
+    @Override
+    public boolean proxied() {
+        return true;
+    }
+
+    @Override
+    public int threadsPerWorker() {
+        return HandoffDemands.THREADS;
+    }
+
+    @Override
+    public void inject(RunContext run) throws Exception {
+        WorkerProcess target = run.target();
+        FaultProxy proxy = run.proxyOf(target);
+        proxy.latency(HandoffDemands.LATENCY);
+        release = run.awaitLine(target, "RELEASING", 1, Duration.ofSeconds(30));
+        RunContext.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(250)));
+        killed = RunContext.now();
+        target.kill();
+        run.declare("kill-9", FaultEffect.KILL, target.name(), killed, RunContext.now());
+    }
+
+    @Override
+    public void judge(RunContext run, CheckReport report) {
+        HandoffDemands.takenByOthersWithin(run, release.worker().name(), killed);
+        HandoffDemands.noFalseLoss(run);
+        HandoffDemands.tokensRise(run, Map.of());
+    }
+}
