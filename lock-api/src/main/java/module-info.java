@@ -3,8 +3,8 @@
  *
  * <p>Exports the public API ({@link io.leasehold.lock}), the driver SPI ({@link io.leasehold.lock.spi})
  * and the driver authors' helpers ({@link io.leasehold.lock.spi.support}). The engine,
- * {@code io.leasehold.lock.internal}, is not exported: it may change without notice, and no other
- * module can reach it.
+ * {@code io.leasehold.lock.internal}, is not exported, not even to Leasehold's other modules: it may
+ * change without notice, and no other module can reach it.
  *
  * <p>Nothing is required at run time by a Java application. The Kotlin extensions ({@code withLock},
  * the {@code await*} functions, the {@code LockOptions { }} builder) need {@code kotlin.stdlib} and
@@ -18,11 +18,10 @@ module io.leasehold.lock {
     requires static kotlin.stdlib;
     requires static kotlinx.coroutines.core;
 
+    // The API, the SPI and the drivers' helpers; never the engine (io.leasehold.lock.internal), not
+    // even to the testkit: what a test needs to know of it is public API (LockClient#diagnostics,
+    // LockClient.MAX_NAME_LENGTH).
     exports io.leasehold.lock;
     exports io.leasehold.lock.spi;
     exports io.leasehold.lock.spi.support;
-    // The engine, to the testkit alone: its load tests read the engine's per-name state
-    // (EngineFootprint) to prove nothing is left behind. No other module can read it.
-    exports io.leasehold.lock.internal to
-            io.leasehold.lock.testkit;
 }

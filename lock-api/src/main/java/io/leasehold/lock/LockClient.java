@@ -43,10 +43,35 @@ public interface LockClient extends AutoCloseable {
         return new Builder(backend);
     }
 
-    /** A handle on the lock {@code name} with the client's default options. Cheap; no Redis call. */
+    /**
+     * The longest lock name accepted, in {@code char}s ({@link String#length()}): {@value}. A name is
+     * part of every Redis key and channel of its lock, so this also bounds their length.
+     *
+     * @see #lock(String)
+     */
+    int MAX_NAME_LENGTH = 512;
+
+    /**
+     * A handle on the lock {@code name} with the client's default options. Cheap; no Redis call.
+     *
+     * <p>A lock name is any string that is not blank, has at most {@link #MAX_NAME_LENGTH} chars and
+     * is well-formed Unicode (no unpaired surrogate, which would encode to the same bytes as another
+     * name). Names are compared exactly: two names are the same lock only if they are equal strings.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank, longer than {@link #MAX_NAME_LENGTH}
+     *                                  or not well-formed Unicode
+     * @throws IllegalStateException    if this client is closed
+     */
     DistributedLock lock(String name);
 
-    /** A handle on the lock {@code name} with its own options. Cheap; no Redis call. */
+    /**
+     * A handle on the lock {@code name} with its own options. Cheap; no Redis call. Names as for
+     * {@link #lock(String)}.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank, longer than {@link #MAX_NAME_LENGTH}
+     *                                  or not well-formed Unicode
+     * @throws IllegalStateException    if this client is closed
+     */
     DistributedLock lock(String name, LockOptions options);
 
     /** The options {@link #lock(String)} uses. */
@@ -54,6 +79,16 @@ public interface LockClient extends AutoCloseable {
 
     /** Whether {@link #close()} has been called. */
     boolean isClosed();
+
+    /**
+     * What this client keeps in memory right now, counted by kind (leases, waiters, subscriptions,
+     * calls in flight, timer tasks): a snapshot cheap enough for a health check or a gauge, with no
+     * Redis call. Once every lease it handed out has been released and every acquisition has ended, a
+     * client comes back to {@linkplain LockClientDiagnostics#isQuiescent() quiescent}; one that does
+     * not keeps something it should not. May be called from any thread, at any time, after
+     * {@link #close()} too.
+     */
+    LockClientDiagnostics diagnostics();
 
     /**
      * Ends held leases (lost, {@link LeaseLoss.Reason#CLIENT_CLOSED}: their holders are told first),

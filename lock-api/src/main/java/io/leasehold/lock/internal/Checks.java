@@ -1,5 +1,6 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.LockClient;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -13,9 +14,6 @@ public final class Checks {
     /** Longest accepted duration: a year keeps every nanosecond and millisecond sum far from overflow. */
     public static final Duration MAX_DURATION = Duration.ofDays(365);
 
-    /** Longest accepted lock name, in characters. */
-    public static final int MAX_NAME_LENGTH = 512;
-
     private Checks() {}
 
     public static String lockName(@Nullable String name) {
@@ -25,9 +23,10 @@ public final class Checks {
         if (name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank, but was '" + name + "'");
         }
-        if (name.length() > MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException("name must be at most " + MAX_NAME_LENGTH + " characters, but was "
-                    + name.length() + " characters ('" + name.substring(0, prefixEnd(name, 32)) + "...')");
+        if (name.length() > LockClient.MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(
+                    "name must be at most " + LockClient.MAX_NAME_LENGTH + " characters, but was " + name.length()
+                            + " characters ('" + name.substring(0, prefixEnd(name, 32)) + "...')");
         }
         // An unpaired surrogate encodes to UTF-8 as '?', so distinct names would share one lock.
         for (int i = 0; i < name.length(); i++) {

@@ -2,6 +2,7 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.DistributedLock;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockClientDiagnostics;
 import io.leasehold.lock.LockOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -199,9 +200,9 @@ public final class DefaultLockClient implements LockClient {
         return waitQueues;
     }
 
-    /** What this client's engine keeps right now (see {@link EngineFootprint}). */
-    EngineFootprint footprint() {
-        return new EngineFootprint(
+    @Override
+    public LockClientDiagnostics diagnostics() {
+        return new LockClientDiagnostics(
                 waitQueues.waitedNames(),
                 waitQueues.subscribedNames(),
                 acquiring.size(),

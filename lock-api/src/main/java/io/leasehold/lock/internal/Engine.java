@@ -166,7 +166,7 @@ final class Engine {
         });
     }
 
-    /** Calls watched for their command timeout, answered ones not yet pruned (for {@link EngineFootprint}). */
+    /** Calls watched for their command timeout, answered ones not yet pruned (for {@link io.leasehold.lock.LockClientDiagnostics}). */
     int watchedCalls() {
         return commandTimeouts.size();
     }

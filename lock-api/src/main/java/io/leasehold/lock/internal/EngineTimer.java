@@ -94,7 +94,7 @@ final class EngineTimer {
         }
     }
 
-    /** Tasks scheduled and not run or cancelled yet (for {@link EngineFootprint}). */
+    /** Tasks scheduled and not run or cancelled yet (for {@link io.leasehold.lock.LockClientDiagnostics}). */
     int taskCount() {
         if (systemTicker) {
             return thread.getQueue().size(); // cancelled tasks leave the queue at once (remove-on-cancel)

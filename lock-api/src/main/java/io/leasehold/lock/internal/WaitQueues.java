@@ -157,7 +157,7 @@ final class WaitQueues {
         return queues.size();
     }
 
-    /** Names whose release channel is subscribed right now (for {@link EngineFootprint}). */
+    /** Names whose release channel is subscribed right now (for {@link io.leasehold.lock.LockClientDiagnostics}). */
     int subscribedNames() {
         int subscribed = 0;
         for (Queue q : queues.values()) {

@@ -7,10 +7,13 @@ import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.micrometer.LeaseholdMetrics;
 import io.leasehold.lock.testkit.InMemoryLockBackend;
 import redis.clients.jedis.RedisClient;
+import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Uses the API on the module path, then tries to reach the engine. Prints one "key: value" line per
@@ -26,6 +29,8 @@ public final class Main {
         System.out.println("client class: " + client.getClass().getName());
         try (Lease lease = client.lock("orders").acquire(Duration.ofSeconds(5))) {
             System.out.println("acquired: " + lease.lockName() + " token " + lease.fencingToken());
+            // What the client keeps is public: read through the API, not the engine
+            System.out.println("leases while held: " + client.diagnostics().leases());
         }
 
         // The engine's package exists in the module, but is neither exported nor open.
@@ -34,6 +39,17 @@ public final class Main {
         System.out.println("exports io.leasehold.lock.spi.support: " + api.isExported("io.leasehold.lock.spi.support"));
         System.out.println("exports io.leasehold.lock.internal: " + api.isExported("io.leasehold.lock.internal"));
         System.out.println("opens io.leasehold.lock.internal: " + api.isOpen("io.leasehold.lock.internal"));
+        // Nor to some modules only: not even the testkit, which reads a client through the API.
+        Module testkit = InMemoryLockBackend.class.getModule();
+        System.out.println("exports io.leasehold.lock.internal to the testkit: "
+                + api.isExported("io.leasehold.lock.internal", testkit));
+        System.out.println("opens io.leasehold.lock.internal to the testkit: "
+                + api.isOpen("io.leasehold.lock.internal", testkit));
+        if (api.isNamed()) {
+            System.out.println("modules the engine is exported or open to: "
+                    + modulesReaching(api, "io.leasehold.lock.internal"));
+            System.out.println("qualified exports and opens: " + qualified(api.getDescriptor()));
+        }
 
         // A public static method of a public engine class: on the class path anyone may call it;
         // here the class loads, but neither a call nor setAccessible gets through.
@@ -67,5 +83,29 @@ public final class Main {
         System.out.println("micrometer module: " + LeaseholdMetrics.class.getModule().getName());
         System.out.println("testkit module: " + InMemoryLockBackend.class.getModule().getName());
         System.out.println("done");
+    }
+
+    /** The modules of {@code module}'s layer, other than itself, that {@code pkg} is exported or open to. */
+    private static String modulesReaching(Module module, String pkg) {
+        List<String> reaching = module.getLayer().modules().stream()
+                .filter(other -> other != module && (module.isExported(pkg, other) || module.isOpen(pkg, other)))
+                .map(Module::getName)
+                .sorted()
+                .toList();
+        return reaching.isEmpty() ? "none" : String.join(", ", reaching);
+    }
+
+    /** The packages {@code descriptor} exports or opens to some modules only, with those modules. */
+    private static String qualified(ModuleDescriptor descriptor) {
+        List<String> found = Stream.concat(
+                        descriptor.exports().stream()
+                                .filter(ModuleDescriptor.Exports::isQualified)
+                                .map(e -> "exports " + e.source() + " to " + e.targets()),
+                        descriptor.opens().stream()
+                                .filter(ModuleDescriptor.Opens::isQualified)
+                                .map(o -> "opens " + o.source() + " to " + o.targets()))
+                .sorted()
+                .toList();
+        return found.isEmpty() ? "none" : String.join("; ", found);
     }
 }

@@ -4,6 +4,6 @@ import io.leasehold.lock.internal.Checks;
 
 public final class Intruder {
     public static void main(String[] args) {
-        System.out.println(Checks.MAX_NAME_LENGTH);
+        System.out.println(Checks.lockName("orders"));
     }
 }

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
  * The published modules as a Java user on the module path meets them: an application that
  * {@code requires io.leasehold.lock} (and the driver, metrics and testkit modules) compiles and runs,
  * and the engine ({@code io.leasehold.lock.internal}) is out of its reach at compile time and at
- * run time. The applications are in {@code src/jpms}; the module path is this module's runtime
- * dependencies, the published jars.
+ * run time; no module can reach it, not even one of Leasehold's (the testkit reads a client through
+ * the public {@code LockClient.diagnostics()}). The applications are in {@code src/jpms}; the module
+ * path is this module's runtime dependencies, the published jars.
  */
 class ModulePathTest {
 
@@ -61,6 +62,11 @@ class ModulePathTest {
                         "exports io.leasehold.lock.spi.support: true",
                         "exports io.leasehold.lock.internal: false",
                         "opens io.leasehold.lock.internal: false",
+                        "exports io.leasehold.lock.internal to the testkit: false",
+                        "opens io.leasehold.lock.internal to the testkit: false",
+                        "modules the engine is exported or open to: none",
+                        "qualified exports and opens: none",
+                        "leases while held: 1",
                         "engine class loads: io.leasehold.lock.internal.Checks, public true",
                         "reflective call into the engine: IllegalAccessException",
                         "setAccessible on the engine: InaccessibleObjectException",
@@ -90,7 +96,10 @@ class ModulePathTest {
                 .as("the consumer's output:%n%s", run.output())
                 .isZero();
         assertThat(run.lines())
-                .contains("exports io.leasehold.lock.internal: true", "reflective call into the engine: allowed");
+                .contains(
+                        "exports io.leasehold.lock.internal: true",
+                        "exports io.leasehold.lock.internal to the testkit: true",
+                        "reflective call into the engine: allowed");
     }
 
     @Test

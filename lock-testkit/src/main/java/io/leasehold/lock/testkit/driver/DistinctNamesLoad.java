@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.internal.EngineFootprint;
+import io.leasehold.lock.LockClientDiagnostics;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +16,7 @@ import java.util.function.Predicate;
 
 /**
  * Many lock names, each used briefly: what a leak test runs before it checks that the engine kept
- * nothing per name ({@link EngineFootprint}). Shared by the driver load tests and the in-memory one.
+ * nothing per name ({@link LockClient#diagnostics()}). Shared by the driver load tests and the in-memory one.
  */
 final class DistinctNamesLoad {
 
@@ -71,9 +71,9 @@ final class DistinctNamesLoad {
                         }
                     });
         }
-        awaitFootprints(
+        awaitDiagnostics(
                 "every name waited for, its channel subscribed",
-                footprint -> footprint.acquisitions() == count && footprint.subscribedNames() == count,
+                diagnostics -> diagnostics.acquisitions() == count && diagnostics.subscribedNames() == count,
                 waiter);
         BoundedInFlight.run(
                 count,
@@ -89,21 +89,24 @@ final class DistinctNamesLoad {
     }
 
     /**
-     * Waits until every one of {@code clients} is {@linkplain EngineFootprint#isIdle idle} (a
-     * lingering subscription drops after a second); fails with their footprints at the deadline.
+     * Waits until every one of {@code clients} is {@linkplain LockClientDiagnostics#isQuiescent
+     * quiescent} (a lingering subscription drops after a second); fails with their diagnostics at the
+     * deadline.
      */
-    static void awaitIdle(LockClient... clients) {
-        awaitFootprints("engines idle", EngineFootprint::isIdle, clients);
+    static void awaitQuiescent(LockClient... clients) {
+        awaitDiagnostics("engines quiescent", LockClientDiagnostics::isQuiescent, clients);
     }
 
-    /** Waits until the footprint of every one of {@code clients} meets {@code condition}; fails with their footprints at the deadline. */
-    static void awaitFootprints(String what, Predicate<EngineFootprint> condition, LockClient... clients) {
+    /** Waits until the diagnostics of every one of {@code clients} meet {@code condition}; fails with their diagnostics at the deadline. */
+    static void awaitDiagnostics(String what, Predicate<LockClientDiagnostics> condition, LockClient... clients) {
         try {
-            Eventually.until(what, () -> Arrays.stream(clients).allMatch(c -> condition.test(EngineFootprint.of(c))));
+            Eventually.until(what, () -> Arrays.stream(clients).allMatch(c -> condition.test(c.diagnostics())));
         } catch (AssertionError notYet) {
             throw new AssertionError(
-                    notYet.getMessage() + "; footprints now: "
-                            + Arrays.stream(clients).map(EngineFootprint::of).toList(),
+                    notYet.getMessage() + "; diagnostics now: "
+                            + Arrays.stream(clients)
+                                    .map(LockClient::diagnostics)
+                                    .toList(),
                     notYet);
         }
     }

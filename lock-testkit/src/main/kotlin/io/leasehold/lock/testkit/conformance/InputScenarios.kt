@@ -2,7 +2,6 @@ package io.leasehold.lock.testkit.conformance
 
 import io.leasehold.lock.LockClient
 import io.leasehold.lock.LockOptions
-import io.leasehold.lock.internal.Checks
 import java.time.Duration
 
 // G11: bad input gets a clear error naming the parameter, the rule, the value and the lock, and
@@ -128,7 +127,7 @@ internal val inputScenarios: List<Scenario> = listOf(
         // escapes, unicode, and the longest accepted name
         val names = listOf("}", "}}", "}x", "{", "{}", "a}b{c", "a%7Db", "a}b", "%", "%25", "}%7D", "\uD83D\uDD12 lock",
             "\u9396", "e\u0301", "tab\tnew\nline").map { "$base:$it" } +
-            listOf("}".repeat(Checks.MAX_NAME_LENGTH), ("}" + base).padEnd(Checks.MAX_NAME_LENGTH, 'x'))
+            listOf("}".repeat(LockClient.MAX_NAME_LENGTH), ("}" + base).padEnd(LockClient.MAX_NAME_LENGTH, 'x'))
         withClue("the sweep has distinct names") { names.toSet().size shouldBe names.size }
         // When one node holds them all at once
         val leases = names.map { name -> a.lock(name).tryAcquire().present("tryAcquire() of '${name.take(40)}'") }

@@ -31,6 +31,6 @@ class InMemoryDistinctNamesLoadTest {
         DistinctNamesLoad.handOverEach(
                 client, other, LoadDriverTests.CONTENDED_NAMES, LoadDriverTests.IN_FLIGHT, i -> "contended:" + i);
 
-        DistinctNamesLoad.awaitIdle(client, other);
+        DistinctNamesLoad.awaitQuiescent(client, other);
     }
 }
