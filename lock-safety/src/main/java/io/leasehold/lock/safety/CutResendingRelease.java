@@ -73,11 +73,13 @@ final class CutResendingRelease implements Scenario {
         proxy.refuseNewConnections();
         proxy.cutConnections();
         RunContext.sleep(RESENDING);
+        Map<WorkerProcess, Integer> marks = HandoffDemands.lineMarks(run, target.name());
         killed = RunContext.now();
         target.kill();
         proxy.resume();
         run.declare("cut", FaultEffect.OTHER, target.name(), start, killed);
         run.declare("kill-9", FaultEffect.KILL, target.name(), killed, RunContext.now());
+        HandoffDemands.awaitTakenByOthers(marks); // the run must outlast the killed process's leases
     }
 
     @Override

@@ -46,9 +46,11 @@ final class KillMidHandoff implements Scenario {
         proxy.latency(HandoffDemands.LATENCY);
         release = run.awaitLine(target, "RELEASING", 1, Duration.ofSeconds(30));
         RunContext.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(250)));
+        Map<WorkerProcess, Integer> marks = HandoffDemands.lineMarks(run, target.name());
         killed = RunContext.now();
         target.kill();
         run.declare("kill-9", FaultEffect.KILL, target.name(), killed, RunContext.now());
+        HandoffDemands.awaitTakenByOthers(marks); // the run must outlast the killed process's leases
     }
 
     @Override
