@@ -296,7 +296,9 @@ final class LeaseLifecycle {
      * The release had Redis's answer ({@code reply}, see {@link ReleaseReply}), or none within its
      * budget ({@code error}): decides how the lease ended, ends it so, and settles it; returns the
      * final status. {@code redisMayHaveExpiredBy} tells whether the lock's TTL in Redis may have run
-     * out by a given moment, {@code held} how long the lease was held. The work under the lease ended in time (the release was asked while it was valid); what is
+     * out by a given moment, {@code held} how long the lease was held.
+     *
+     * <p>The work under the lease ended in time (the release was asked while it was valid); what is
      * left to decide is whether the lock stayed its own until then:
      * <ul>
      *   <li>deleted: {@code RELEASED}, confirmed;</li>

@@ -78,7 +78,14 @@ final class ChannelRouter implements PubSubChannels.Wire, BlockingSubscriber.Eve
             if (previous != null && previous != loop) {
                 previous.unsubscribe(channel); // the channel moved to another node
             }
-            return loop.subscribe(channel);
+            return loop.subscribe(channel).whenComplete((subscribed, failure) -> {
+                if (failure != null) {
+                    // Perhaps the node no longer serves the channel's slot (MOVED): the view this subscribe
+                    // followed may be stale, as when the refresh after a slot moved asked a node that had not
+                    // heard of it yet. Look again before the registry's retry, which is queued after this.
+                    execute(topology::refresh);
+                }
+            });
         });
     }
 

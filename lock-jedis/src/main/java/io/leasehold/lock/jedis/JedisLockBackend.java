@@ -151,7 +151,7 @@ public final class JedisLockBackend implements LockBackend {
      * subscriber holding one and more script threads than {@code maxTotal - 1}, a call would wait for
      * the pool (Jedis waits forever by default) while Redis is healthy.
      */
-    private static JedisLockBackend checked(JedisTopology topology, int scriptThreads) {
+    static JedisLockBackend checked(JedisTopology topology, int scriptThreads) {
         if (scriptThreads < 1) {
             throw new IllegalArgumentException("scriptThreads must be at least 1, but was " + scriptThreads);
         }
