@@ -1,7 +1,6 @@
 package io.leasehold.lock.safety;
 
 import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.faults.FaultProxy;
 import io.leasehold.lock.testkit.history.FaultEffect;
 import java.time.Duration;
 import java.util.Map;
@@ -9,7 +8,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * {@code kill -9} of a worker in the middle of a handoff (another thread of it waits for the lock; its
- * connection has {@link HandoffDemands#LATENCY} each way, so the handoff is in flight, or has just
+ * connection (and every other worker's) has {@link HandoffDemands#LATENCY} each way, so the handoff is in flight, or has just
  * granted the lock to the local waiter, when it dies), while the other workers' threads wait too: each
  * lock is taken by another process within the lease + the margin, no overlap, tokens rise.
  */
@@ -42,8 +41,8 @@ final class KillMidHandoff implements Scenario {
     @Override
     public void inject(RunContext run) throws Exception {
         WorkerProcess target = run.target();
-        FaultProxy proxy = run.proxyOf(target);
-        proxy.latency(HandoffDemands.LATENCY);
+        // On every worker's link: a worker slower than the others may starve (see PauseReleasingHandoff).
+        run.proxies().forEach(proxy -> proxy.latency(HandoffDemands.LATENCY));
         release = run.awaitLine(target, "RELEASING", 1, Duration.ofSeconds(30));
         RunContext.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(250)));
         Map<WorkerProcess, Integer> marks = HandoffDemands.lineMarks(run, target.name());

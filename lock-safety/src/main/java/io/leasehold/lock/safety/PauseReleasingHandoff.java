@@ -1,7 +1,6 @@
 package io.leasehold.lock.safety;
 
 import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.faults.FaultProxy;
 import io.leasehold.lock.testkit.history.FaultEffect;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * {@code SIGSTOP} of a worker right while it releases with a handoff (another thread of it waits for
- * the lock; its connection has {@link HandoffDemands#LATENCY} each way, so the handoff is in flight
+ * the lock; every worker's connection has {@link HandoffDemands#LATENCY} each way, so the handoff is in flight
  * when the signal lands), three times: for 0.75 x, 1.25 x and 2 x the lease (which here is also the
  * command timeout), then {@code SIGCONT}. No overlap, no loss told of a lease whose release returned
  * true, tokens rise, and no lock is left in Redis a lease after every worker stopped.
@@ -48,8 +47,10 @@ final class PauseReleasingHandoff implements Scenario {
     @Override
     public void inject(RunContext run) throws Exception {
         WorkerProcess target = run.target();
-        FaultProxy proxy = run.proxyOf(target);
-        proxy.latency(HandoffDemands.LATENCY);
+        // On every worker's link, not only the target's: a worker slower than the others loses the race for
+        // the lock to their retries and local handoffs (fairness across clients is not promised yet), and
+        // may then go 30 s without a release to stop in.
+        run.proxies().forEach(proxy -> proxy.latency(HandoffDemands.LATENCY));
         try {
             for (Duration stop : STOPS) {
                 RunContext.WorkerLine line = run.awaitLine(target, "RELEASING", 1, Duration.ofSeconds(30));
@@ -68,7 +69,7 @@ final class PauseReleasingHandoff implements Scenario {
                 RunContext.sleep(Duration.ofMillis(500));
             }
         } finally {
-            proxy.latency(Duration.ZERO);
+            run.proxies().forEach(proxy -> proxy.latency(Duration.ZERO));
         }
     }
 
