@@ -1,5 +1,9 @@
 package io.leasehold.lock.jedis;
 
+import static io.leasehold.lock.testkit.driver.ClusterDriverTests.channelInSlot;
+import static io.leasehold.lock.testkit.driver.ClusterDriverTests.emptySlot;
+import static io.leasehold.lock.testkit.driver.ClusterDriverTests.moveSlot;
+import static io.leasehold.lock.testkit.driver.ClusterDriverTests.shardSubscribers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.leasehold.lock.testkit.driver.Eventually;
@@ -8,8 +12,6 @@ import io.leasehold.lock.testkit.redis.ClusterRedis;
 import io.leasehold.lock.testkit.redis.ClusterSlots;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.RedisNode;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -28,7 +30,7 @@ class JedisStaleSlotViewTest {
     void shouldResubscribeOnTheNewMasterWhenTheFirstLookAfterTheMoveIsStale() throws Exception {
         ClusterRedis cluster = RedisFixtures.sharedCluster();
         cluster.restoreAll();
-        String channel = channelInSlot(42);
+        String channel = channelInSlot(emptySlot(cluster, 42));
         int slot = ClusterSlots.slot(channel);
         RedisNode source = cluster.nodeForSlot(slot);
         RedisNode target = cluster.masters().stream()
@@ -90,33 +92,6 @@ class JedisStaleSlotViewTest {
         public void refresh() {
             if (refreshes.incrementAndGet() > 1) {
                 cluster.refresh();
-            }
-        }
-    }
-
-    private static void moveSlot(ClusterRedis cluster, int slot, RedisNode from, RedisNode to) {
-        String fromId = (String) from.command("CLUSTER", "MYID");
-        String toId = (String) to.command("CLUSTER", "MYID");
-        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", fromId);
-        from.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", toId);
-        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
-        for (RedisNode node : cluster.masters()) {
-            if (node != to) {
-                node.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
-            }
-        }
-    }
-
-    private static long shardSubscribers(RedisNode node, String channel) {
-        List<?> reply = (List<?>) node.command("PUBSUB", "SHARDNUMSUB", channel);
-        return (Long) reply.get(1);
-    }
-
-    private static String channelInSlot(int slot) {
-        while (true) {
-            String channel = "stale-view:{" + UUID.randomUUID() + "}";
-            if (ClusterSlots.slot(channel) == slot) {
-                return channel;
             }
         }
     }

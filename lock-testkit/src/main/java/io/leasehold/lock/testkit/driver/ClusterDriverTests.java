@@ -151,7 +151,7 @@ public abstract class ClusterDriverTests {
 
     @Test
     void shouldFollowAChannelToItsNewMasterWhenItsSlotMigrates() throws Exception {
-        String channel = channelInSlot(42);
+        String channel = channelInSlot(emptySlot(cluster, 42));
         int slot = ClusterSlots.slot(channel);
         RedisNode source = cluster.nodeForSlot(slot);
         RedisNode target = cluster.masters().stream()
@@ -162,21 +162,26 @@ public abstract class ClusterDriverTests {
         try (LockBackend backend = driver().open(cluster).backend()) {
             backend.subscribe(channel, recorder).get(10, TimeUnit.SECONDS);
             try {
-                moveSlot(slot, source, target);
+                moveSlot(cluster, slot, source, target);
 
                 assertEquals(channel, recorder.resubscribed.poll(30, TimeUnit.SECONDS), "resubscribed after the move");
                 Eventually.until("the new master has the subscription", () -> shardSubscribers(target, channel) == 1);
                 target.command("SPUBLISH", channel, "moved");
                 assertEquals("moved", recorder.messages.poll(10, TimeUnit.SECONDS));
             } finally {
-                moveSlot(slot, target, source);
+                moveSlot(cluster, slot, target, source);
                 cluster.restoreAll();
             }
         }
     }
 
     /** Moves an empty slot between masters the way redis-cli does, telling every master the new owner. */
-    private void moveSlot(int slot, RedisNode from, RedisNode to) {
+    /**
+     * Moves {@code slot} of {@code cluster} from {@code from} to {@code to} (no keys to migrate): the
+     * owner changes on {@code to} first, then on every other master, as {@code redis-cli --cluster
+     * reshard} does; {@code from} drops the slot's shard channels as it learns of it.
+     */
+    public static void moveSlot(ClusterRedis cluster, int slot, RedisNode from, RedisNode to) {
         String fromId = (String) from.command("CLUSTER", "MYID");
         String toId = (String) to.command("CLUSTER", "MYID");
         to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", fromId);
@@ -200,7 +205,23 @@ public abstract class ClusterDriverTests {
         return names;
     }
 
-    private static String channelInSlot(int slot) {
+    /**
+     * The first slot from {@code from} on that holds no key on its owner: only such a slot can be
+     * moved without migrating keys, and the shared cluster keeps keys of earlier tests (a fencing
+     * counter lives a day) in slots picked at random.
+     */
+    public static int emptySlot(ClusterRedis cluster, int from) {
+        for (int slot = from; slot < ClusterSlots.SLOTS; slot++) {
+            Object keys = cluster.nodeForSlot(slot).command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot));
+            if (((Long) keys) == 0) {
+                return slot;
+            }
+        }
+        throw new IllegalStateException("every slot from " + from + " on holds keys");
+    }
+
+    /** A new shard channel name of {@code slot}. */
+    public static String channelInSlot(int slot) {
         while (true) {
             String channel = "cluster-pubsub:{" + UUID.randomUUID() + "}";
             if (ClusterSlots.slot(channel) == slot) {
@@ -215,7 +236,8 @@ public abstract class ClusterDriverTests {
         return slots;
     }
 
-    private static long shardSubscribers(RedisNode node, String channel) {
+    /** How many clients {@code node} has subscribed to the shard channel {@code channel}. */
+    public static long shardSubscribers(RedisNode node, String channel) {
         List<?> reply = (List<?>) node.command("PUBSUB", "SHARDNUMSUB", channel);
         return (Long) reply.get(1);
     }
