@@ -1,10 +1,11 @@
 /**
- * Leasehold's API and engine: a Redis distributed lock that tells you when you have lost it.
+ * Leasehold's API: a Redis distributed lock that tells you when you have lost it.
  *
  * <p>Exports the public API ({@link io.leasehold.lock}), the driver SPI ({@link io.leasehold.lock.spi})
- * and the driver authors' helpers ({@link io.leasehold.lock.spi.support}). The engine,
- * {@code io.leasehold.lock.internal}, is not exported, not even to Leasehold's other modules: it may
- * change without notice, and no other module can reach it.
+ * and the driver authors' helpers ({@link io.leasehold.lock.spi.support}), and holds the Lua scripts.
+ * The engine is a module of its own ({@code io.leasehold.lock.engine}, artifact {@code lock-engine}),
+ * which exports nothing: {@link io.leasehold.lock.LockClient#builder} finds it as a
+ * {@link io.leasehold.lock.spi.LockEngine} service, and every driver artifact brings it.
  *
  * <p>Nothing is required at run time by a Java application. The Kotlin extensions ({@code withLock},
  * the {@code await*} functions, the {@code LockOptions { }} builder) need {@code kotlin.stdlib} and
@@ -18,10 +19,12 @@ module io.leasehold.lock {
     requires static kotlin.stdlib;
     requires static kotlinx.coroutines.core;
 
-    // The API, the SPI and the drivers' helpers; never the engine (io.leasehold.lock.internal), not
-    // even to the testkit: what a test needs to know of it is public API (LockClient#diagnostics,
-    // LockClient.MAX_NAME_LENGTH).
+    // The API, the SPI and the drivers' helpers. What a test needs to know of the engine is public
+    // API (LockClient#diagnostics, LockClient.MAX_NAME_LENGTH).
     exports io.leasehold.lock;
     exports io.leasehold.lock.spi;
     exports io.leasehold.lock.spi.support;
+
+    // LockClient.builder(...).build() asks the engine module for a client.
+    uses io.leasehold.lock.spi.LockEngine;
 }

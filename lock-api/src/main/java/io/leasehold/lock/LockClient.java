@@ -1,9 +1,8 @@
 package io.leasehold.lock;
 
-import io.leasehold.lock.internal.Checks;
-import io.leasehold.lock.internal.ClientSettings;
-import io.leasehold.lock.internal.DefaultLockClient;
+import io.leasehold.lock.spi.ClientSettings;
 import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,15 +189,16 @@ public interface LockClient extends AutoCloseable {
         }
 
         public LockClient build() {
-            return new DefaultLockClient(new ClientSettings(
-                    backend,
-                    defaultOptions,
-                    keyPrefix,
-                    commandTimeout,
-                    closeTimeout,
-                    List.copyOf(listeners),
-                    callbackExecutor,
-                    ticker));
+            return EngineLookup.engine()
+                    .newClient(new ClientSettings(
+                            backend,
+                            defaultOptions,
+                            keyPrefix,
+                            commandTimeout,
+                            closeTimeout,
+                            List.copyOf(listeners),
+                            callbackExecutor,
+                            ticker));
         }
     }
 }

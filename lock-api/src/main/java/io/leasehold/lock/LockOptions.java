@@ -1,6 +1,6 @@
 package io.leasehold.lock;
 
-import io.leasehold.lock.internal.Checks;
+import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package io.leasehold.lock;
 
-import io.leasehold.lock.internal.Durations;
+import io.leasehold.lock.spi.support.Durations;
 import java.time.Duration;
 
 /**

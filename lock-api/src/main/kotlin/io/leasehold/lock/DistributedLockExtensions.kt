@@ -2,7 +2,6 @@
 
 package io.leasehold.lock
 
-import io.leasehold.lock.internal.LeaseSignals
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration

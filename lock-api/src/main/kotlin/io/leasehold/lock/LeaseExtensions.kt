@@ -2,7 +2,6 @@
 
 package io.leasehold.lock
 
-import io.leasehold.lock.internal.LeaseSignals
 import kotlin.coroutines.resume
 import kotlin.time.Duration
 import kotlin.time.toJavaDuration

@@ -8,15 +8,15 @@ import io.leasehold.lock.micrometer.LeaseholdMetrics;
 import io.leasehold.lock.testkit.InMemoryLockBackend;
 import redis.clients.jedis.RedisClient;
 import java.lang.module.ModuleDescriptor;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.InaccessibleObjectException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Uses the API on the module path, then tries to reach the engine. Prints one "key: value" line per
+ * Uses the API on the module path (the engine comes as a service), then tries to reach the engine. Prints one "key: value" line per
  * finding; ModulePathTest reads them.
  */
 public final class Main {
@@ -33,38 +33,47 @@ public final class Main {
             System.out.println("leases while held: " + client.diagnostics().leases());
         }
 
-        // The engine's package exists in the module, but is neither exported nor open.
+        // The API exports its contract; the engine is a module of its own that exports nothing and is
+        // open to nobody: the API finds it as a service.
         System.out.println("exports io.leasehold.lock: " + api.isExported("io.leasehold.lock"));
         System.out.println("exports io.leasehold.lock.spi: " + api.isExported("io.leasehold.lock.spi"));
         System.out.println("exports io.leasehold.lock.spi.support: " + api.isExported("io.leasehold.lock.spi.support"));
-        System.out.println("exports io.leasehold.lock.internal: " + api.isExported("io.leasehold.lock.internal"));
-        System.out.println("opens io.leasehold.lock.internal: " + api.isOpen("io.leasehold.lock.internal"));
+        Module engine = client.getClass().getModule();
+        System.out.println("engine module: " + engine.getName());
+        System.out.println("exports io.leasehold.lock.internal: " + engine.isExported("io.leasehold.lock.internal"));
+        System.out.println("opens io.leasehold.lock.internal: " + engine.isOpen("io.leasehold.lock.internal"));
         // Nor to some modules only: not even the testkit, which reads a client through the API.
         Module testkit = InMemoryLockBackend.class.getModule();
         System.out.println("exports io.leasehold.lock.internal to the testkit: "
-                + api.isExported("io.leasehold.lock.internal", testkit));
+                + engine.isExported("io.leasehold.lock.internal", testkit));
         System.out.println("opens io.leasehold.lock.internal to the testkit: "
-                + api.isOpen("io.leasehold.lock.internal", testkit));
-        if (api.isNamed()) {
+                + engine.isOpen("io.leasehold.lock.internal", testkit));
+        if (engine.isNamed()) {
+            System.out.println("engine exports: " + engine.getDescriptor().exports());
+            System.out.println("engine provides: "
+                    + engine.getDescriptor().provides().stream()
+                            .map(ModuleDescriptor.Provides::service)
+                            .toList());
             System.out.println("modules the engine is exported or open to: "
-                    + modulesReaching(api, "io.leasehold.lock.internal"));
-            System.out.println("qualified exports and opens: " + qualified(api.getDescriptor()));
+                    + modulesReaching(engine, "io.leasehold.lock.internal"));
+            System.out.println("qualified exports and opens: "
+                    + qualified(api.getDescriptor()) + " (api), " + qualified(engine.getDescriptor()) + " (engine)");
         }
 
-        // A public static method of a public engine class: on the class path anyone may call it;
-        // here the class loads, but neither a call nor setAccessible gets through.
-        Class<?> checks = Class.forName("io.leasehold.lock.internal.Checks");
-        System.out.println("engine class loads: " + checks.getName() + ", public "
-                + Modifier.isPublic(checks.getModifiers()));
-        Method lockName = checks.getMethod("lockName", String.class);
+        // A public engine class with a public constructor: on the class path anyone may call it; here
+        // the class loads, but neither a call nor setAccessible gets through.
+        Class<?> provider = Class.forName("io.leasehold.lock.internal.EngineProvider");
+        System.out.println("engine class loads: " + provider.getName() + ", public "
+                + Modifier.isPublic(provider.getModifiers()));
+        Constructor<?> constructor = provider.getConstructor();
         try {
-            lockName.invoke(null, "orders");
+            constructor.newInstance();
             System.out.println("reflective call into the engine: allowed");
         } catch (IllegalAccessException e) {
             System.out.println("reflective call into the engine: IllegalAccessException");
         }
         try {
-            lockName.setAccessible(true);
+            constructor.setAccessible(true);
             System.out.println("setAccessible on the engine: allowed");
         } catch (InaccessibleObjectException e) {
             System.out.println("setAccessible on the engine: InaccessibleObjectException");

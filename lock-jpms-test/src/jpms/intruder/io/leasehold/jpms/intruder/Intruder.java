@@ -1,9 +1,9 @@
 package io.leasehold.jpms.intruder;
 
-import io.leasehold.lock.internal.Checks;
+import io.leasehold.lock.internal.EngineProvider;
 
 public final class Intruder {
     public static void main(String[] args) {
-        System.out.println(Checks.lockName("orders"));
+        System.out.println(new EngineProvider());
     }
 }

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The published modules as a Java user on the module path meets them: an application that
  * {@code requires io.leasehold.lock} (and the driver, metrics and testkit modules) compiles and runs,
- * and the engine ({@code io.leasehold.lock.internal}) is out of its reach at compile time and at
- * run time; no module can reach it, not even one of Leasehold's (the testkit reads a client through
+ * the API finds the engine (module {@code io.leasehold.lock.engine}) as a service, and the engine's
+ * package ({@code io.leasehold.lock.internal}) is out of its reach at compile time and at run time;
+ * no module can reach it, not even one of Leasehold's (the testkit reads a client through
  * the public {@code LockClient.diagnostics()}). The applications are in {@code src/jpms}; the module
  * path is this module's runtime dependencies, the published jars.
  */
@@ -60,14 +61,17 @@ class ModulePathTest {
                         "exports io.leasehold.lock: true",
                         "exports io.leasehold.lock.spi: true",
                         "exports io.leasehold.lock.spi.support: true",
+                        "engine module: io.leasehold.lock.engine",
+                        "engine exports: []",
+                        "engine provides: [io.leasehold.lock.spi.LockEngine]",
                         "exports io.leasehold.lock.internal: false",
                         "opens io.leasehold.lock.internal: false",
                         "exports io.leasehold.lock.internal to the testkit: false",
                         "opens io.leasehold.lock.internal to the testkit: false",
                         "modules the engine is exported or open to: none",
-                        "qualified exports and opens: none",
+                        "qualified exports and opens: none (api), none (engine)",
                         "leases while held: 1",
-                        "engine class loads: io.leasehold.lock.internal.Checks, public true",
+                        "engine class loads: io.leasehold.lock.internal.EngineProvider, public true",
                         "reflective call into the engine: IllegalAccessException",
                         "setAccessible on the engine: InaccessibleObjectException",
                         "lettuce module: io.leasehold.lock.lettuce",
@@ -111,7 +115,7 @@ class ModulePathTest {
                 .isNotZero();
         assertThat(compiled.output())
                 .contains("package io.leasehold.lock.internal is not visible")
-                .contains("package io.leasehold.lock.internal is declared in module io.leasehold.lock,"
+                .contains("package io.leasehold.lock.internal is declared in module io.leasehold.lock.engine,"
                         + " which does not export it");
     }
 

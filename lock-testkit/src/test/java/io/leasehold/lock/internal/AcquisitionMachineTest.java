@@ -31,6 +31,7 @@ import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
 import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
 import io.leasehold.lock.internal.AcquisitionEvent.Start;
 import io.leasehold.lock.internal.AcquisitionEvent.Woken;
+import io.leasehold.lock.spi.ClientSettings;
 import io.leasehold.lock.testkit.InMemoryLockBackend;
 import io.leasehold.lock.testkit.ManualClock;
 import java.io.IOException;

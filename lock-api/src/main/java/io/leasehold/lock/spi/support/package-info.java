@@ -11,7 +11,10 @@
  *   <li>{@link io.leasehold.lock.spi.support.PubSubKind} and {@link io.leasehold.lock.spi.support.ServerFeatures}:
  *       sharded or plain pub/sub, decided once from {@code INFO server};</li>
  *   <li>{@link io.leasehold.lock.spi.support.DriverFailures}: which failures are transient, by the client's exception types;</li>
- *   <li>{@link io.leasehold.lock.spi.support.Failures}: unwrapping {@code CompletableFuture} failures.</li>
+ *   <li>{@link io.leasehold.lock.spi.support.Failures}: unwrapping {@code CompletableFuture} failures;</li>
+ *   <li>{@link io.leasehold.lock.spi.support.Checks} and {@link io.leasehold.lock.spi.support.Durations}:
+ *       argument checks whose messages name the parameter, the rule, the value and the lock, and
+ *       durations as people read them ({@code 1.5 s}), shared by the API, the engine and the drivers.</li>
  * </ul>
  *
  * <p>A helper that only one driver needs lives in that driver, package-private: Jedis's subscriber

@@ -2,11 +2,11 @@ package io.leasehold.lock.testkit.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.leasehold.lock.internal.Checks;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.spi.support.Checks;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;

@@ -1,8 +1,10 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.spi.ClientSettings;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.support.Durations;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -3,6 +3,7 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.ReleaseUnconfirmedException;
+import io.leasehold.lock.spi.support.Durations;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 

@@ -40,6 +40,7 @@ import io.leasehold.lock.internal.AcquisitionState.Queued;
 import io.leasehold.lock.internal.AcquisitionState.Starting;
 import io.leasehold.lock.internal.AcquisitionState.SteppingBack;
 import io.leasehold.lock.internal.AcquisitionState.Waiting;
+import io.leasehold.lock.spi.support.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

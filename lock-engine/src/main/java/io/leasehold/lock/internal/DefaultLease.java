@@ -1,12 +1,13 @@
 package io.leasehold.lock.internal;
 
-import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseLostException;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.ReleaseUnconfirmedException;
+import io.leasehold.lock.spi.EngineLease;
+import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -41,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>This class is threadsafe.
  */
-final class DefaultLease implements Lease {
+final class DefaultLease implements EngineLease {
 
     /** extend.lua's and renew.lua's reply for a command that a later-numbered one superseded. */
     static final long TTL_SUPERSEDED = 2;
@@ -181,7 +182,8 @@ final class DefaultLease implements Lease {
     }
 
     /** See {@link LossSignal#watch}: for cancelling a Kotlin block or failing a {@code callLockedAsync}. */
-    AutoCloseable watchLoss(Consumer<LeaseLoss> watcher) {
+    @Override
+    public AutoCloseable watchLoss(Consumer<LeaseLoss> watcher) {
         return lifecycle.watchLoss(watcher);
     }
 
@@ -205,8 +207,8 @@ final class DefaultLease implements Lease {
      * timer has not fired yet (a busy timer must not let a caller work under an expired lease);
      * null while the lease is valid, releasing, or after a release.
      */
-    @Nullable
-    LeaseLoss lossIfInvalid() {
+    @Override
+    public @Nullable LeaseLoss lossIfInvalid() {
         if (lifecycle.isHeld() && deadline.passed()) {
             declareRunOut();
         }
@@ -230,9 +232,9 @@ final class DefaultLease implements Lease {
         return engine.toCaller(releaseInternal());
     }
 
-    /** {@code future}, completing on the callback executor (for {@link LeaseSignals}). */
-    <T> CompletableFuture<T> engineToCaller(CompletableFuture<T> future) {
-        return engine.toCaller(future);
+    @Override
+    public CompletableFuture<@Nullable LeaseLoss> endAfterWork() {
+        return engine.toCaller(releaseAfterWork().thenApply(ended -> loss()));
     }
 
     /**
@@ -267,7 +269,7 @@ final class DefaultLease implements Lease {
      * final, whoever ended it (this call, the body's own release, a loss); never fails. Then
      * {@link #loss()} tells whether the work may have overlapped with another holder.
      */
-    CompletableFuture<Void> endAfterWork() {
+    CompletableFuture<Void> releaseAfterWork() {
         beginRelease();
         return lifecycle.ended();
     }

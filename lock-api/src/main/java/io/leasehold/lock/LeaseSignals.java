@@ -1,21 +1,19 @@
-package io.leasehold.lock.internal;
+package io.leasehold.lock;
 
-import io.leasehold.lock.Lease;
-import io.leasehold.lock.LeaseLoss;
-import io.leasehold.lock.LeaseState;
+import io.leasehold.lock.spi.EngineLease;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the Kotlin API needs of a lease beyond the public {@link Lease} interface: the loss as a
- * synchronous fact, and a removable loss watcher. <b>Internal: may change without notice.</b>
+ * What the Kotlin extensions need of a lease beyond the public {@link Lease} interface: the loss as a
+ * synchronous fact, a removable loss watcher, and an ending after the work under the lease.
  *
- * <p>For the engine's own leases these read the lease's state; for any other {@link Lease} (a test
- * double) they fall back to its {@link Lease#lost()} future.
+ * <p>For the engine's own leases ({@link EngineLease}) these ask the lease; for any other
+ * {@link Lease} (a test double) they fall back to its {@link Lease#lost()} future.
  */
-public final class LeaseSignals {
+final class LeaseSignals {
 
     private LeaseSignals() {}
 
@@ -23,9 +21,9 @@ public final class LeaseSignals {
      * The loss of {@code lease} if it is lost (declaring it first if its validity has run out), or
      * null while it is valid or after a release.
      */
-    public static @Nullable LeaseLoss lossIfInvalid(Lease lease) {
-        if (lease instanceof DefaultLease) {
-            return ((DefaultLease) lease).lossIfInvalid();
+    static @Nullable LeaseLoss lossIfInvalid(Lease lease) {
+        if (lease instanceof EngineLease) {
+            return ((EngineLease) lease).lossIfInvalid();
         }
         CompletableFuture<LeaseLoss> lost = lease.lost();
         return lost.isDone() && !lost.isCompletedExceptionally() && !lost.isCancelled() ? lost.join() : null;
@@ -37,10 +35,9 @@ public final class LeaseSignals {
      * work ran, or found by the release: the work may have overlapped with another holder), or null if
      * it was released (Redis confirmed it, or could not: the work ended in time either way). Never fails.
      */
-    public static CompletableFuture<@Nullable LeaseLoss> endAfterWork(Lease lease) {
-        if (lease instanceof DefaultLease) {
-            DefaultLease own = (DefaultLease) lease;
-            return own.engineToCaller(own.endAfterWork().thenApply(ended -> own.loss()));
+    static CompletableFuture<@Nullable LeaseLoss> endAfterWork(Lease lease) {
+        if (lease instanceof EngineLease) {
+            return ((EngineLease) lease).endAfterWork();
         }
         // Any other Lease (a test double): its lost() future, or a release that found it gone while held.
         LeaseState before = lease.state();
@@ -60,9 +57,9 @@ public final class LeaseSignals {
      * engine frees the lock for others (at once if it already is). The returned handle removes the
      * watcher, leaving no trace on the lease.
      */
-    public static AutoCloseable watchLoss(Lease lease, Consumer<LeaseLoss> watcher) {
-        if (lease instanceof DefaultLease) {
-            return ((DefaultLease) lease).watchLoss(watcher);
+    static AutoCloseable watchLoss(Lease lease, Consumer<LeaseLoss> watcher) {
+        if (lease instanceof EngineLease) {
+            return ((EngineLease) lease).watchLoss(watcher);
         }
         CompletableFuture<Void> dependent = lease.lost().thenAccept(watcher);
         return () -> dependent.cancel(false);

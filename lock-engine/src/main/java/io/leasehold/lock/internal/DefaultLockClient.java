@@ -4,6 +4,8 @@ import io.leasehold.lock.DistributedLock;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockClientDiagnostics;
 import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.ClientSettings;
+import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

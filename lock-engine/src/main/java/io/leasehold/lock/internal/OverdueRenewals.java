@@ -1,5 +1,6 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.spi.support.Durations;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

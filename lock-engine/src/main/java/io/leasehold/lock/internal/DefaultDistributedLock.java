@@ -10,6 +10,7 @@ import io.leasehold.lock.LockInfo;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -180,7 +181,7 @@ final class DefaultDistributedLock implements DistributedLock {
      * the log hear of it).
      */
     private <T> T finishLocked(DefaultLease lease, @Nullable T result, @Nullable Throwable failure) throws Exception {
-        lease.endAfterWork().join(); // never fails; bounded by the release's own budget; ignores interrupts
+        lease.releaseAfterWork().join(); // never fails; bounded by the release's own budget; ignores interrupts
         LeaseLoss loss = lease.loss();
         if (loss != null) {
             LeaseLostException lost = new LeaseLostException(loss);

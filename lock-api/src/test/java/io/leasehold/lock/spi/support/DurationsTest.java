@@ -1,4 +1,4 @@
-package io.leasehold.lock.internal;
+package io.leasehold.lock.spi.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

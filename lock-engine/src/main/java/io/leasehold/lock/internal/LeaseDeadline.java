@@ -1,6 +1,7 @@
 package io.leasehold.lock.internal;
 
 import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.spi.support.Durations;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;

@@ -97,7 +97,7 @@ final class LockedCall<T> {
 
     /** Ends the lease, then reports how it ended, as {@code callLocked} does. */
     private void finish(@Nullable T value, @Nullable Throwable bodyError) {
-        lease.endAfterWork()
+        lease.releaseAfterWork()
                 .whenComplete((ended, never) -> engine.runCallback(() -> {
                     LeaseLoss loss = lease.loss();
                     if (loss != null) {

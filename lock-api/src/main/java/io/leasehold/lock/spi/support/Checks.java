@@ -1,4 +1,4 @@
-package io.leasehold.lock.internal;
+package io.leasehold.lock.spi.support;
 
 import io.leasehold.lock.LockClient;
 import java.time.Duration;

@@ -1,0 +1,43 @@
+package io.leasehold.lock.spi;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the API's Kotlin extensions ({@code withLock}, {@code awaitLoss}) ask of a lease made by a
+ * {@link LockEngine}, beyond the public {@link Lease}: the loss as a synchronous fact, a removable
+ * loss watcher, and an ending after the work under the lease. Any other {@link Lease} (a test
+ * double) gets the same behaviour, built from its {@link Lease#lost()} and
+ * {@link Lease#releaseAsync()}.
+ *
+ * <p>Only Leasehold's engine implements this; applications use {@link Lease}.
+ */
+public interface EngineLease extends Lease {
+
+    /**
+     * The loss if the lease is lost, declaring it first if its validity has run out but no timer has
+     * noticed yet (a busy timer must not let a caller work under an expired lease); null while the
+     * lease is valid, releasing, or after a release.
+     */
+    @Nullable
+    LeaseLoss lossIfInvalid();
+
+    /**
+     * Calls {@code watcher} once the lease is lost: on the client's callback executor, before the
+     * engine frees the lock for others (at once if it already is). The returned handle removes the
+     * watcher, leaving no trace on the lease.
+     */
+    AutoCloseable watchLoss(Consumer<LeaseLoss> watcher);
+
+    /**
+     * Ends the lease after the work under it: releases it if it is still held, and completes on the
+     * callback executor once its ending is final, with its loss if it ended lost (declared while the
+     * work ran, or found by the release: the work may have overlapped with another holder), or null
+     * if it was released (Redis confirmed it, or could not: the work ended in time either way). Never
+     * fails.
+     */
+    CompletableFuture<@Nullable LeaseLoss> endAfterWork();
+}
