@@ -16,15 +16,19 @@ import org.jspecify.annotations.Nullable;
  */
 final class EngineLookup {
 
+    /** The engine once found; two threads that find it at once both find an equal, stateless provider. */
+    private static volatile @Nullable LockEngine found;
+
     private EngineLookup() {}
 
+    /** The engine; fails with a message naming the artifacts to add, as often as it is asked, while none is on the path. */
     static LockEngine engine() {
-        return Holder.ENGINE;
-    }
-
-    /** Loaded on first use, so that a missing engine fails the first build(), not class loading. */
-    private static final class Holder {
-        static final LockEngine ENGINE = find();
+        LockEngine engine = found;
+        if (engine == null) {
+            engine = find();
+            found = engine;
+        }
+        return engine;
     }
 
     private static LockEngine find() {

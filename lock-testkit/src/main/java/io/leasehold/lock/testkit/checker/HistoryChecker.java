@@ -77,8 +77,15 @@ public final class HistoryChecker {
         System.exit(run(args, System.out, System.err));
     }
 
-    /** {@link #main} without exiting: returns the exit status. */
-    static int run(String[] args, PrintStream out, PrintStream err) {
+    /**
+     * {@link #main} without exiting, for a test or a tool that runs the checker in its own JVM.
+     *
+     * @param args the command line's arguments
+     * @param out where the report goes
+     * @param err where usage errors go
+     * @return the exit status {@link #main} would exit with
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
         CheckOptions.Builder options = CheckOptions.builder();
         List<Path> paths = new ArrayList<>();
         try {

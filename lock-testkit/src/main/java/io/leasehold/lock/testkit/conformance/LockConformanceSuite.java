@@ -172,16 +172,24 @@ public abstract class LockConformanceSuite {
     }
 
     /**
-     * Whether this class runs {@code scenario}: all of them, unless a test of this package splits the
-     * suite across classes that run side by side (the in-memory suite's scenarios wait on real time,
-     * not on the CPU).
+     * Whether this class runs {@code scenario}: all of them by default. A subclass may split the suite
+     * across classes that Surefire's forks run side by side, each running a share (the scenarios wait
+     * on real time, not on the CPU); together they must run every scenario once.
+     *
+     * @param scenario a scenario of the suite
+     * @return true if this class runs it
      */
-    boolean runs(Scenario scenario) {
+    protected boolean runs(Scenario scenario) {
         return true;
     }
 
-    /** The time limit of one scenario; a test of this package shortens it. */
-    Duration scenarioTimeout() {
+    /**
+     * The time limit of one scenario (180 s by default, far above what any scenario needs, so that a
+     * hung scenario fails by name instead of hanging the build). A subclass may change it.
+     *
+     * @return the limit of one scenario
+     */
+    protected Duration scenarioTimeout() {
         return SCENARIO_TIMEOUT;
     }
 

@@ -16,9 +16,10 @@ import java.util.function.Predicate;
 
 /**
  * Many lock names, each used briefly: what a leak test runs before it checks that the engine kept
- * nothing per name ({@link LockClient#diagnostics()}). Shared by the driver load tests and the in-memory one.
+ * nothing per name ({@link LockClient#diagnostics()}). Shared by the driver load tests and the engine's
+ * in-memory one.
  */
-final class DistinctNamesLoad {
+public final class DistinctNamesLoad {
 
     /** Generous: a loaded machine stalls for seconds (see {@link LoadDriverTests#LOADED_WAIT}). */
     private static final Duration WAIT = LoadDriverTests.LOADED_WAIT;
@@ -28,7 +29,7 @@ final class DistinctNamesLoad {
     private DistinctNamesLoad() {}
 
     /** Acquires and releases each of {@code count} names once, {@code inFlight} pairs at a time; fails if a release finds its lock gone. */
-    static void acquireAndReleaseEach(LockClient client, int count, int inFlight, IntFunction<String> names)
+    public static void acquireAndReleaseEach(LockClient client, int count, int inFlight, IntFunction<String> names)
             throws Exception {
         AtomicInteger notReleased = new AtomicInteger();
         BoundedInFlight.run(
@@ -51,8 +52,8 @@ final class DistinctNamesLoad {
      * (each a queue and a release-channel subscription of its own), then {@code holder} release them
      * all, and {@code waiter} acquire and release each in turn.
      */
-    static void handOverEach(LockClient holder, LockClient waiter, int count, int inFlight, IntFunction<String> names)
-            throws Exception {
+    public static void handOverEach(
+            LockClient holder, LockClient waiter, int count, int inFlight, IntFunction<String> names) throws Exception {
         AtomicReferenceArray<Lease> held = new AtomicReferenceArray<>(count);
         BoundedInFlight.run(
                 count,
@@ -93,7 +94,7 @@ final class DistinctNamesLoad {
      * quiescent} (a lingering subscription drops after a second); fails with their diagnostics at the
      * deadline.
      */
-    static void awaitQuiescent(LockClient... clients) {
+    public static void awaitQuiescent(LockClient... clients) {
         awaitDiagnostics("engines quiescent", LockClientDiagnostics::isQuiescent, clients);
     }
 

@@ -117,8 +117,10 @@ public abstract class LoadDriverTests {
     static final Duration LOADED_WAIT = Duration.ofMinutes(1);
 
     static final int DISTINCT_NAMES = 100_000;
-    static final int CONTENDED_NAMES = 1_000;
-    static final int IN_FLIGHT = 256;
+    /** How many names the names leak test hands from one client to another (each waited for while held). */
+    public static final int CONTENDED_NAMES = 1_000;
+    /** How many acquisitions the load tests keep in flight at once. */
+    public static final int IN_FLIGHT = 256;
 
     private static StandaloneRedis redis;
     private final List<AutoCloseable> opened = new ArrayList<>();

@@ -1,0 +1,224 @@
+package io.leasehold.lock.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.MessageListener;
+import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.driver.Eventually;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The waiter whose handoff yielded to other clients' waiters (the 8th local handoff in a row, see
+ * acquire.lua) steps back until the lock has moved on, not for a fixed few milliseconds: the other
+ * client's waiter gets in however late its thread runs after the yield's release message (within the
+ * step-back's bound), and the yielding client asks again as soon as the other client lets the lock go.
+ *
+ * <p>Regression tests for the conformance scenario
+ * {@code shouldLetAnotherClientsWaiterInWhileLocalWaitersPassTheLockAround}, which failed on loaded
+ * machines: the yielding waiter asked again 2 ms after the yield, before the other client's waiter had
+ * been scheduled to act on the message, and so took the lock back, yield after yield.
+ */
+class YieldStepBackTest extends HandoffAttackSupport {
+
+    private static final LockOptions NO_RENEW = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .build();
+
+    private final LateMessagesBackend othersBackend = new LateMessagesBackend(redis.newNode());
+    private final List<String> order = new CopyOnWriteArrayList<>();
+
+    @Test
+    void shouldLetAnotherClientsWaiterInAtTheYieldEvenWhenItWakesLate() throws Exception {
+        // Given twelve local waiters passing the lock on, and another client's waiter whose thread
+        // will run late: its release messages are held back
+        String name = "yield:late-other";
+        Queued queued = queueBothClients(name);
+        othersBackend.holdMessages();
+        // When the 8th local handoff in a row yields, and the other client's waiter only acts on the
+        // yield's message 20 ms later (on the engine's clock: far more than a thread switch)
+        assertTrue(queued.held.release());
+        awaitYield();
+        advanceBy(Duration.ofMillis(20), Duration.ofMillis(1));
+        othersBackend.deliverHeld();
+        // Then it still gets the lock next, before the local waiters go on
+        queued.other.get(10, TimeUnit.SECONDS);
+        advanceUntil(
+                "every local waiter had its turn",
+                Duration.ofMillis(1),
+                Duration.ofMillis(100),
+                () -> queued.local.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(
+                List.of("A1", "A2", "A3", "A4", "A5", "A6", "A7", "B", "A8", "A9", "A10", "A11", "A12"),
+                order,
+                "the order the lock went in; handoff replies " + gate.handoffReplies);
+        assertFalse(redis.exists(lockKey(name)));
+    }
+
+    @Test
+    void shouldAskAgainAsSoonAsTheOtherClientLetsTheLockGoAfterTheYield() throws Exception {
+        // Given twelve local waiters passing the lock on, and another client's waiter
+        String name = "yield:evidence";
+        Queued queued = queueBothClients(name);
+        // When the 8th local handoff in a row yields, and the other client's waiter takes the lock and
+        // releases it at once (its release message is the evidence that the lock has moved on)
+        assertTrue(queued.held.release());
+        queued.other.get(10, TimeUnit.SECONDS);
+        // Then the local waiters get it back and go on without waiting out the step-back: the
+        // engine's clock stands still, so no timer can have ended it
+        Eventually.until(
+                "every local waiter had its turn without the clock moving; order " + order + ", handoff replies "
+                        + gate.handoffReplies,
+                () -> queued.local.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(
+                List.of("A1", "A2", "A3", "A4", "A5", "A6", "A7", "B", "A8", "A9", "A10", "A11", "A12"),
+                order,
+                "the order the lock went in; handoff replies " + gate.handoffReplies);
+        assertFalse(redis.exists(lockKey(name)));
+    }
+
+    @Test
+    void shouldNotTakeAnEarlierReleaseMessageThatArrivesLateForTheOtherClientsRelease() throws Exception {
+        // Given the client under test saw nothing yet of a release it published earlier (a plain
+        // release while only its lingering subscription listened): its messages run late
+        String name = "yield:late-own-messages";
+        LateMessagesBackend nodeBackend = new LateMessagesBackend(gate);
+        client = LockClient.builder(nodeBackend).ticker(clock).build();
+        Lease first = client.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
+        CompletableFuture<Lease> gaveUp = client.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
+        Eventually.until("the client's first waiter subscribed", () -> redis.subscriberCount(channel(name)) == 1);
+        gaveUp.cancel(false); // the subscription lingers
+        nodeBackend.holdMessages();
+        assertTrue(first.release()); // a plain release: its message is held back
+        // And twelve local waiters passing the lock on, and another client's waiter that also runs late
+        Queued queued = queueBothClients(name, client);
+        othersBackend.holdMessages();
+        // When the 8th local handoff in a row yields, and the client under test then gets the earlier
+        // release's message and the yield's own (both published before anyone could take the lock)
+        assertTrue(queued.held.release());
+        awaitYield();
+        nodeBackend.deliverHeld();
+        othersBackend.deliverHeld();
+        // Then neither counts as the lock having moved on: the other client's waiter gets it next
+        queued.other.get(10, TimeUnit.SECONDS);
+        Eventually.until(
+                "every local waiter had its turn; order " + order,
+                () -> queued.local.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(
+                List.of("A1", "A2", "A3", "A4", "A5", "A6", "A7", "B", "A8", "A9", "A10", "A11", "A12"),
+                order,
+                "the order the lock went in; handoff replies " + gate.handoffReplies);
+        assertFalse(redis.exists(lockKey(name)));
+    }
+
+    /** A lease of the client under test holding {@code name}, the other client's waiter, and twelve local ones. */
+    private record Queued(Lease held, CompletableFuture<Lease> other, List<CompletableFuture<Lease>> local) {}
+
+    private Queued queueBothClients(String name) {
+        return queueBothClients(name, client(Duration.ofSeconds(5)));
+    }
+
+    private Queued queueBothClients(String name, LockClient node) {
+        other = LockClient.builder(othersBackend).ticker(clock).build();
+        int subscribedBefore = redis.subscriberCount(channel(name)); // 1 if this client's subscription lingers
+        Lease held = node.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
+        int acquiresBefore = gate.plainAcquires.get();
+        CompletableFuture<Lease> othersWaiter = other.lock(name, NO_RENEW)
+                .acquireAsync(Duration.ofSeconds(60))
+                .thenApply(lease -> releasedAtOnce("B", lease));
+        Eventually.until(
+                "the other client's waiter subscribed",
+                () -> redis.subscriberCount(channel(name)) == subscribedBefore + 1);
+        List<CompletableFuture<Lease>> local = new ArrayList<>();
+        for (int i = 1; i <= 12; i++) {
+            String label = "A" + i;
+            local.add(node.lock(name, NO_RENEW)
+                    .acquireAsync(Duration.ofSeconds(60))
+                    .thenApply(lease -> releasedAtOnce(label, lease)));
+            if (i == 1) {
+                Eventually.until(
+                        "both clients subscribed",
+                        () -> redis.subscriberCount(channel(name)) == 2
+                                && gate.plainAcquires.get() >= acquiresBefore + 1);
+            }
+        }
+        return new Queued(held, othersWaiter, local);
+    }
+
+    private Lease releasedAtOnce(String label, Lease lease) {
+        order.add(label);
+        lease.release();
+        return lease;
+    }
+
+    private void awaitYield() {
+        Eventually.until(
+                "a handoff yielded; handoff replies " + gate.handoffReplies,
+                () -> gate.handoffReplies.stream().anyMatch(r -> r.startsWith("[0, ") && r.contains(", 0, 1]")));
+    }
+
+    /** Another client's backend whose release messages can be held back, as if its threads ran late. */
+    private static final class LateMessagesBackend extends ForwardingLockBackend {
+
+        private final List<Runnable> held = new ArrayList<>();
+        private boolean holding;
+
+        LateMessagesBackend(LockBackend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+            return super.subscribe(channel, new MessageListener() {
+                @Override
+                public void onMessage(String on, String message) {
+                    if (!held(() -> listener.onMessage(on, message))) {
+                        listener.onMessage(on, message);
+                    }
+                }
+
+                @Override
+                public void onResubscribed(String on) {
+                    listener.onResubscribed(on);
+                }
+            });
+        }
+
+        synchronized void holdMessages() {
+            holding = true;
+        }
+
+        /** Keeps {@code delivery} for later while holding; false if it should go now. */
+        private synchronized boolean held(Runnable delivery) {
+            if (holding) {
+                held.add(delivery);
+            }
+            return holding;
+        }
+
+        /** Delivers what was held, in order, and stops holding. */
+        void deliverHeld() {
+            List<Runnable> now;
+            synchronized (this) {
+                holding = false;
+                now = List.copyOf(held);
+                held.clear();
+            }
+            assertFalse(now.isEmpty(), "the yield's release message was held back for the other client");
+            now.forEach(Runnable::run);
+        }
+    }
+}

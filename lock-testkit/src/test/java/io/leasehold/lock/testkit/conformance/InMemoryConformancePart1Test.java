@@ -1,9 +1,0 @@
-package io.leasehold.lock.testkit.conformance;
-
-/** Part 1 of 3 of the conformance suite on the in-memory backend; see {@link InMemoryConformancePart}. */
-class InMemoryConformancePart1Test extends InMemoryConformancePart {
-
-    InMemoryConformancePart1Test() {
-        super(0);
-    }
-}

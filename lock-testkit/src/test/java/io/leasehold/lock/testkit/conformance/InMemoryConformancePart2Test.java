@@ -1,9 +1,0 @@
-package io.leasehold.lock.testkit.conformance;
-
-/** Part 2 of 3 of the conformance suite on the in-memory backend; see {@link InMemoryConformancePart}. */
-class InMemoryConformancePart2Test extends InMemoryConformancePart {
-
-    InMemoryConformancePart2Test() {
-        super(1);
-    }
-}
