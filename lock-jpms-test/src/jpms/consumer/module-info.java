@@ -4,6 +4,7 @@ module io.leasehold.jpms.consumer {
     requires io.leasehold.lock.lettuce;
     requires io.leasehold.lock.jedis;
     requires io.leasehold.lock.micrometer;
+    requires io.leasehold.lock.inmemory;
     // lock-testkit is an automatic module (a stable Automatic-Module-Name in its manifest).
     requires io.leasehold.lock.testkit;
 }

@@ -2,7 +2,7 @@ package io.leasehold.examples;
 
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

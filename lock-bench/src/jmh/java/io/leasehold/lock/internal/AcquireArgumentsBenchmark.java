@@ -2,8 +2,8 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -2,7 +2,7 @@ package io.leasehold.lock.internal;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;

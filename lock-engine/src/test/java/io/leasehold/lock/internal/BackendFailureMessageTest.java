@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;

@@ -3,7 +3,7 @@ package io.leasehold.lock.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;

@@ -8,7 +8,7 @@ import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockException;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

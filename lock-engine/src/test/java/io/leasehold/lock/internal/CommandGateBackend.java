@@ -1,10 +1,10 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
-import io.leasehold.lock.testkit.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.lock.testkit.ManualClock;
+import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.ArrayList;

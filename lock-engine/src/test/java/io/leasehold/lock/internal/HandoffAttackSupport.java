@@ -3,9 +3,9 @@ package io.leasehold.lock.internal;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
-import io.leasehold.lock.testkit.ManualClock;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,7 +1,7 @@
 package io.leasehold.lock.internal;
 
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.testkit.driver.DistinctNamesLoad;
 import io.leasehold.lock.testkit.driver.LoadDriverTests;
 import org.junit.jupiter.api.AfterEach;

@@ -7,7 +7,7 @@ import io.leasehold.lock.DistributedLock;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

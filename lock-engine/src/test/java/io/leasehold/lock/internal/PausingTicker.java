@@ -1,7 +1,7 @@
 package io.leasehold.lock.internal;
 
 import io.leasehold.lock.Ticker;
-import io.leasehold.lock.testkit.ManualClock;
+import io.leasehold.lock.inmemory.ManualClock;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

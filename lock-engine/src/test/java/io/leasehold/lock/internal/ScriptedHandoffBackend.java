@@ -1,9 +1,9 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;

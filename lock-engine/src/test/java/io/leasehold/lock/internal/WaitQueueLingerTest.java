@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.spi.Subscription;
 import io.leasehold.lock.testkit.CountingLockBackend;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.List;

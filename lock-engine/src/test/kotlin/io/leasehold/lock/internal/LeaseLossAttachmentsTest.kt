@@ -2,7 +2,7 @@ package io.leasehold.lock.internal
 
 import io.leasehold.lock.LockClient
 import io.leasehold.lock.awaitLoss
-import io.leasehold.lock.testkit.InMemoryLockBackend
+import io.leasehold.lock.inmemory.InMemoryLockBackend
 import io.leasehold.lock.withLock
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.launch

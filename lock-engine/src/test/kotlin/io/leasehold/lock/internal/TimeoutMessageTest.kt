@@ -1,6 +1,6 @@
 package io.leasehold.lock.internal
 
-import io.leasehold.lock.testkit.InMemoryLockBackend
+import io.leasehold.lock.inmemory.InMemoryLockBackend
 import io.leasehold.lock.LockClient
 import io.leasehold.lock.LockTimeoutException
 import io.leasehold.lock.awaitAcquire

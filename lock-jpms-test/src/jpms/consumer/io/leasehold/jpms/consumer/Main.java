@@ -5,7 +5,8 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.micrometer.LeaseholdMetrics;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.testkit.InMemoryFixture;
 import redis.clients.jedis.RedisClient;
 import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Constructor;
@@ -43,7 +44,7 @@ public final class Main {
         System.out.println("exports io.leasehold.lock.internal: " + engine.isExported("io.leasehold.lock.internal"));
         System.out.println("opens io.leasehold.lock.internal: " + engine.isOpen("io.leasehold.lock.internal"));
         // Nor to some modules only: not even the testkit, which reads a client through the API.
-        Module testkit = InMemoryLockBackend.class.getModule();
+        Module testkit = InMemoryFixture.class.getModule();
         System.out.println("exports io.leasehold.lock.internal to the testkit: "
                 + engine.isExported("io.leasehold.lock.internal", testkit));
         System.out.println("opens io.leasehold.lock.internal to the testkit: "
@@ -90,7 +91,8 @@ public final class Main {
             System.out.println("jedis backend: " + backend);
         }
         System.out.println("micrometer module: " + LeaseholdMetrics.class.getModule().getName());
-        System.out.println("testkit module: " + InMemoryLockBackend.class.getModule().getName());
+        System.out.println("inmemory module: " + InMemoryLockBackend.class.getModule().getName());
+        System.out.println("testkit module: " + InMemoryFixture.class.getModule().getName());
         System.out.println("done");
     }
 

@@ -78,6 +78,7 @@ class ModulePathTest {
                         "jedis module: io.leasehold.lock.jedis",
                         "jedis backend: JedisLockBackend{standalone}",
                         "micrometer module: io.leasehold.lock.micrometer",
+                        "inmemory module: io.leasehold.lock.inmemory",
                         "testkit module: io.leasehold.lock.testkit",
                         "done");
         assertThat(run.lines())

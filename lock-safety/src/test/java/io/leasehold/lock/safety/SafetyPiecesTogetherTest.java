@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.testkit.checker.CheckReport;
 import io.leasehold.lock.testkit.checker.HistoryChecker;
 import io.leasehold.lock.testkit.checker.ProcessProgress;

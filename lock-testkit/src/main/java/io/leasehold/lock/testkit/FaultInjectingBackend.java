@@ -4,6 +4,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -263,7 +264,7 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
          * @throws IllegalArgumentException when {@code latency} is negative
          */
         public void setLatency(Duration latency) {
-            this.latency = FaultSwitches.notNegative("latency", latency);
+            this.latency = Checks.notNegative("latency", latency, null);
         }
 
         /**
@@ -272,7 +273,7 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
          * @throws IllegalArgumentException when {@code latency} is negative
          */
         public void setSubscribeLatency(Duration latency) {
-            this.subscribeLatency = FaultSwitches.notNegative("subscribeLatency", latency);
+            this.subscribeLatency = Checks.notNegative("subscribeLatency", latency, null);
         }
 
         /** Disarms reply loss and removes both latencies. */

@@ -1,5 +1,7 @@
 package io.leasehold.lock.testkit;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LockBackend;
 import java.time.Clock;
 import java.time.Duration;

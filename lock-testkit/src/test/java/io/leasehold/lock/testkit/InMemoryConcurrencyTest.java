@@ -3,6 +3,7 @@ package io.leasehold.lock.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

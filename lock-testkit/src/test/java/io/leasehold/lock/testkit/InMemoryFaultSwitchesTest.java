@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.spi.Subscription;
 import java.net.ConnectException;
 import java.time.Duration;

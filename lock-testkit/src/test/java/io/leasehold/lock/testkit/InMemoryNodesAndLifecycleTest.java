@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.ManualClock;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.inmemory.InMemoryScriptException;
 import io.leasehold.lock.spi.Subscription;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package io.leasehold.lock.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 

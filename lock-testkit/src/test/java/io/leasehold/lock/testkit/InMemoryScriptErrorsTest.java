@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.InMemoryScriptException;
+import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LuaScript;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,7 @@
 package io.leasehold.lock.testkit;
 
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.ManualClock;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 

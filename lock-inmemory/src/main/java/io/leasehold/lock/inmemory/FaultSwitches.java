@@ -1,4 +1,4 @@
-package io.leasehold.lock.testkit;
+package io.leasehold.lock.inmemory;
 
 import java.time.Duration;
 import java.util.Objects;

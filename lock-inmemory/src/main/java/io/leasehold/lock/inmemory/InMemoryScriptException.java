@@ -1,4 +1,4 @@
-package io.leasehold.lock.testkit;
+package io.leasehold.lock.inmemory;
 
 /**
  * The error an {@link InMemoryLockBackend} fails a script call with where Redis would answer the

@@ -1,4 +1,4 @@
-package io.leasehold.lock.testkit;
+package io.leasehold.lock.inmemory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package io.leasehold.lock.testkit;
+package io.leasehold.lock.inmemory;
 
 import io.leasehold.lock.Ticker;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package io.leasehold.lock.testkit;
+package io.leasehold.lock.inmemory;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
@@ -70,7 +70,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>This class is threadsafe.
  *
  * @see ManualClock
- * @see InMemoryFixture
+ * @see "lock-testkit's InMemoryFixture: this backend as a conformance suite fixture"
  */
 public final class InMemoryLockBackend implements LockBackend {
 
