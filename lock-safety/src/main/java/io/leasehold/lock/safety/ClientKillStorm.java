@@ -1,8 +1,8 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.history.AcquireOutcome;
-import io.leasehold.lock.testkit.history.FaultEffect;
+import io.leasehold.lock.history.AcquireOutcome;
+import io.leasehold.lock.history.FaultEffect;
+import io.leasehold.lock.history.checker.CheckReport;
 import java.time.Duration;
 
 /**

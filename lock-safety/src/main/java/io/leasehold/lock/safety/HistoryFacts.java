@@ -1,15 +1,15 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.history.AccessOp;
-import io.leasehold.lock.testkit.history.AcquireAttempt;
-import io.leasehold.lock.testkit.history.AcquireOutcome;
-import io.leasehold.lock.testkit.history.History;
-import io.leasehold.lock.testkit.history.HistoryEvent;
-import io.leasehold.lock.testkit.history.LossSignal;
-import io.leasehold.lock.testkit.history.ResourceAccess;
-import io.leasehold.lock.testkit.history.SectionEnded;
-import io.leasehold.lock.testkit.history.SectionEnding;
-import io.leasehold.lock.testkit.history.SectionStarted;
+import io.leasehold.lock.history.AccessOp;
+import io.leasehold.lock.history.AcquireAttempt;
+import io.leasehold.lock.history.AcquireOutcome;
+import io.leasehold.lock.history.History;
+import io.leasehold.lock.history.HistoryEvent;
+import io.leasehold.lock.history.LossSignal;
+import io.leasehold.lock.history.ResourceAccess;
+import io.leasehold.lock.history.SectionEnded;
+import io.leasehold.lock.history.SectionEnding;
+import io.leasehold.lock.history.SectionStarted;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.history.FaultEffect;
+import io.leasehold.lock.history.FaultEffect;
+import io.leasehold.lock.history.checker.CheckReport;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;

@@ -1,9 +1,9 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.history.AccessOutcome;
-import io.leasehold.lock.testkit.history.FaultEffect;
-import io.leasehold.lock.testkit.history.ResourceAccess;
+import io.leasehold.lock.history.AccessOutcome;
+import io.leasehold.lock.history.FaultEffect;
+import io.leasehold.lock.history.ResourceAccess;
+import io.leasehold.lock.history.checker.CheckReport;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,10 +1,10 @@
 package io.leasehold.lock.safety;
 
+import io.leasehold.lock.history.FaultEffect;
+import io.leasehold.lock.history.FaultWindow;
+import io.leasehold.lock.history.HistoryClock;
+import io.leasehold.lock.history.HistoryWriter;
 import io.leasehold.lock.testkit.faults.FaultProxy;
-import io.leasehold.lock.testkit.history.FaultEffect;
-import io.leasehold.lock.testkit.history.FaultWindow;
-import io.leasehold.lock.testkit.history.HistoryClock;
-import io.leasehold.lock.testkit.history.HistoryWriter;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import io.leasehold.lock.testkit.redis.RedisTopology;
 import io.leasehold.lock.testkit.redis.SentinelRedis;

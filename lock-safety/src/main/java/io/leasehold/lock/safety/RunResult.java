@@ -1,8 +1,8 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.checker.OverlapKind;
-import io.leasehold.lock.testkit.checker.ProcessProgress;
+import io.leasehold.lock.history.checker.CheckReport;
+import io.leasehold.lock.history.checker.OverlapKind;
+import io.leasehold.lock.history.checker.ProcessProgress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;

@@ -6,18 +6,18 @@ import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
-import io.leasehold.lock.testkit.fencing.FencedAccess;
-import io.leasehold.lock.testkit.fencing.FencedResource;
-import io.leasehold.lock.testkit.fencing.FencedResourceException;
-import io.leasehold.lock.testkit.history.AccessOp;
-import io.leasehold.lock.testkit.history.AccessOutcome;
-import io.leasehold.lock.testkit.history.AcquireAttempt;
-import io.leasehold.lock.testkit.history.AcquireOutcome;
-import io.leasehold.lock.testkit.history.HistoryClock;
-import io.leasehold.lock.testkit.history.HistoryWriter;
-import io.leasehold.lock.testkit.history.LossSignalListener;
-import io.leasehold.lock.testkit.history.ResourceAccess;
-import io.leasehold.lock.testkit.history.SectionEnding;
+import io.leasehold.lock.history.AccessOp;
+import io.leasehold.lock.history.AccessOutcome;
+import io.leasehold.lock.history.AcquireAttempt;
+import io.leasehold.lock.history.AcquireOutcome;
+import io.leasehold.lock.history.HistoryClock;
+import io.leasehold.lock.history.HistoryWriter;
+import io.leasehold.lock.history.LossSignalListener;
+import io.leasehold.lock.history.ResourceAccess;
+import io.leasehold.lock.history.SectionEnding;
+import io.leasehold.lock.history.fencing.FencedAccess;
+import io.leasehold.lock.history.fencing.FencedResource;
+import io.leasehold.lock.history.fencing.FencedResourceException;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One simulated application node of the safety suite, run as a JVM process of its own: it contends
  * for a few locks with one driver and, inside each section, reads the lock's fenced counter with the
  * lease's token, pauses a little, and writes the value + 1 with the same token. Every acquire, section,
- * access and loss signal goes to its history file (see {@link io.leasehold.lock.testkit.history}).
+ * access and loss signal goes to its history file (see {@link io.leasehold.lock.history}).
  *
  * <p>It does its accesses whatever the lease's state, as a holder paused or cut off at the wrong moment
  * would: the resource's fencing is what must stop a stale holder, and the checker judges it.

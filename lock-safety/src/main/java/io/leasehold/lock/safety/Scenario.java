@@ -1,12 +1,12 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.checker.CheckReport;
+import io.leasehold.lock.history.checker.CheckReport;
 import java.time.Duration;
 
 /**
  * One named fault: how the lock server is laid out for it, what it does to a run once every worker
  * has finished a section, and what it demands of the run beyond the {@link
- * io.leasehold.lock.testkit.checker.HistoryChecker}'s verdict (which every run must pass).
+ * io.leasehold.lock.history.checker.HistoryChecker}'s verdict (which every run must pass).
  */
 interface Scenario {
 

@@ -1,13 +1,13 @@
 package io.leasehold.lock.safety;
 
-import io.leasehold.lock.testkit.checker.CheckOptions;
-import io.leasehold.lock.testkit.checker.CheckReport;
-import io.leasehold.lock.testkit.checker.HistoryChecker;
+import io.leasehold.lock.history.History;
+import io.leasehold.lock.history.HistoryReader;
+import io.leasehold.lock.history.HistoryWriter;
+import io.leasehold.lock.history.checker.CheckOptions;
+import io.leasehold.lock.history.checker.CheckReport;
+import io.leasehold.lock.history.checker.HistoryChecker;
+import io.leasehold.lock.history.fencing.FencedResource;
 import io.leasehold.lock.testkit.faults.FaultProxy;
-import io.leasehold.lock.testkit.fencing.FencedResource;
-import io.leasehold.lock.testkit.history.History;
-import io.leasehold.lock.testkit.history.HistoryReader;
-import io.leasehold.lock.testkit.history.HistoryWriter;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.RedisTopology;

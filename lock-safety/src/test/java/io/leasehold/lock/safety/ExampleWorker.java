@@ -5,17 +5,17 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockTimeoutException;
-import io.leasehold.lock.testkit.fencing.FencedAccess;
-import io.leasehold.lock.testkit.fencing.FencedResource;
-import io.leasehold.lock.testkit.fencing.FencedResourceException;
-import io.leasehold.lock.testkit.history.AccessOp;
-import io.leasehold.lock.testkit.history.AccessOutcome;
-import io.leasehold.lock.testkit.history.AcquireAttempt;
-import io.leasehold.lock.testkit.history.AcquireOutcome;
-import io.leasehold.lock.testkit.history.HistoryClock;
-import io.leasehold.lock.testkit.history.HistoryWriter;
-import io.leasehold.lock.testkit.history.ResourceAccess;
-import io.leasehold.lock.testkit.history.SectionEnding;
+import io.leasehold.lock.history.AccessOp;
+import io.leasehold.lock.history.AccessOutcome;
+import io.leasehold.lock.history.AcquireAttempt;
+import io.leasehold.lock.history.AcquireOutcome;
+import io.leasehold.lock.history.HistoryClock;
+import io.leasehold.lock.history.HistoryWriter;
+import io.leasehold.lock.history.ResourceAccess;
+import io.leasehold.lock.history.SectionEnding;
+import io.leasehold.lock.history.fencing.FencedAccess;
+import io.leasehold.lock.history.fencing.FencedResource;
+import io.leasehold.lock.history.fencing.FencedResourceException;
 import java.time.Duration;
 
 /**
