@@ -188,6 +188,14 @@ public interface LockClient extends AutoCloseable {
             return this;
         }
 
+        /**
+         * A new client with these settings, run by Leasehold's engine (artifact {@code lock-engine},
+         * which every driver brings; found with {@link java.util.ServiceLoader}).
+         *
+         * @return the client; close it when done
+         * @throws IllegalStateException if no engine is on the class or module path: the message names
+         *     the artifacts to add
+         */
         public LockClient build() {
             return EngineLookup.engine()
                     .newClient(new ClientSettings(
