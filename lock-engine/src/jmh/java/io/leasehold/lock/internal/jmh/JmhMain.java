@@ -1,4 +1,4 @@
-package io.leasehold.bench.jmh;
+package io.leasehold.lock.internal.jmh;
 
 import java.io.IOException;
 import java.nio.file.Files;

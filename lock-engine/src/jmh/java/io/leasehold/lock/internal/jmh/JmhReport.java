@@ -1,4 +1,4 @@
-package io.leasehold.bench.jmh;
+package io.leasehold.lock.internal.jmh;
 
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ final class JmhReport {
         md.append(machine.line()).append("\n\n");
         md.append("The engine's local work on its hot paths (no Redis round trip; see each benchmark's Javadoc in\n");
         md.append(
-                "`lock-bench/src/jmh/java`). avgt is the average time per operation: lower is better. The error is\n");
+                "`lock-engine/src/jmh/java`). avgt is the average time per operation: lower is better. The error is\n");
         md.append("JMH's 99.9% confidence half-interval over the measured iterations; with one fork it leaves out\n");
         md.append("fork-to-fork variation. Compare figures within one run only: the machine is shared and noisy.\n\n");
         md.append("|benchmark|mode|score ± error|units|\n");

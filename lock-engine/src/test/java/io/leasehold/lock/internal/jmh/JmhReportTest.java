@@ -1,4 +1,4 @@
-package io.leasehold.bench.jmh;
+package io.leasehold.lock.internal.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
