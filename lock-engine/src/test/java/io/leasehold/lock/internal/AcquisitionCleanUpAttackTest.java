@@ -344,12 +344,14 @@ class AcquisitionCleanUpAttackTest {
         return false;
     }
 
+    /** The client's clean-up releases not settled yet, with their lock names. */
     private static Map<CompletableFuture<?>, String> pendingCleanUps(LockClient client) {
-        return ReleaseSenderProbe.pendingCleanUps(client);
+        return ((DefaultLockClient) client).releases().pendingCleanUps();
     }
 
+    /** Of those, the ones still waiting for what they follow. */
     private static Set<CompletableFuture<?>> deferredCleanUps(LockClient client) {
-        return ReleaseSenderProbe.deferredCleanUps(client);
+        return ((DefaultLockClient) client).releases().deferredCleanUps();
     }
 
     /** Whether close() is in its wait (the "closer" thread parked in a future's get). */
