@@ -40,9 +40,10 @@ final class EngineLookup {
             }
         }
         if (engine == null) {
-            throw new IllegalStateException("No Leasehold engine found: add a driver artifact "
-                    + "(io.leasehold:lock-lettuce or io.leasehold:lock-jedis), which brings io.leasehold:lock-engine, "
-                    + "or add io.leasehold:lock-engine itself (for example next to lock-testkit's in-memory backend)");
+            throw new IllegalStateException(
+                    "No Leasehold engine found: add a driver artifact "
+                            + "(io.leasehold:lock-lettuce or io.leasehold:lock-jedis), which brings io.leasehold:lock-engine, "
+                            + "or add io.leasehold:lock-engine itself (for example next to the in-memory backend of lock-inmemory)");
         }
         return engine;
     }

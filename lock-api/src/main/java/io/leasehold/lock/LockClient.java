@@ -170,7 +170,7 @@ public interface LockClient extends AutoCloseable {
 
         /**
          * The engine's time source, {@link Ticker#systemTicker()} by default. Tests set a ticker they
-         * move by hand (the testkit's {@code ManualClock}) so that leases, waits and timeouts run out
+         * move by hand (lock-inmemory's {@code ManualClock}) so that leases, waits and timeouts run out
          * when the test says.
          */
         public Builder ticker(Ticker ticker) {

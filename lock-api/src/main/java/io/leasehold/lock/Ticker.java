@@ -5,7 +5,7 @@ package io.leasehold.lock;
  * {@link System#nanoTime()}, which is the default. Every deadline the engine keeps (lease validity,
  * waits, command timeouts, renewal) is measured on it.
  *
- * <p>Tests set one that they move by hand (the testkit's {@code ManualClock} is one), so that a
+ * <p>Tests set one that they move by hand (lock-inmemory's {@code ManualClock} is one), so that a
  * lease runs out when the test says, without waiting; see
  * {@link LockClient.Builder#ticker(Ticker)}. Implementations must be threadsafe and must never go
  * backwards.

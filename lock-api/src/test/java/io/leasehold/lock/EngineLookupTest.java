@@ -21,9 +21,10 @@ class EngineLookupTest {
     void shouldNameTheArtifactsToAddWhenNoEngineIsOnThePath() {
         assertThatThrownBy(() -> LockClient.create(backend))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("No Leasehold engine found: add a driver artifact (io.leasehold:lock-lettuce or"
-                        + " io.leasehold:lock-jedis), which brings io.leasehold:lock-engine, or add"
-                        + " io.leasehold:lock-engine itself (for example next to lock-testkit's in-memory backend)");
+                .hasMessage(
+                        "No Leasehold engine found: add a driver artifact (io.leasehold:lock-lettuce or"
+                                + " io.leasehold:lock-jedis), which brings io.leasehold:lock-engine, or add"
+                                + " io.leasehold:lock-engine itself (for example next to the in-memory backend of lock-inmemory)");
         // Asked again, it fails the same way: a missing engine is not cached as a broken class.
         assertThatThrownBy(() -> LockClient.builder(backend).build())
                 .isInstanceOf(IllegalStateException.class)

@@ -3,7 +3,7 @@ package io.leasehold.lock.spi;
 import java.util.List;
 
 /**
- * Names of the bundled scripts, for backends that emulate them (the testkit's in-memory backend)
+ * Names of the bundled scripts, for backends that emulate them (lock-inmemory's in-memory backend)
  * and for tests that count calls. See each script's header for KEYS, ARGV and the reply.
  */
 public final class ScriptNames {
