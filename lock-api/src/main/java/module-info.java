@@ -12,9 +12,10 @@
  * {@code kotlinx.coroutines.core}, which a Kotlin application has and requires itself.
  */
 module io.leasehold.lock {
-    // JSpecify nullness annotations on the API: needed to compile against it with a nullness
-    // checker, never at run time.
-    requires static transitive org.jspecify;
+    // JSpecify nullness annotations on the API: for nullness checkers, needed neither to compile
+    // against the API nor at run time. Not transitive: a modular application without JSpecify on its
+    // module path must compile (lock-jpms-test proves it); one with a checker requires it itself.
+    requires static org.jspecify;
     // Only the Kotlin extensions (src/main/kotlin) use these.
     requires static kotlin.stdlib;
     requires static kotlinx.coroutines.core;

@@ -107,6 +107,27 @@ class ModulePathTest {
                         "reflective call into the engine: allowed");
     }
 
+    /**
+     * JSpecify's annotations are on the API for nullness checkers, never needed to compile against it:
+     * a modular application with a driver and no JSpecify on its module path compiles.
+     */
+    @Test
+    void shouldCompileAModularApplicationWithOneDriverAndNoNullnessAnnotations() {
+        String withoutJspecify = Stream.of(modulePath.split(pathSeparator()))
+                .filter(entry -> !Paths.get(entry).getFileName().toString().startsWith("jspecify"))
+                .collect(java.util.stream.Collectors.joining(pathSeparator()));
+        assertThat(withoutJspecify)
+                .as("the module path had JSpecify to leave out")
+                .isNotEqualTo(modulePath);
+
+        Compilation compiled =
+                javac(sources.resolve("driver-only"), work.resolve("driver-only-classes"), withoutJspecify);
+
+        assertThat(compiled.exitCode())
+                .as("javac of an application with only the Lettuce driver:%n%s", compiled.output())
+                .isZero();
+    }
+
     @Test
     void shouldNotCompileAModularApplicationThatImportsTheEngine() {
         Compilation compiled = javac(sources.resolve("intruder"), work.resolve("intruder-classes"));
@@ -121,6 +142,10 @@ class ModulePathTest {
     }
 
     private Compilation javac(Path sourceRoot, Path classes) {
+        return javac(sourceRoot, classes, modulePath);
+    }
+
+    private Compilation javac(Path sourceRoot, Path classes, String modulePath) {
         // In process, javac would take this JVM's class path (the test's, lock-api included) as the
         // unnamed module; an empty class path leaves the consumer nothing but the module path.
         Path emptyClassPath = work.resolve("empty-class-path");
