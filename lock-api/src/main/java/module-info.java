@@ -7,7 +7,7 @@
  * which exports nothing: {@link io.leasehold.lock.LockClient#builder} finds it as a
  * {@link io.leasehold.lock.spi.LockEngine} service, and every driver artifact brings it.
  *
- * <p>Nothing is required at run time by a Java application. The Kotlin extensions ({@code withLock},
+ * <p>Besides the engine, nothing is required at run time by a Java application. The Kotlin extensions ({@code withLock},
  * the {@code await*} functions, the {@code LockOptions { }} builder) need {@code kotlin.stdlib} and
  * {@code kotlinx.coroutines.core}, which a Kotlin application has and requires itself.
  */

@@ -131,6 +131,17 @@ class EngineLookupTest {
                         .contains("lock-bom"));
     }
 
+    @Test
+    void shouldPreferLeaseholdsOwnEngineToAProviderListedBeforeIt() throws IOException {
+        Thread.currentThread()
+                .setContextClassLoader(loaderWithEngines(
+                        EngineA.class.getName(), io.leasehold.lock.internal.EngineProvider.class.getName()));
+
+        assertThatThrownBy(() -> LockClient.create(backend))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("made by Leasehold's engine");
+    }
+
     /** What build() gave with {@code context} as the thread's context class loader: the test engine's name. */
     private String builtWith(ClassLoader context) {
         Thread.currentThread().setContextClassLoader(context);

@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * double) gets the same behaviour, built from its {@link Lease#lost()} and
  * {@link Lease#releaseAsync()}.
  *
- * <p>Only Leasehold's engine implements this; applications use {@link Lease}.
+ * <p>Only Leasehold's engine implements this, and only the API's own Kotlin extensions call it:
+ * applications use {@link Lease}, and must not cast a lease to this type (its methods release the
+ * lease or declare its loss). It may change between minor versions.
  */
 public interface EngineLease extends Lease {
 

@@ -9,7 +9,9 @@ import io.leasehold.lock.LockClient;
  * application never names it.
  *
  * <p>Only Leasehold's own engine is meant to implement this; it is public so that the API module
- * can reach the engine module without depending on it (the API stays a pure contract).
+ * can reach the engine module without depending on it (the API stays a pure contract). Not for
+ * applications; it, and {@link ClientSettings}, may change between minor versions, so keep
+ * {@code lock-api} and {@code lock-engine} at one version (import {@code lock-bom}).
  */
 public interface LockEngine {
 

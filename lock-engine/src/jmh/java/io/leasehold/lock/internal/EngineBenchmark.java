@@ -16,8 +16,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * (a wake-up's attempt, a new acquisition) were still getting faster after 3 seconds of it. JMH options
  * given on the command line ({@code -f}, {@code -wi}, {@code -i}, {@code -r}...) override these.
  *
- * <p>The benchmarks sit in the engine's package to reach its package-private classes, and only in
- * lock-bench, which is never published. They measure the engine's local work on its hot paths; Redis
+ * <p>The benchmarks sit in the engine's package to reach its package-private classes, in lock-engine's
+ * test sources, so they are never published. They measure the engine's local work on its hot paths; Redis
  * round trips are measured by the side-by-side bench ({@code -Pbench}).
  */
 @BenchmarkMode(Mode.AverageTime)

@@ -261,7 +261,7 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         /**
          * Sets the delay before each eval is forwarded; {@link Duration#ZERO} removes it.
          *
-         * @throws IllegalArgumentException when {@code latency} is negative
+         * @throws IllegalArgumentException when {@code latency} is null, negative or longer than a year
          */
         public void setLatency(Duration latency) {
             this.latency = Checks.notNegative("latency", latency, null);
@@ -270,7 +270,7 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
         /**
          * Sets the delay before each subscribe's confirmation is relayed; {@link Duration#ZERO} removes it.
          *
-         * @throws IllegalArgumentException when {@code latency} is negative
+         * @throws IllegalArgumentException when {@code latency} is null, negative or longer than a year
          */
         public void setSubscribeLatency(Duration latency) {
             this.subscribeLatency = Checks.notNegative("subscribeLatency", latency, null);

@@ -34,7 +34,7 @@ import java.util.Objects;
  *
  * <p>From the command line (exit status 0 passed, 1 violations, 2 bad usage or unreadable history):
  * <pre>
- * java -cp lock-testkit.jar:gson.jar:lock-api.jar io.leasehold.lock.history.checker.HistoryChecker \
+ * java -cp lock-history.jar:gson.jar:lock-api.jar io.leasehold.lock.history.checker.HistoryChecker \
  *     [--data-loss START..END]... [--max-silence PT60S] [--min-acquisitions 1] PATH...
  * </pre>
  * where each {@code PATH} is a history file or a directory of {@code *.jsonl} files, and

@@ -69,7 +69,7 @@ public abstract class LoadDriverTests {
     /**
      * A renew call's budget as the engine promises it (README, G5): a call carries at most the leases
      * Redis runs in about this many µs of script time, at the cost of a lease it measured. Stated here,
-     * not read from the engine: {@code RenewalBatchSizerTest} (lock-api) holds the engine's sizer to
+     * not read from the engine: {@code RenewalBatchSizerTest} (lock-engine) holds the engine's sizer to
      * this number and the next.
      */
     static final long RENEW_CALL_BUDGET_MICROS = 400;
