@@ -5,6 +5,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.DriverClients;
 import io.leasehold.lock.spi.support.DriverFailures;
 import io.leasehold.lock.spi.support.Failures;
 import io.leasehold.lock.spi.support.PubSubChannels;
@@ -165,7 +166,7 @@ public final class JedisLockBackend implements LockBackend {
 
     /** A {@link LockClient} with default settings over {@link #create(UnifiedJedis)}; closing it closes the backend. */
     public static LockClient lockClient(UnifiedJedis client) {
-        return LockClient.create(create(client));
+        return DriverClients.createOwning(create(client));
     }
 
     @Override

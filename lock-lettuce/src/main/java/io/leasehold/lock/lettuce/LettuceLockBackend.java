@@ -5,6 +5,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.spi.support.DriverClients;
 import io.leasehold.lock.spi.support.DriverFailures;
 import io.leasehold.lock.spi.support.Failures;
 import io.leasehold.lock.spi.support.PubSubChannels;
@@ -135,17 +136,17 @@ public final class LettuceLockBackend implements LockBackend {
 
     /** A {@link LockClient} with default settings over {@link #create(RedisClient)}; closing it closes the backend. */
     public static LockClient lockClient(RedisClient client) {
-        return LockClient.create(create(client));
+        return DriverClients.createOwning(create(client));
     }
 
     /** A {@link LockClient} with default settings over {@link #create(RedisClient, RedisURI)}. */
     public static LockClient lockClient(RedisClient client, RedisURI uri) {
-        return LockClient.create(create(client, uri));
+        return DriverClients.createOwning(create(client, uri));
     }
 
     /** A {@link LockClient} with default settings over {@link #create(RedisClusterClient)}. */
     public static LockClient lockClient(RedisClusterClient client) {
-        return LockClient.create(create(client));
+        return DriverClients.createOwning(create(client));
     }
 
     @Override

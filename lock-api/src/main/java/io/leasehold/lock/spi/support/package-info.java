@@ -14,7 +14,9 @@
  *   <li>{@link io.leasehold.lock.spi.support.Failures}: unwrapping {@code CompletableFuture} failures;</li>
  *   <li>{@link io.leasehold.lock.spi.support.Checks} and {@link io.leasehold.lock.spi.support.Durations}:
  *       argument checks whose messages name the parameter, the rule, the value and the lock, and
- *       durations as people read them ({@code 1.5 s}), shared by the API, the engine and the drivers.</li>
+ *       durations as people read them ({@code 1.5 s}), shared by the API, the engine and the drivers;</li>
+ *   <li>{@link io.leasehold.lock.spi.support.DriverClients}: a client over a backend the driver made,
+ *       closing that backend if no client can be made.</li>
  * </ul>
  *
  * <p>A helper that only one driver needs lives in that driver, package-private: Jedis's subscriber
