@@ -10,7 +10,9 @@ import java.util.Objects;
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
  * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
- * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded the lock to other clients (PX lease; see handoff.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded or granted the lock on (PX; see handoff.lua, queue-release.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:queue      the wait queue: a zset of waiting owners by enqueue order (see queue-acquire.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:waiters    the waiters' leases: a zset of the same owners by deadline (server ms)
  * </pre>
  *
  * <p>Inside the braces, {@code %} is written {@code %25} and {@code }} is written {@code %7D}, and
@@ -50,10 +52,29 @@ public final class LockKeys {
     /**
      * The yield marker of {@code name}: the lock key and {@code :yielded}. A release that hands the
      * lock to another client's waiters instead of its own client's (handoff.lua's yield) writes its
-     * owner there, so that a resend of that release can tell it released from it was lost.
+     * owner there, so that a resend of that release can tell it released from it was lost; so does a
+     * release that grants the lock to the head of the wait queue (queue-release.lua).
      */
     public static String yieldMarkerKey(String prefix, String name) {
         return lockKey(prefix, name) + ":yielded";
+    }
+
+    /**
+     * The wait queue of {@code name}: the lock key and {@code :queue}, a sorted set of the waiting
+     * owners scored by the order in which they joined (queue-acquire.lua). It expires with the
+     * longest waiter lease in it.
+     */
+    public static String queueKey(String prefix, String name) {
+        return lockKey(prefix, name) + ":queue";
+    }
+
+    /**
+     * The waiter leases of {@code name}: the lock key and {@code :waiters}, a sorted set of the
+     * same owners as {@link #queueKey} scored by the server time (ms) at which their place lapses
+     * unless renewed.
+     */
+    public static String waitersKey(String prefix, String name) {
+        return lockKey(prefix, name) + ":waiters";
     }
 
     /** {@code name} with {@code %} and {@code }} percent-encoded: never empty, never containing {@code }}. */

@@ -15,9 +15,25 @@ public final class ScriptNames {
     public static final String EXTEND = "extend";
     public static final String INSPECT = "inspect";
     public static final String FORCE_RELEASE = "force-release";
+    /** The wait queue's acquire: take the lock in queue order, or join or keep a place in the queue. */
+    public static final String QUEUE_ACQUIRE = "queue-acquire";
+    /** The wait queue's release: grant the lock to the head waiter, or release it. */
+    public static final String QUEUE_RELEASE = "queue-release";
+    /** The wait queue's leave: a waiter gives up its place, and a grant it never took goes on. */
+    public static final String QUEUE_LEAVE = "queue-leave";
 
     /** Every bundled script. */
-    public static final List<String> ALL = List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
+    public static final List<String> ALL = List.of(
+            ACQUIRE,
+            HANDOFF,
+            RELEASE,
+            RENEW,
+            EXTEND,
+            INSPECT,
+            FORCE_RELEASE,
+            QUEUE_ACQUIRE,
+            QUEUE_RELEASE,
+            QUEUE_LEAVE);
 
     private ScriptNames() {}
 }

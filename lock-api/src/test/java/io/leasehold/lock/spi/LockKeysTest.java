@@ -47,6 +47,8 @@ class LockKeysTest {
         assertThat(LockKeys.lockKey(PREFIX, "orders:42")).isEqualTo("leasehold:{orders:42}");
         assertThat(LockKeys.fenceKey(PREFIX, "orders:42")).isEqualTo("leasehold:{orders:42}:fence");
         assertThat(LockKeys.releaseChannel(PREFIX, "orders:42")).isEqualTo("leasehold:{orders:42}:released");
+        assertThat(LockKeys.queueKey(PREFIX, "orders:42")).isEqualTo("leasehold:{orders:42}:queue");
+        assertThat(LockKeys.waitersKey(PREFIX, "orders:42")).isEqualTo("leasehold:{orders:42}:waiters");
         assertThat(LockKeys.lockKey(PREFIX, "a{b")).isEqualTo("leasehold:{a{b}");
         assertThat(LockKeys.lockKey(PREFIX, "注文 🔒")).isEqualTo("leasehold:{注文 🔒}");
     }
@@ -89,6 +91,12 @@ class LockKeysTest {
                     .isEqualTo(tag);
             assertThat(hashTag(LockKeys.releaseChannel(PREFIX, name)))
                     .as("channel of %s", name)
+                    .isEqualTo(tag);
+            assertThat(hashTag(LockKeys.queueKey(PREFIX, name)))
+                    .as("wait queue of %s", name)
+                    .isEqualTo(tag);
+            assertThat(hashTag(LockKeys.waitersKey(PREFIX, name)))
+                    .as("waiter leases of %s", name)
                     .isEqualTo(tag);
         }
     }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * token (the hybrid logical clock and the checks of foreign values). Redis scripts cannot include
  * one another, so each carries its own copy, between {@code -- [shared:<name>] begin} and
  * {@code -- [shared:<name>] end}: this test proves the copies the same, line for line, so that a
- * fix made to one script cannot miss the other.
+ * fix made to one script cannot miss the other. The wait queue's scripts (queue-*.lua) share one
+ * block, "queue", the same way.
  */
 class SharedScriptBlocksTest {
 
@@ -38,6 +39,35 @@ class SharedScriptBlocksTest {
                     acquire.get(name),
                     handoff.get(name),
                     () -> "block '" + name + "' differs between acquire.lua and handoff.lua: make them the same");
+        }
+    }
+
+    @Test
+    void shouldCarryTheSameQueueBlockInEveryQueueScript() {
+        String acquire = blocks(ScriptNames.QUEUE_ACQUIRE).get("queue");
+
+        assertTrue(acquire != null && !acquire.isBlank(), "queue-acquire.lua carries the block 'queue'");
+        for (String name : new String[] {ScriptNames.QUEUE_RELEASE, ScriptNames.QUEUE_LEAVE}) {
+            Map<String, String> blocks = blocks(name);
+            assertEquals(Set.of("queue"), blocks.keySet(), () -> "shared blocks of " + name + ".lua");
+            assertEquals(
+                    acquire,
+                    blocks.get("queue"),
+                    () -> "block 'queue' differs between queue-acquire.lua and " + name + ".lua: make them the same");
+        }
+    }
+
+    @Test
+    void shouldTakeTheQueuesTokensFromTheSameHybridLogicalClockAsAcquire() {
+        String queue = blocks(ScriptNames.QUEUE_ACQUIRE).get("queue");
+
+        for (String line : new String[] {
+            "redis.call('TIME')",
+            "token = math.max(tonumber(counter) + 1, token)",
+            "token = string.format('%.0f', token)",
+            "if counter and (not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991) then"
+        }) {
+            assertTrue(queue.contains(line), () -> "the queue block lacks " + line + ":\n" + queue);
         }
     }
 

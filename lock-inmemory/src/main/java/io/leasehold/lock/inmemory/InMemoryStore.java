@@ -1,17 +1,20 @@
 package io.leasehold.lock.inmemory;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The keyspace of an {@link InMemoryLockBackend}: string keys with optional millisecond TTLs,
- * and the few Redis commands the scripts use, with Redis's return values. A key may also hold a
- * hash ({@link #hset}), which no Leasehold script writes: it stands for a foreign application's
- * key under the lock prefix, and {@code GET} on it fails with {@link WrongTypeException} as in
- * Redis.
+ * The keyspace of an {@link InMemoryLockBackend}: string and sorted-set keys with optional
+ * millisecond TTLs, and the few Redis commands the scripts use, with Redis's return values. A key
+ * may also hold a hash ({@link #hset}), which no Leasehold script writes: it stands for a foreign
+ * application's key under the lock prefix, and {@code GET} on it fails with
+ * {@link WrongTypeException} as in Redis. Sorted sets (the wait queue's keys) are ordered as in
+ * Redis: by score, then by member; an emptied one is deleted.
  *
  * <p>Expiry is lazy, as in Redis, but checked on every access against the time passed in, so a
  * moved clock is observed by the very next command. A key is gone once its whole TTL has elapsed
@@ -33,15 +36,22 @@ final class InMemoryStore {
     /** Redis's reply to a command on a key of the wrong type. */
     static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
-    /** A key's value: a string, or (when {@code hash} is not null) a hash, whose fields no script reads. */
-    private record Entry(String value, Map<String, String> hash, long expireAtMillis) {
+    /**
+     * A key's value: a string, or (when {@code hash} is not null) a hash, whose fields no script
+     * reads, or (when {@code zset} is not null) a sorted set, member to score.
+     */
+    private record Entry(String value, Map<String, String> hash, Map<String, Double> zset, long expireAtMillis) {
 
         static Entry string(String value, long expireAtMillis) {
-            return new Entry(value, null, expireAtMillis);
+            return new Entry(value, null, null, expireAtMillis);
         }
 
         Entry withExpiry(long at) {
-            return new Entry(value, hash, at);
+            return new Entry(value, hash, zset, at);
+        }
+
+        String type() {
+            return hash != null ? "hash" : zset != null ? "zset" : "string";
         }
 
         boolean expiredAt(long nowMillis) {
@@ -59,8 +69,8 @@ final class InMemoryStore {
         if (entry == null) {
             return null;
         }
-        if (entry.hash() != null) {
-            throw new WrongTypeException(key);
+        if (entry.value() == null) {
+            throw new WrongTypeException(key, entry.type());
         }
         return entry.value();
     }
@@ -78,11 +88,62 @@ final class InMemoryStore {
     void hset(String key, String field, String value, long nowMillis) {
         Entry entry = live(key, nowMillis);
         if (entry != null && entry.hash() == null) {
-            throw new WrongTypeException(key);
+            throw new WrongTypeException(key, entry.type());
         }
         Map<String, String> hash = new HashMap<>(entry == null ? Map.of() : entry.hash());
         hash.put(field, value);
-        entries.put(key, new Entry(null, Map.copyOf(hash), entry == null ? NO_EXPIRY : entry.expireAtMillis()));
+        entries.put(key, new Entry(null, Map.copyOf(hash), null, entry == null ? NO_EXPIRY : entry.expireAtMillis()));
+    }
+
+    /**
+     * ZADD key score member: adds the member or moves it to the new score, creating the set without
+     * a TTL (an existing key keeps its TTL, as in Redis).
+     *
+     * @throws WrongTypeException when the key holds another type
+     */
+    void zadd(String key, double score, String member, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        Map<String, Double> zset = new HashMap<>(zset(key, entry));
+        zset.put(member, score);
+        entries.put(key, new Entry(null, null, Map.copyOf(zset), entry == null ? NO_EXPIRY : entry.expireAtMillis()));
+    }
+
+    /** ZSCORE: the member's score, or null when the set or the member is absent. */
+    Double zscore(String key, String member, long nowMillis) {
+        return zset(key, live(key, nowMillis)).get(member);
+    }
+
+    /** ZREM for one member: 1 when it was there; a set left empty is deleted, as in Redis. */
+    long zrem(String key, String member, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        Map<String, Double> zset = new HashMap<>(zset(key, entry));
+        if (zset.remove(member) == null) {
+            return 0;
+        }
+        if (zset.isEmpty()) {
+            entries.remove(key);
+        } else {
+            entries.put(key, new Entry(null, null, Map.copyOf(zset), entry.expireAtMillis()));
+        }
+        return 1;
+    }
+
+    /** The members in Redis's order (score, then member), with their scores; empty for a missing key. */
+    List<Map.Entry<String, Double>> zrange(String key, long nowMillis) {
+        List<Map.Entry<String, Double>> members =
+                new ArrayList<>(zset(key, live(key, nowMillis)).entrySet());
+        members.sort(Map.Entry.<String, Double>comparingByValue().thenComparing(Map.Entry.comparingByKey()));
+        return members;
+    }
+
+    private static Map<String, Double> zset(String key, Entry entry) {
+        if (entry == null) {
+            return Map.of();
+        }
+        if (entry.zset() == null) {
+            throw new WrongTypeException(key, entry.type());
+        }
+        return entry.zset();
     }
 
     /** SET key value PX ttl; the caller has checked {@code ttlMillis > 0}. */
@@ -117,13 +178,13 @@ final class InMemoryStore {
         return entry.expireAtMillis() == NO_EXPIRY ? -1 : entry.expireAtMillis() - nowMillis;
     }
 
-    /** TYPE: {@code string}, {@code hash}, or {@code none} for a missing key. */
+    /** TYPE: {@code string}, {@code hash}, {@code zset}, or {@code none} for a missing key. */
     String type(String key, long nowMillis) {
         Entry entry = live(key, nowMillis);
         if (entry == null) {
             return "none";
         }
-        return entry.hash() == null ? "string" : "hash";
+        return entry.type();
     }
 
     /** EXISTS for one key. */
@@ -169,8 +230,8 @@ final class InMemoryStore {
 
         private static final long serialVersionUID = 1L;
 
-        WrongTypeException(String key) {
-            super(WRONGTYPE + " (in-memory backend: key '" + key + "' holds a hash, not a string)");
+        WrongTypeException(String key, String type) {
+            super(WRONGTYPE + " (in-memory backend: key '" + key + "' holds a " + type + ")");
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The seven bundled Lua scripts, transliterated line by line into Java over an {@link InMemoryStore}:
+ * The bundled Lua scripts, transliterated line by line into Java over an {@link InMemoryStore}:
  * same commands in the same order, same replies, and — as in Redis — no rollback of the writes
  * made before a script fails.
  *
@@ -30,10 +30,12 @@ final class ScriptEmulator {
 
     private final InMemoryStore store;
     private final PubSubHub hub;
+    private final QueueScriptEmulator queue;
 
     ScriptEmulator(InMemoryStore store, PubSubHub hub) {
         this.store = store;
         this.hub = hub;
+        this.queue = new QueueScriptEmulator(store, this);
     }
 
     /**
@@ -63,6 +65,9 @@ final class ScriptEmulator {
             case ScriptNames.EXTEND -> extend(call);
             case ScriptNames.INSPECT -> inspect(call);
             case ScriptNames.FORCE_RELEASE -> forceRelease(call);
+            case ScriptNames.QUEUE_ACQUIRE -> queue.acquire(call);
+            case ScriptNames.QUEUE_RELEASE -> queue.release(call);
+            case ScriptNames.QUEUE_LEAVE -> queue.leave(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
     }
@@ -125,7 +130,7 @@ final class ScriptEmulator {
      * The scripts' shared block "read": GET KEYS[1] (pcall), refused when not a Leasehold lock; the
      * lock value, or null when absent.
      */
-    private LockValue readLock(ScriptCall c) {
+    LockValue readLock(ScriptCall c) {
         Get current = pcallGet(c, 1);
         if (current.wrongType()) {
             throw foreign(c, 1, "lock", "a string '<owner>:<token>'");
@@ -185,7 +190,7 @@ final class ScriptEmulator {
      * {@code string.match(counter, '^%d+$') and tonumber(counter) < 2^53 - 1}: ASCII digits below
      * 2^53 - 1, so that counter + 1 is still exact in a Lua double.
      */
-    private static boolean isCounter(String counter) {
+    static boolean isCounter(String counter) {
         if (!DIGITS.matcher(counter).matches()) {
             return false;
         }
@@ -364,7 +369,7 @@ final class ScriptEmulator {
      * A lock value: {@code "<owner>:<token>"}, or {@code "<owner>:<token>:<seq>"} once renew or extend
      * set its TTL (seq 0 when absent), as the scripts split it.
      */
-    private record LockValue(String owner, String token, long seq, boolean hasSeq) {
+    record LockValue(String owner, String token, long seq, boolean hasSeq) {
         static LockValue parse(String value, int sep) {
             String rest = value.substring(sep + 1);
             int seqSep = rest.indexOf(':');
@@ -403,10 +408,10 @@ final class ScriptEmulator {
     }
 
     /** What {@code redis.pcall('GET', key)} answered: the value (null when absent), or a WRONGTYPE error. */
-    private record Get(String value, boolean wrongType) {}
+    record Get(String value, boolean wrongType) {}
 
     /** redis.pcall('GET', KEYS[keyIndex]). */
-    private Get pcallGet(ScriptCall c, int keyIndex) {
+    Get pcallGet(ScriptCall c, int keyIndex) {
         try {
             return new Get(store.get(c.key(keyIndex), c.nowMillis()), false);
         } catch (InMemoryStore.WrongTypeException e) {
@@ -415,7 +420,7 @@ final class ScriptEmulator {
     }
 
     /** The scripts' foreign(): an error reply naming the key, what it holds (TYPE) and what was expected. */
-    private InMemoryScriptException foreign(ScriptCall c, int keyIndex, String what, String expected) {
+    InMemoryScriptException foreign(ScriptCall c, int keyIndex, String what, String expected) {
         String key = c.key(keyIndex);
         String kind = store.type(key, c.nowMillis());
         return c.error(
@@ -425,7 +430,7 @@ final class ScriptEmulator {
     }
 
     /** redis.call('SET', KEYS[keyIndex], value, 'PX', ARGV[argIndex]). */
-    private void setPx(ScriptCall c, int keyIndex, String value, int argIndex, String what) {
+    void setPx(ScriptCall c, int keyIndex, String value, int argIndex, String what) {
         long ttl = c.integerArg(argIndex, "SET PX");
         if (ttl <= 0) {
             throw c.error(
@@ -442,7 +447,7 @@ final class ScriptEmulator {
     }
 
     /** redis.call('PEXPIRE', KEYS[keyIndex], ARGV[argIndex]). */
-    private void pexpire(ScriptCall c, int keyIndex, int argIndex) {
+    void pexpire(ScriptCall c, int keyIndex, int argIndex) {
         long ttl = c.integerArg(argIndex, "PEXPIRE");
         try {
             store.pexpire(c.key(keyIndex), ttl, c.nowMillis());
@@ -461,7 +466,7 @@ final class ScriptEmulator {
     }
 
     /** redis.call(ARGV[commandIndex], KEYS[channelIndex], message); see {@link #publish(ScriptCall, int, int)}. */
-    private void publish(ScriptCall c, int commandIndex, int channelIndex, String message) {
+    void publish(ScriptCall c, int commandIndex, int channelIndex, String message) {
         String command = c.requiredArg(commandIndex);
         String channel = c.key(channelIndex);
         if (command.equalsIgnoreCase("SPUBLISH")) {

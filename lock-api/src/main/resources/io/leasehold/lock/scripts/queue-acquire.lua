@@ -1,0 +1,181 @@
+-- queue-acquire: take the lock in the order of the lock's wait queue (strict FIFO across clients),
+-- or join that queue, or keep this waiter's place in it alive. The first call of an acquisition
+-- enqueues it when the lock is held; the waiter sends this same call again while it waits (on a
+-- message naming it, and at least every third of its waiter lease), which renews its place, and
+-- takes the lock once a release granted it (or the lock is free and this waiter is at the head).
+-- KEYS[1]  lock key            <prefix>{<name>}
+-- KEYS[2]  fencing counter     <prefix>{<name>}:fence
+-- KEYS[3]  wait queue          <prefix>{<name>}:queue    zset: owner -> ticket (enqueue order)
+-- KEYS[4]  waiter leases       <prefix>{<name>}:waiters  zset: owner -> deadline (server ms)
+-- KEYS[5]  release channel     <prefix>{<name>}:released
+-- ARGV[1]  owner               32 hex chars, random per acquisition
+-- ARGV[2]  lease, ms           integer > 0
+-- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
+-- ARGV[4]  waiter lease, ms    integer > 0: how long this waiter's place outlives its last call,
+--                              and how long a lock granted to the head waits for that waiter to
+--                              take it (the grant window)
+-- ARGV[5]  publish command     'SPUBLISH' or 'PUBLISH'
+-- Returns  {1, token, pttl}        acquired: the lock was free and the queue empty (or this owner at
+--                                  its head), or a release granted it to this owner (its value has
+--                                  no sequence number yet: the lease is set to ARGV[2] now); also
+--                                  when this owner holds it already (idempotent, as acquire.lua)
+--          {0, token, pttl, n}     waiting: the holder's token and remaining ms, and this owner's
+--                                  place in the queue (1 = next)
+--          error                   "ERR key '<key>' holds a value that is not a Leasehold ..." when
+--                                  a key holds something Leasehold did not write; nothing is written
+-- The grant: a release (queue-release.lua) or any call that finds the lock free (expired, deleted,
+-- or a grant not taken within its window) and a live waiter at the head gives the lock to that
+-- waiter in the same step: "<owner>:<token>" with a fresh fencing token and a TTL of the waiter
+-- lease, and publishes 'granted <owner>'. A dead waiter so costs the queue at most one waiter lease
+-- (its place expires) or one grant window (it never takes its grant), never the lock's lease.
+-- Waiters whose lease ran out are dropped by every call. The queue keys expire with the last
+-- waiter's lease, so nothing outlives the clients that wrote it.
+-- The blocks between '-- [shared:<name>] begin' and '-- [shared:<name>] end' are the same, line
+-- for line, in every queue-*.lua (SharedScriptBlocksTest checks it).
+-- [shared:queue] begin
+local function foreign(key, what, expected)
+  local kind = redis.call('TYPE', key)['ok']
+  return redis.error_reply("ERR key '" .. key .. "' holds a value that is not a Leasehold " .. what
+      .. ' (a ' .. kind .. ', not ' .. expected .. ')')
+end
+-- the lock's owner and token, or nil when free; an error reply for a foreign value
+local function readLock()
+  local current = redis.pcall('GET', KEYS[1])
+  if type(current) == 'table' and current.err then
+    return nil, nil, nil, foreign(KEYS[1], 'lock', "a string '<owner>:<token>'")
+  end
+  if not current then
+    return nil
+  end
+  local sep = string.find(current, ':', 1, true)
+  if not sep then
+    return nil, nil, nil, foreign(KEYS[1], 'lock', "'<owner>:<token>'")
+  end
+  local rest = string.sub(current, sep + 1)
+  local seqSep = string.find(rest, ':', 1, true)
+  return string.sub(current, 1, sep - 1), seqSep and string.sub(rest, 1, seqSep - 1) or rest, seqSep ~= nil
+end
+-- the fencing counter (nil when absent), or nil and an error reply when it is not a decimal integer
+-- below 2^53 - 1 (so that + 1 stays exact in a double)
+local function readCounter()
+  local counter = redis.pcall('GET', KEYS[2])
+  if type(counter) == 'table' and counter.err then
+    return nil, foreign(KEYS[2], 'fencing counter', 'a string holding a decimal integer')
+  end
+  if counter and (not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991) then
+    return nil, foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
+  end
+  return counter
+end
+-- nil when the counter and the queue keys hold what Leasehold writes (or nothing); else the error
+-- reply naming the foreign key: checked before anything is written
+local function checkKeys()
+  local _, err = readCounter()
+  if err then
+    return err
+  end
+  for i = 3, 4 do
+    local kind = redis.call('TYPE', KEYS[i])['ok']
+    if kind ~= 'none' and kind ~= 'zset' then
+      return foreign(KEYS[i], 'wait queue', 'a zset')
+    end
+  end
+  return nil
+end
+local function nowMillis()
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+end
+-- drops the waiters whose lease ran out (deadline <= now)
+local function purge(now)
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+  for i = 1, #expired do
+    redis.call('ZREM', KEYS[3], expired[i])
+    redis.call('ZREM', KEYS[4], expired[i])
+  end
+end
+-- the lock for owner with a fresh fencing token (the hybrid logical clock of acquire.lua) and TTL
+-- px; the token (checkKeys has vouched for the counter)
+local function grant(owner, px, counterTtl)
+  local now = redis.call('TIME')
+  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  local counter = readCounter()
+  if counter then
+    token = math.max(tonumber(counter) + 1, token)
+  end
+  token = string.format('%.0f', token)
+  redis.call('SET', KEYS[2], token, 'PX', counterTtl)
+  redis.call('SET', KEYS[1], owner .. ':' .. token, 'PX', px)
+  return token
+end
+-- the lock is free: grants it to the head waiter, if any, for the grant window, and names it on
+-- the channel; the head and its token, or nil when the queue is empty
+local function grantHead(window, counterTtl, publish)
+  local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+  if not head then
+    return nil
+  end
+  redis.call('ZREM', KEYS[3], head)
+  redis.call('ZREM', KEYS[4], head)
+  local token = grant(head, window, counterTtl)
+  redis.call(publish, KEYS[5], 'granted ' .. head)
+  return head, token
+end
+-- the queue keys live exactly as long as the longest waiter lease in them
+local function expireQueue(now)
+  local last = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')
+  if #last == 0 then
+    redis.call('DEL', KEYS[3], KEYS[4])
+    return
+  end
+  local ttl = math.max(tonumber(last[2]) - now, 1)
+  redis.call('PEXPIRE', KEYS[3], ttl)
+  redis.call('PEXPIRE', KEYS[4], ttl)
+end
+-- [shared:queue] end
+local me = ARGV[1]
+local owner, token, renewed, err = readLock()
+if err then
+  return err
+end
+if owner == me then
+  if renewed then
+    return {1, token, redis.call('PTTL', KEYS[1])}
+  end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1, token, tonumber(ARGV[2])}
+end
+err = checkKeys()
+if err then
+  return err
+end
+local now = nowMillis()
+purge(now)
+local pttl
+if owner then
+  pttl = redis.call('PTTL', KEYS[1])
+else
+  local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+  if not head or head == me then
+    redis.call('ZREM', KEYS[3], me)
+    redis.call('ZREM', KEYS[4], me)
+    token = grant(me, ARGV[2], ARGV[3])
+    expireQueue(now)
+    return {1, token, tonumber(ARGV[2])}
+  end
+  head, token = grantHead(ARGV[4], ARGV[3], ARGV[5])
+  pttl = tonumber(ARGV[4])
+end
+if not redis.call('ZSCORE', KEYS[3], me) then
+  -- the enqueue order: the server's TIME in µs, and always after the last ticket
+  local micros = redis.call('TIME')
+  local ticket = tonumber(micros[1]) * 1000000 + tonumber(micros[2])
+  local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+  if #tail > 0 then
+    ticket = math.max(ticket, tonumber(tail[2]) + 1)
+  end
+  redis.call('ZADD', KEYS[3], string.format('%.0f', ticket), me)
+end
+redis.call('ZADD', KEYS[4], now + tonumber(ARGV[4]), me)
+expireQueue(now)
+return {0, token, pttl, redis.call('ZRANK', KEYS[3], me) + 1}

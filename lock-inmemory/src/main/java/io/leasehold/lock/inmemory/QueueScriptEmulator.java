@@ -1,0 +1,232 @@
+package io.leasehold.lock.inmemory;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The wait queue's scripts ({@code queue-acquire.lua}, {@code queue-release.lua},
+ * {@code queue-leave.lua}), transliterated line by line into Java over an {@link InMemoryStore}:
+ * the same commands in the same order and the same replies. Their shared block ("queue") is the
+ * private methods here, in the order the scripts define them.
+ *
+ * <p>Not threadsafe: called by {@link ScriptEmulator#run} holding the store's monitor.
+ */
+final class QueueScriptEmulator {
+
+    /** KEYS of every queue script: lock, fencing counter, queue, waiter leases, channel. */
+    private static final int LOCK = 1;
+
+    private static final int COUNTER = 2;
+    private static final int QUEUE = 3;
+    private static final int WAITERS = 4;
+    private static final int CHANNEL = 5;
+    /** queue-release.lua's KEYS[6]. */
+    private static final int MARKER = 6;
+
+    private final InMemoryStore store;
+    private final ScriptEmulator scripts;
+
+    QueueScriptEmulator(InMemoryStore store, ScriptEmulator scripts) {
+        this.store = store;
+        this.scripts = scripts;
+    }
+
+    /** queue-acquire.lua. ARGV: owner, lease, counter TTL, waiter lease, publish command. */
+    Object acquire(ScriptCall c) {
+        String me = c.requiredArg(1);
+        ScriptEmulator.LockValue held = scripts.readLock(c);
+        if (held != null && held.owner().equals(me)) {
+            if (held.hasSeq()) {
+                return List.of(1L, held.token(), store.pttl(c.key(LOCK), c.nowMillis()));
+            }
+            scripts.pexpire(c, LOCK, 2);
+            return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
+        }
+        checkKeys(c);
+        long now = c.nowMillis();
+        purge(c, now);
+        String token;
+        long pttl;
+        if (held != null) {
+            token = held.token();
+            pttl = store.pttl(c.key(LOCK), now);
+        } else {
+            String head = head(c);
+            if (head == null || head.equals(me)) {
+                store.zrem(c.key(QUEUE), me, now);
+                store.zrem(c.key(WAITERS), me, now);
+                token = grant(c, me, 2, 3);
+                expireQueue(c, now);
+                return List.of(1L, token, c.integerArg(2, "tonumber"));
+            }
+            token = grantHead(c, 4, 3, 5);
+            pttl = c.integerArg(4, "tonumber");
+        }
+        if (store.zscore(c.key(QUEUE), me, now) == null) {
+            // the enqueue order: the server's TIME in µs, and always after the last ticket
+            double ticket = c.clockMicros();
+            List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), now);
+            if (!queue.isEmpty()) {
+                ticket = Math.max(ticket, queue.get(queue.size() - 1).getValue() + 1);
+            }
+            store.zadd(c.key(QUEUE), ticket, me, now);
+        }
+        store.zadd(c.key(WAITERS), now + c.integerArg(4, "tonumber"), me, now);
+        expireQueue(c, now);
+        return List.of(0L, token, pttl, rank(c, me, now) + 1);
+    }
+
+    /** queue-release.lua. ARGV: owner, counter TTL, grant window, publish command, marker TTL. */
+    Object release(ScriptCall c) {
+        ScriptEmulator.Get current = scripts.pcallGet(c, LOCK);
+        String value = current.value();
+        if (current.wrongType() || (value != null && value.indexOf(':') < 0)) {
+            return -1L;
+        }
+        long released = 0L;
+        if (value != null) {
+            String owner = value.substring(0, value.indexOf(':'));
+            if (!owner.equals(c.arg(1))) {
+                // an earlier send of this release granted the lock on when the marker names its owner
+                return c.requiredArg(1).equals(scripts.pcallGet(c, MARKER).value()) ? 1L : -1L;
+            }
+            released = 1L;
+        }
+        checkKeys(c);
+        long now = c.nowMillis();
+        if (released == 1L) {
+            store.del(c.key(LOCK), now);
+        }
+        purge(c, now);
+        String head = head(c);
+        if (head != null) {
+            grantHead(c, 3, 2, 4);
+        }
+        if (released == 1L) {
+            if (head != null) {
+                scripts.setPx(c, MARKER, c.requiredArg(1), 5, "marker TTL");
+            } else {
+                scripts.publish(c, 4, CHANNEL, "released");
+            }
+        }
+        expireQueue(c, now);
+        return released;
+    }
+
+    /** queue-leave.lua. ARGV: owner, counter TTL, grant window, publish command. */
+    Object leave(ScriptCall c) {
+        ScriptEmulator.LockValue held = scripts.readLock(c);
+        checkKeys(c);
+        long now = c.nowMillis();
+        String me = c.requiredArg(1);
+        long left = store.zrem(c.key(QUEUE), me, now);
+        store.zrem(c.key(WAITERS), me, now);
+        long handedOn = 0L;
+        if (held != null && held.owner().equals(me)) {
+            store.del(c.key(LOCK), now);
+            handedOn = 1L;
+        }
+        purge(c, now);
+        if (held == null || handedOn == 1L) {
+            String head = head(c);
+            if (head != null) {
+                grantHead(c, 3, 2, 4);
+            } else if (handedOn == 1L) {
+                scripts.publish(c, 4, CHANNEL, "released");
+            }
+        }
+        expireQueue(c, now);
+        return List.of(left, handedOn);
+    }
+
+    /** checkKeys(): the counter readable (readCounter()), the queue keys zsets or absent. */
+    private void checkKeys(ScriptCall c) {
+        readCounter(c);
+        for (int key = QUEUE; key <= WAITERS; key++) {
+            String kind = store.type(c.key(key), c.nowMillis());
+            if (!kind.equals("none") && !kind.equals("zset")) {
+                throw scripts.foreign(c, key, "wait queue", "a zset");
+            }
+        }
+    }
+
+    /** readCounter(): the fencing counter, or null when absent; refused when foreign. */
+    private String readCounter(ScriptCall c) {
+        ScriptEmulator.Get counter = scripts.pcallGet(c, COUNTER);
+        if (counter.wrongType()) {
+            throw scripts.foreign(c, COUNTER, "fencing counter", "a string holding a decimal integer");
+        }
+        if (counter.value() != null && !ScriptEmulator.isCounter(counter.value())) {
+            throw scripts.foreign(c, COUNTER, "fencing counter", "a decimal integer below 2^53 - 1");
+        }
+        return counter.value();
+    }
+
+    /** purge(now): drops the waiters whose lease ran out (deadline <= now). */
+    private void purge(ScriptCall c, long now) {
+        for (Map.Entry<String, Double> waiter : store.zrange(c.key(WAITERS), now)) {
+            if (waiter.getValue() <= now) {
+                store.zrem(c.key(QUEUE), waiter.getKey(), now);
+                store.zrem(c.key(WAITERS), waiter.getKey(), now);
+            }
+        }
+    }
+
+    /** grant(owner, px, counterTtl): the lock for owner with a fresh token; the token. */
+    private String grant(ScriptCall c, String owner, int pxArg, int counterTtlArg) {
+        long token = store.serverTimeMicros(c.clockMicros());
+        String counter = readCounter(c);
+        if (counter != null) {
+            token = Math.max(Long.parseLong(counter) + 1, token);
+        }
+        String tokenText = Long.toString(token);
+        scripts.setPx(c, COUNTER, tokenText, counterTtlArg, "counter idle TTL");
+        scripts.setPx(c, LOCK, owner + ":" + tokenText, pxArg, "lease");
+        store.tokenIssued(token);
+        return tokenText;
+    }
+
+    /** grantHead(window, counterTtl, publish): the free lock to the head waiter; its token, or null. */
+    private String grantHead(ScriptCall c, int windowArg, int counterTtlArg, int publishArg) {
+        String head = head(c);
+        if (head == null) {
+            return null;
+        }
+        long now = c.nowMillis();
+        store.zrem(c.key(QUEUE), head, now);
+        store.zrem(c.key(WAITERS), head, now);
+        String token = grant(c, head, windowArg, counterTtlArg);
+        scripts.publish(c, publishArg, CHANNEL, "granted " + head);
+        return token;
+    }
+
+    /** expireQueue(now): the queue keys live as long as the longest waiter lease in them. */
+    private void expireQueue(ScriptCall c, long now) {
+        List<Map.Entry<String, Double>> waiters = store.zrange(c.key(WAITERS), now);
+        if (waiters.isEmpty()) {
+            store.del(c.key(QUEUE), now);
+            store.del(c.key(WAITERS), now);
+            return;
+        }
+        long ttl = Math.max((long) (double) waiters.get(waiters.size() - 1).getValue() - now, 1);
+        store.pexpire(c.key(QUEUE), ttl, now);
+        store.pexpire(c.key(WAITERS), ttl, now);
+    }
+
+    /** ZRANGE queue 0 0: the head waiter, or null. */
+    private String head(ScriptCall c) {
+        List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), c.nowMillis());
+        return queue.isEmpty() ? null : queue.get(0).getKey();
+    }
+
+    /** ZRANK queue member (0-based). */
+    private long rank(ScriptCall c, String member, long now) {
+        List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), now);
+        for (int i = 0; i < queue.size(); i++) {
+            if (queue.get(i).getKey().equals(member)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("member '" + member + "' was just added to " + c.key(QUEUE));
+    }
+}

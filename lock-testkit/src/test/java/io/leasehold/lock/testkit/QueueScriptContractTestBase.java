@@ -1,0 +1,391 @@
+package io.leasehold.lock.testkit;
+
+import static io.leasehold.lock.testkit.ScriptCaller.await;
+import static io.leasehold.lock.testkit.ScriptCaller.failure;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the wait queue's scripts (queue-acquire.lua, queue-release.lua, queue-leave.lua) must do,
+ * on the in-memory emulation and on a real redis-server alike: strict FIFO grants, direct grant
+ * on release with rising fencing tokens, dead waiters dropped after their waiter lease, a grant
+ * not taken going on after its window, and no queue key outliving its waiters.
+ */
+abstract class QueueScriptContractTestBase {
+
+    static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.QUEUE_ACQUIRE);
+    static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.QUEUE_RELEASE);
+    static final LuaScript LEAVE = LuaScript.bundled(ScriptNames.QUEUE_LEAVE);
+
+    /** The lock's lease in these tests: longer than any test. */
+    static final long LEASE_MS = 60_000;
+    /** A waiter lease that outlives every test. */
+    static final long LONG_WAIT_MS = 60_000;
+    /** A waiter lease (and grant window) a test lets run out. */
+    static final long SHORT_WAIT_MS = 300;
+    /** Time that certainly lets {@link #SHORT_WAIT_MS} run out, with a wide margin for a busy machine. */
+    static final Duration PAST_SHORT_WAIT = Duration.ofMillis(SHORT_WAIT_MS * 3);
+
+    protected LockBackendFixture fixture;
+    private LockBackend backend;
+    /** This test's lock name, unique so that a shared server needs no flush. */
+    protected String name;
+
+    /** A fresh fixture; closed after each test. */
+    protected abstract LockBackendFixture createFixture();
+
+    /** PTTL of {@code key}, read directly from the store (-2 when absent). */
+    protected abstract long pttl(String key);
+
+    /** Lets {@code duration} pass for the server's TTLs and TIME (a hand-moved clock, or a sleep). */
+    protected abstract void passTime(Duration duration) throws InterruptedException;
+
+    /** The publish command the backend's subscribers hear. */
+    protected String publishCommand() {
+        return "SPUBLISH";
+    }
+
+    @BeforeEach
+    void startFixture() {
+        fixture = createFixture();
+        backend = fixture.newBackend();
+        name = "queue-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    }
+
+    @AfterEach
+    void closeFixture() {
+        backend.close();
+        fixture.close();
+    }
+
+    // ---- calls, with the engine's key layout ----
+
+    List<String> keys() {
+        return List.of(
+                lockKey(),
+                LockKeys.fenceKey(ScriptCaller.PREFIX, name),
+                queueKey(),
+                waitersKey(),
+                LockKeys.releaseChannel(ScriptCaller.PREFIX, name));
+    }
+
+    String lockKey() {
+        return LockKeys.lockKey(ScriptCaller.PREFIX, name);
+    }
+
+    String queueKey() {
+        return LockKeys.queueKey(ScriptCaller.PREFIX, name);
+    }
+
+    String waitersKey() {
+        return LockKeys.waitersKey(ScriptCaller.PREFIX, name);
+    }
+
+    List<?> acquire(String owner, long waiterLeaseMs) {
+        return (List<?>) await(backend.eval(ACQUIRE, keys(), acquireArgs(owner, waiterLeaseMs)));
+    }
+
+    private List<String> acquireArgs(String owner, long waiterLeaseMs) {
+        return List.of(
+                owner,
+                Long.toString(LEASE_MS),
+                Long.toString(ScriptCaller.COUNTER_TTL_MS),
+                Long.toString(waiterLeaseMs),
+                publishCommand());
+    }
+
+    List<?> acquire(String owner) {
+        return acquire(owner, LONG_WAIT_MS);
+    }
+
+    /** The token of an acquisition that must succeed. */
+    long take(String owner) {
+        List<?> reply = acquire(owner);
+        assertEquals(1L, reply.get(0), () -> owner + " takes the lock: " + reply);
+        return Long.parseLong((String) reply.get(1));
+    }
+
+    /** The place in the queue of a waiter that must wait. */
+    long waitInQueue(String owner, long waiterLeaseMs) {
+        List<?> reply = acquire(owner, waiterLeaseMs);
+        assertEquals(0L, reply.get(0), () -> owner + " waits: " + reply);
+        assertEquals(4, reply.size(), () -> "a waiting reply tells the place: " + reply);
+        return (Long) reply.get(3);
+    }
+
+    long waitInQueue(String owner) {
+        return waitInQueue(owner, LONG_WAIT_MS);
+    }
+
+    Object release(String owner, long grantWindowMs) {
+        List<String> keys = new ArrayList<>(keys());
+        keys.add(LockKeys.yieldMarkerKey(ScriptCaller.PREFIX, name));
+        return await(backend.eval(
+                RELEASE,
+                keys,
+                List.of(
+                        owner,
+                        Long.toString(ScriptCaller.COUNTER_TTL_MS),
+                        Long.toString(grantWindowMs),
+                        publishCommand(),
+                        Long.toString(LEASE_MS))));
+    }
+
+    Object release(String owner) {
+        return release(owner, LONG_WAIT_MS);
+    }
+
+    List<?> leave(String owner) {
+        return (List<?>) await(backend.eval(
+                LEAVE,
+                keys(),
+                List.of(
+                        owner,
+                        Long.toString(ScriptCaller.COUNTER_TTL_MS),
+                        Long.toString(LONG_WAIT_MS),
+                        publishCommand())));
+    }
+
+    /** The lock's holder as {owner, token}, read behind the scripts' back; null when free. */
+    String[] holder() {
+        LockBackend reader = backend;
+        Object reply = await(reader.eval(LuaScript.bundled(ScriptNames.INSPECT), List.of(lockKey()), List.of()));
+        if (((List<?>) reply).isEmpty()) {
+            return null;
+        }
+        // inspect tells the token; the owner is read by the owner's own idempotent acquire in tests
+        return new String[] {null, (String) ((List<?>) reply).get(0)};
+    }
+
+    long holderToken() {
+        String[] holder = holder();
+        assertTrue(holder != null, "the lock is held");
+        return Long.parseLong(holder[1]);
+    }
+
+    // ---- taking a free lock ----
+
+    @Test
+    void shouldTakeAFreeLockAtOnceAndLeaveNoQueueKey() {
+        List<?> reply = acquire("alice");
+
+        assertEquals(List.of(1L, LEASE_MS), List.of(reply.get(0), reply.get(2)), "taken, full lease: " + reply);
+        assertEquals(-2L, pttl(queueKey()), "no queue key without waiters");
+        assertEquals(-2L, pttl(waitersKey()), "no waiter key without waiters");
+        assertEquals(reply, acquire("alice"), "a repeated call of the holder is idempotent");
+    }
+
+    // ---- FIFO ----
+
+    @Test
+    void shouldQueueWaitersInTheOrderTheyArrivedAndKeepTheirPlaceWhenTheyCallAgain() {
+        take("alice");
+
+        assertEquals(1L, waitInQueue("bob"));
+        assertEquals(2L, waitInQueue("carol"));
+        assertEquals(3L, waitInQueue("dave"));
+        assertEquals(1L, waitInQueue("bob"), "renewing keeps bob's place");
+        assertEquals(3L, waitInQueue("dave"), "renewing does not move dave forward");
+    }
+
+    @Test
+    void shouldGrantTheReleasedLockToTheHeadWaiterWithAHigherTokenForItsGrantWindow() {
+        long aliceToken = take("alice");
+        waitInQueue("bob");
+        waitInQueue("carol");
+
+        assertEquals(1L, release("alice", 5_000), "released");
+
+        long granted = holderToken();
+        assertTrue(granted > aliceToken, () -> "bob's token " + granted + " after alice's " + aliceToken);
+        long window = pttl(lockKey());
+        assertTrue(window > 0 && window <= 5_000, () -> "the grant lasts its window, not a lease: " + window);
+        List<?> bob = acquire("bob");
+        assertEquals(List.of(1L, Long.toString(granted), LEASE_MS), bob, "bob takes the grant, with its full lease");
+        assertTrue(pttl(lockKey()) > 5_000, "bob's lease is set when he takes it");
+        assertEquals(1L, waitInQueue("carol"), "carol is next");
+    }
+
+    @Test
+    void shouldGrantInEnqueueOrderWithStrictlyRisingTokens() {
+        long previous = take("w0");
+        for (int i = 1; i <= 5; i++) {
+            waitInQueue("w" + i);
+        }
+        for (int i = 1; i <= 5; i++) {
+            for (int j = i + 1; j <= 5; j++) {
+                assertEquals(0L, acquire("w" + j).get(0), "w" + j + " still waits behind w" + i);
+            }
+            assertEquals(1L, release("w" + (i - 1)));
+            long token = take("w" + i);
+            assertTrue(token > previous, "tokens rise along the queue");
+            previous = token;
+        }
+        assertEquals(-2L, pttl(queueKey()), "the queue is empty, and its keys are gone");
+    }
+
+    @Test
+    void shouldNotLetANewcomerTakeAGrantedLockBeforeItsWaiterTakesIt() {
+        take("alice");
+        waitInQueue("bob");
+        release("alice");
+
+        assertEquals(1L, waitInQueue("eve"), "eve waits, first in the queue, while bob's grant is untaken");
+        take("bob");
+        assertEquals(1L, waitInQueue("eve"));
+    }
+
+    @Test
+    void shouldGrantAFreeLockToTheHeadWhenANewcomerFindsItFree() throws InterruptedException {
+        take("alice");
+        waitInQueue("bob");
+        fixture.deleteKey(lockKey()); // alice's lease ran out, and no release came
+
+        List<?> eve = acquire("eve");
+
+        assertEquals(List.of(0L, LONG_WAIT_MS, 1L), List.of(eve.get(0), eve.get(2), eve.get(3)), "eve waits: " + eve);
+        assertEquals(1L, acquire("bob").get(0), "bob got the free lock first");
+    }
+
+    // ---- release ----
+
+    @Test
+    void shouldReleaseAndDeleteWhenNobodyWaits() {
+        take("alice");
+
+        assertEquals(1L, release("alice"));
+        assertEquals(-2L, pttl(lockKey()));
+        assertEquals(0L, release("alice"), "a second release finds it absent");
+    }
+
+    @Test
+    void shouldAnswerReleasedToAResendWhoseFirstSendGrantedTheLockOn() {
+        take("alice");
+        waitInQueue("bob");
+
+        assertEquals(1L, release("alice"));
+        assertEquals(1L, release("alice"), "the marker tells the resend that its first send granted the lock on");
+        assertEquals(-1L, release("mallory"), "another owner's release is refused");
+    }
+
+    // ---- dead waiters ----
+
+    @Test
+    void shouldSkipAWaiterWhosePlaceLapsed() throws InterruptedException {
+        take("alice");
+        waitInQueue("bob", SHORT_WAIT_MS); // bob's client dies: he never calls again
+        waitInQueue("carol");
+
+        passTime(PAST_SHORT_WAIT);
+        release("alice");
+
+        assertEquals(1L, acquire("carol").get(0), "carol is granted the lock: bob's place lapsed");
+        assertEquals(1L, waitInQueue("bob"), "bob, back, queues anew at the end");
+    }
+
+    @Test
+    void shouldGrantTheNextWaiterWhenAGrantIsNotTakenWithinItsWindow() throws InterruptedException {
+        take("alice");
+        waitInQueue("bob"); // alive while queued, dies after the grant
+        waitInQueue("carol");
+        release("alice", SHORT_WAIT_MS);
+
+        passTime(PAST_SHORT_WAIT);
+
+        assertEquals(-2L, pttl(lockKey()), "bob's grant ran out after its window, not after a lease");
+        assertEquals(1L, acquire("carol").get(0), "carol's next call takes the free lock: she is at the head");
+    }
+
+    // ---- leaving ----
+
+    @Test
+    void shouldRemoveAWaiterThatGivesUp() {
+        take("alice");
+        waitInQueue("bob");
+        waitInQueue("carol");
+
+        assertEquals(List.of(1L, 0L), leave("bob"));
+        assertEquals(List.of(0L, 0L), leave("bob"), "leaving twice is harmless");
+        assertEquals(1L, waitInQueue("carol"), "carol moved up");
+        release("alice");
+        assertEquals(1L, acquire("carol").get(0), "the lock went to carol, not to bob");
+    }
+
+    @Test
+    void shouldHandAGrantThatWasNeverTakenOnWhenItsWaiterLeaves() {
+        long aliceToken = take("alice");
+        waitInQueue("bob");
+        waitInQueue("carol");
+        release("alice");
+
+        assertEquals(List.of(0L, 1L), leave("bob"), "bob's place was taken by the grant; the grant goes on");
+
+        long carolToken = take("carol");
+        assertTrue(carolToken > aliceToken, "a fresh token for carol");
+    }
+
+    @Test
+    void shouldReleaseAGrantNobodyElseWaitsForWhenItsWaiterLeaves() {
+        take("alice");
+        waitInQueue("bob");
+        release("alice");
+
+        assertEquals(List.of(0L, 1L), leave("bob"));
+
+        assertEquals(-2L, pttl(lockKey()), "free again");
+        take("eve");
+    }
+
+    // ---- nothing left behind ----
+
+    @Test
+    void shouldExpireTheQueueKeysWithTheLongestWaiterLease() {
+        take("alice");
+        waitInQueue("bob", 20_000);
+        waitInQueue("carol", 40_000);
+
+        long queueTtl = pttl(queueKey());
+        long waitersTtl = pttl(waitersKey());
+        assertTrue(queueTtl > 30_000 && queueTtl <= 40_000, () -> "queue PTTL " + queueTtl);
+        assertTrue(waitersTtl > 30_000 && waitersTtl <= 40_000, () -> "waiters PTTL " + waitersTtl);
+    }
+
+    @Test
+    void shouldLeaveNoQueueKeyOnceEveryWaiterLeaseRanOut() throws InterruptedException {
+        take("alice");
+        waitInQueue("bob", SHORT_WAIT_MS);
+        waitInQueue("carol", SHORT_WAIT_MS);
+
+        passTime(PAST_SHORT_WAIT);
+
+        assertEquals(-2L, pttl(queueKey()), "the queue expired with its waiters");
+        assertEquals(-2L, pttl(waitersKey()), "the waiter leases expired with their waiters");
+    }
+
+    // ---- foreign keys ----
+
+    @Test
+    void shouldRefuseAForeignQueueKeyNamingItAndWriteNothing() {
+        fixture.writeKey(queueKey(), "not-a-zset");
+
+        Throwable error = failure(backend.eval(ACQUIRE, keys(), acquireArgs("alice", LONG_WAIT_MS)));
+
+        assertTrue(
+                String.valueOf(error.getMessage())
+                        .contains("'" + queueKey() + "' holds a value that is not a Leasehold wait queue"),
+                () -> "the error names the key: " + error);
+        assertEquals(-2L, pttl(lockKey()), "nothing written");
+    }
+}
