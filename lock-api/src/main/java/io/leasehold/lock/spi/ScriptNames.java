@@ -17,23 +17,12 @@ public final class ScriptNames {
     public static final String FORCE_RELEASE = "force-release";
     /** The wait queue's acquire: take the lock in queue order, or join or keep a place in the queue. */
     public static final String QUEUE_ACQUIRE = "queue-acquire";
-    /** The wait queue's release: grant the lock to the head waiter, or release it. */
+    /** The wait queue's release: an owner leaves its place, and its lock goes to the head waiter. */
     public static final String QUEUE_RELEASE = "queue-release";
-    /** The wait queue's leave: a waiter gives up its place, and a grant it never took goes on. */
-    public static final String QUEUE_LEAVE = "queue-leave";
 
     /** Every bundled script. */
-    public static final List<String> ALL = List.of(
-            ACQUIRE,
-            HANDOFF,
-            RELEASE,
-            RENEW,
-            EXTEND,
-            INSPECT,
-            FORCE_RELEASE,
-            QUEUE_ACQUIRE,
-            QUEUE_RELEASE,
-            QUEUE_LEAVE);
+    public static final List<String> ALL =
+            List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE, QUEUE_ACQUIRE, QUEUE_RELEASE);
 
     private ScriptNames() {}
 }

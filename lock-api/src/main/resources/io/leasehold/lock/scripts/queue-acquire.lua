@@ -31,7 +31,7 @@
 -- Waiters whose lease ran out are dropped by every call. The queue keys expire with the last
 -- waiter's lease, so nothing outlives the clients that wrote it.
 -- The blocks between '-- [shared:<name>] begin' and '-- [shared:<name>] end' are the same, line
--- for line, in every queue-*.lua (SharedScriptBlocksTest checks it).
+-- for line, in queue-release.lua (SharedScriptBlocksTest checks it).
 -- [shared:queue] begin
 local function foreign(key, what, expected)
   local kind = redis.call('TYPE', key)['ok']

@@ -1,6 +1,9 @@
--- queue-release: a holder's release of a lock that has a wait queue: the lock goes straight to the
--- live waiter at the head of the queue (a grant, as in queue-acquire.lua) or, with nobody waiting,
--- is deleted and 'released' published.
+-- queue-release: an owner lets go of a lock that has a wait queue: a holder's release, or a waiter
+-- that gives up (cancelled, timed out, its client closing), or the clean-up of an owner nobody holds
+-- a lease for. Its place in the queue goes; if it holds the lock (a lease, or a grant it never took:
+-- owners are random per acquisition, so such a lock was never handed to anyone), the lock goes
+-- straight to the live waiter at the head of the queue (a grant, as in queue-acquire.lua) or, with
+-- nobody waiting, is deleted and 'released' published.
 -- KEYS[1]  lock key            <prefix>{<name>}
 -- KEYS[2]  fencing counter     <prefix>{<name>}:fence
 -- KEYS[3]  wait queue          <prefix>{<name>}:queue
@@ -10,7 +13,7 @@
 --                              owner there (PX ARGV[5]), so that a resend of it, whose first reply
 --                              was lost, can tell "released, and granted to the next" (1) from
 --                              "lost before the release" (-1)
--- ARGV[1]  owner               the releasing owner
+-- ARGV[1]  owner               the owner letting go
 -- ARGV[2]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- ARGV[3]  grant window, ms    integer > 0: the waiter lease of the queue's waiters
 -- ARGV[4]  publish command     'SPUBLISH' or 'PUBLISH'
@@ -19,10 +22,11 @@
 --               that finds the lock granted on by an earlier send of this release (the marker)
 --          0    absent (expired or deleted, perhaps by an earlier send of this very release); a
 --               live head waiter is granted the free lock all the same
---         -1    held by someone else, or a foreign value (left untouched)
+--         -1    held by someone else (the owner's place, if any, is gone all the same), or a
+--               foreign lock value (left untouched)
 --          error  a foreign fencing counter or queue key, found before anything is written
 -- The blocks between '-- [shared:<name>] begin' and '-- [shared:<name>] end' are the same, line
--- for line, in every queue-*.lua (SharedScriptBlocksTest checks it).
+-- for line, in queue-acquire.lua (SharedScriptBlocksTest checks it).
 -- [shared:queue] begin
 local function foreign(key, what, expected)
   local kind = redis.call('TYPE', key)['ok']
@@ -128,22 +132,23 @@ local owner, token, renewed, err = readLock()
 if err then
   return -1
 end
-local released = 0
-if owner then
-  if owner ~= ARGV[1] then
-    return redis.pcall('GET', KEYS[6]) == ARGV[1] and 1 or -1
-  end
-  released = 1
-end
 err = checkKeys()
 if err then
   return err
 end
-if released == 1 then
-  redis.call('DEL', KEYS[1])
-end
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
 local now = nowMillis()
 purge(now)
+if owner and owner ~= ARGV[1] then
+  expireQueue(now)
+  return redis.pcall('GET', KEYS[6]) == ARGV[1] and 1 or -1
+end
+local released = 0
+if owner then
+  redis.call('DEL', KEYS[1])
+  released = 1
+end
 local head = grantHead(ARGV[3], ARGV[2], ARGV[4])
 if released == 1 then
   if head then

@@ -47,7 +47,7 @@ class SharedScriptBlocksTest {
         String acquire = blocks(ScriptNames.QUEUE_ACQUIRE).get("queue");
 
         assertTrue(acquire != null && !acquire.isBlank(), "queue-acquire.lua carries the block 'queue'");
-        for (String name : new String[] {ScriptNames.QUEUE_RELEASE, ScriptNames.QUEUE_LEAVE}) {
+        for (String name : new String[] {ScriptNames.QUEUE_RELEASE}) {
             Map<String, String> blocks = blocks(name);
             assertEquals(Set.of("queue"), blocks.keySet(), () -> "shared blocks of " + name + ".lua");
             assertEquals(

@@ -4,8 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The wait queue's scripts ({@code queue-acquire.lua}, {@code queue-release.lua},
- * {@code queue-leave.lua}), transliterated line by line into Java over an {@link InMemoryStore}:
+ * The wait queue's scripts ({@code queue-acquire.lua}, {@code queue-release.lua}), transliterated line by line into Java over an {@link InMemoryStore}:
  * the same commands in the same order and the same replies. Their shared block ("queue") is the
  * private methods here, in the order the scripts define them.
  *
@@ -83,60 +82,36 @@ final class QueueScriptEmulator {
         if (current.wrongType() || (value != null && value.indexOf(':') < 0)) {
             return -1L;
         }
-        long released = 0L;
-        if (value != null) {
-            String owner = value.substring(0, value.indexOf(':'));
-            if (!owner.equals(c.arg(1))) {
-                // an earlier send of this release granted the lock on when the marker names its owner
-                return c.requiredArg(1).equals(scripts.pcallGet(c, MARKER).value()) ? 1L : -1L;
-            }
-            released = 1L;
-        }
+        String me = c.requiredArg(1);
+        String owner = value == null ? null : value.substring(0, value.indexOf(':'));
         checkKeys(c);
         long now = c.nowMillis();
-        if (released == 1L) {
-            store.del(c.key(LOCK), now);
-        }
+        store.zrem(c.key(QUEUE), me, now);
+        store.zrem(c.key(WAITERS), me, now);
         purge(c, now);
+        if (owner != null && !owner.equals(me)) {
+            expireQueue(c, now);
+            // an earlier send of this release granted the lock on when the marker names its owner
+            return me.equals(scripts.pcallGet(c, MARKER).value()) ? 1L : -1L;
+        }
+        long released = 0L;
+        if (owner != null) {
+            store.del(c.key(LOCK), now);
+            released = 1L;
+        }
         String head = head(c);
         if (head != null) {
             grantHead(c, 3, 2, 4);
         }
         if (released == 1L) {
             if (head != null) {
-                scripts.setPx(c, MARKER, c.requiredArg(1), 5, "marker TTL");
+                scripts.setPx(c, MARKER, me, 5, "marker TTL");
             } else {
                 scripts.publish(c, 4, CHANNEL, "released");
             }
         }
         expireQueue(c, now);
         return released;
-    }
-
-    /** queue-leave.lua. ARGV: owner, counter TTL, grant window, publish command. */
-    Object leave(ScriptCall c) {
-        ScriptEmulator.LockValue held = scripts.readLock(c);
-        checkKeys(c);
-        long now = c.nowMillis();
-        String me = c.requiredArg(1);
-        long left = store.zrem(c.key(QUEUE), me, now);
-        store.zrem(c.key(WAITERS), me, now);
-        long handedOn = 0L;
-        if (held != null && held.owner().equals(me)) {
-            store.del(c.key(LOCK), now);
-            handedOn = 1L;
-        }
-        purge(c, now);
-        if (held == null || handedOn == 1L) {
-            String head = head(c);
-            if (head != null) {
-                grantHead(c, 3, 2, 4);
-            } else if (handedOn == 1L) {
-                scripts.publish(c, 4, CHANNEL, "released");
-            }
-        }
-        expireQueue(c, now);
-        return List.of(left, handedOn);
     }
 
     /** checkKeys(): the counter readable (readCounter()), the queue keys zsets or absent. */

@@ -67,7 +67,6 @@ final class ScriptEmulator {
             case ScriptNames.FORCE_RELEASE -> forceRelease(call);
             case ScriptNames.QUEUE_ACQUIRE -> queue.acquire(call);
             case ScriptNames.QUEUE_RELEASE -> queue.release(call);
-            case ScriptNames.QUEUE_LEAVE -> queue.leave(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
     }

@@ -21,9 +21,8 @@ class InMemoryScriptDriftTest {
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUEUE_ACQUIRE, "9cc795813da2a9d81f45f82d91012ddd10b8bd47",
-            ScriptNames.QUEUE_RELEASE, "e6034e390e8401e6e4638bf8a20f224bee82d5f9",
-            ScriptNames.QUEUE_LEAVE, "ea1787564da60ae0db4183d95127a196b8858f8b");
+            ScriptNames.QUEUE_ACQUIRE, "94406cac35ee0eb23fd818c9062466529ecba47e",
+            ScriptNames.QUEUE_RELEASE, "346f809d6d6dd733fd80d244b90ba46a9e98cc92");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

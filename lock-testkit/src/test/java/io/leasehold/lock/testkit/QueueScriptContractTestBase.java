@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the wait queue's scripts (queue-acquire.lua, queue-release.lua, queue-leave.lua) must do,
+ * What the wait queue's scripts (queue-acquire.lua, queue-release.lua) must do,
  * on the in-memory emulation and on a real redis-server alike: strict FIFO grants, direct grant
  * on release with rising fencing tokens, dead waiters dropped after their waiter lease, a grant
  * not taken going on after its window, and no queue key outliving its waiters.
@@ -27,7 +27,6 @@ abstract class QueueScriptContractTestBase {
 
     static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.QUEUE_ACQUIRE);
     static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.QUEUE_RELEASE);
-    static final LuaScript LEAVE = LuaScript.bundled(ScriptNames.QUEUE_LEAVE);
 
     /** The lock's lease in these tests: longer than any test. */
     static final long LEASE_MS = 60_000;
@@ -145,17 +144,6 @@ abstract class QueueScriptContractTestBase {
 
     Object release(String owner) {
         return release(owner, LONG_WAIT_MS);
-    }
-
-    List<?> leave(String owner) {
-        return (List<?>) await(backend.eval(
-                LEAVE,
-                keys(),
-                List.of(
-                        owner,
-                        Long.toString(ScriptCaller.COUNTER_TTL_MS),
-                        Long.toString(LONG_WAIT_MS),
-                        publishCommand())));
     }
 
     /** The lock's holder as {owner, token}, read behind the scripts' back; null when free. */
@@ -311,38 +299,38 @@ abstract class QueueScriptContractTestBase {
     // ---- leaving ----
 
     @Test
-    void shouldRemoveAWaiterThatGivesUp() {
+    void shouldRemoveAWaiterThatGivesUpAndLeaveTheHoldersLockAlone() {
         take("alice");
         waitInQueue("bob");
         waitInQueue("carol");
 
-        assertEquals(List.of(1L, 0L), leave("bob"));
-        assertEquals(List.of(0L, 0L), leave("bob"), "leaving twice is harmless");
+        assertEquals(-1L, release("bob"), "bob holds nothing: his place goes, alice's lock stays");
+        assertEquals(-1L, release("bob"), "leaving twice is harmless");
         assertEquals(1L, waitInQueue("carol"), "carol moved up");
         release("alice");
         assertEquals(1L, acquire("carol").get(0), "the lock went to carol, not to bob");
     }
 
     @Test
-    void shouldHandAGrantThatWasNeverTakenOnWhenItsWaiterLeaves() {
+    void shouldHandAGrantThatWasNeverTakenOnWhenItsWaiterGivesUp() {
         long aliceToken = take("alice");
         waitInQueue("bob");
         waitInQueue("carol");
         release("alice");
 
-        assertEquals(List.of(0L, 1L), leave("bob"), "bob's place was taken by the grant; the grant goes on");
+        assertEquals(1L, release("bob"), "bob's untaken grant is released, and goes on to carol");
 
         long carolToken = take("carol");
         assertTrue(carolToken > aliceToken, "a fresh token for carol");
     }
 
     @Test
-    void shouldReleaseAGrantNobodyElseWaitsForWhenItsWaiterLeaves() {
+    void shouldReleaseAGrantNobodyElseWaitsForWhenItsWaiterGivesUp() {
         take("alice");
         waitInQueue("bob");
         release("alice");
 
-        assertEquals(List.of(0L, 1L), leave("bob"));
+        assertEquals(1L, release("bob"));
 
         assertEquals(-2L, pttl(lockKey()), "free again");
         take("eve");
