@@ -73,6 +73,43 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock lock(String name, LockOptions options);
 
+    /**
+     * A handle on the lock {@code name} taken in strict first-in, first-out order across all waiters
+     * of all clients, with the client's default options. Cheap; no Redis call.
+     *
+     * <p>Every waiter, of this client or another, takes its place in the lock's wait queue in Redis
+     * in the order its first attempt reached Redis; a release grants the lock straight to the waiter
+     * at the head of the queue (with a fresh, higher fencing token) and names it on the lock's
+     * release channel, so no newcomer and no other waiter can take it in between. Everything else is
+     * as for {@link #lock(String)}: reentrancy, fencing tokens, renewal, loss signals, cancellation,
+     * {@code maxHoldTime}; and it is the same lock: a {@code lock(name)} of the same name excludes it,
+     * but takes no place in the queue.
+     *
+     * <p><b>Dead waiters.</b> A waiter keeps its place alive by asking again every 0.5 s; a waiter
+     * whose client died (or stalls) loses its place 1.5 s after its last call, and a grant its waiter
+     * does not take within 1.5 s goes on to the next one. So each dead waiter delays the queue by at
+     * most about 2 s (its place's 1.5 s, or its grant's, plus the 0.5 s until the next waiter asks),
+     * never by a lease time; the queue's keys expire with the last waiter's place, so nothing is left
+     * in Redis once every client is gone. A waiter that stalls for more than 1.5 s (a long GC pause)
+     * loses its place too, and takes a new one at the end of the queue when it asks again.
+     *
+     * <p>The cost of the order: each waiter asks Redis every 0.5 s while it waits, and each
+     * release wakes its successor by a message, even within one client (where {@code lock(name)}
+     * hands the lock over in the release itself).
+     *
+     * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
+     * @throws IllegalStateException    if this client is closed
+     */
+    DistributedLock fairLock(String name);
+
+    /**
+     * {@link #fairLock(String)} with its own options.
+     *
+     * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
+     * @throws IllegalStateException    if this client is closed
+     */
+    DistributedLock fairLock(String name, LockOptions options);
+
     /** The options {@link #lock(String)} uses. */
     LockOptions defaultOptions();
 

@@ -9,17 +9,17 @@
 -- KEYS[3]  wait queue          <prefix>{<name>}:queue
 -- KEYS[4]  waiter leases       <prefix>{<name>}:waiters
 -- KEYS[5]  release channel     <prefix>{<name>}:released
--- KEYS[6]  release marker      <prefix>{<name>}:yielded: a release that granted the lock writes its
---                              owner there (PX ARGV[5]), so that a resend of it, whose first reply
---                              was lost, can tell "released, and granted to the next" (1) from
---                              "lost before the release" (-1)
+-- KEYS[6]  release marker      <prefix>{<name>}:yielded: a release writes its owner there (PX
+--                              ARGV[5]), so that a resend of it, whose first reply was lost, can tell
+--                              "released, and granted to the next or taken by another since" (1)
+--                              from "lost before the release" (-1)
 -- ARGV[1]  owner               the owner letting go
 -- ARGV[2]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- ARGV[3]  grant window, ms    integer > 0: the waiter lease of the queue's waiters
 -- ARGV[4]  publish command     'SPUBLISH' or 'PUBLISH'
 -- ARGV[5]  marker TTL, ms      integer > 0: how long a resend may still come
 -- Returns  1    released (granted to the head waiter, or deleted and published); also for a resend
---               that finds the lock granted on by an earlier send of this release (the marker)
+--               that finds another owner after an earlier send of this release (the marker)
 --          0    absent (expired or deleted, perhaps by an earlier send of this very release); a
 --               live head waiter is granted the free lock all the same
 --         -1    held by someone else (the owner's place, if any, is gone all the same), or a
@@ -151,9 +151,8 @@ if owner then
 end
 local head = grantHead(ARGV[3], ARGV[2], ARGV[4])
 if released == 1 then
-  if head then
-    redis.call('SET', KEYS[6], ARGV[1], 'PX', ARGV[5])
-  else
+  redis.call('SET', KEYS[6], ARGV[1], 'PX', ARGV[5])
+  if not head then
     redis.call(ARGV[4], KEYS[5], 'released')
   end
 end

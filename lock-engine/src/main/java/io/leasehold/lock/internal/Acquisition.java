@@ -109,7 +109,6 @@ final class Acquisition {
     /** Completes at the end of {@link Finish}: see {@link #finished()}. */
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
 
-    private final List<String> acquireKeys;
     /** A blocking caller's thread (null for an asynchronous one): whether it re-entered, see {@link #timedOut}. */
     private final @Nullable Thread callerThread;
     /** The lease with which that thread's {@code callLocked} holds this lock, if it was in one when it called. */
@@ -128,7 +127,6 @@ final class Acquisition {
         this.wait = wait;
         this.direct = direct;
         this.leaseMs = lock.options().leaseTime().toMillis();
-        this.acquireKeys = List.of(engine.lockKey(name), engine.fenceKey(name));
         // Built on the caller's thread: a blocking caller's thread is the one that waits.
         this.callerThread = direct ? Thread.currentThread() : null;
         this.callerThreadLease = direct ? ThreadHeldLeases.get(lock) : null;
@@ -152,7 +150,10 @@ final class Acquisition {
         // No barging: this client's waiters were here first. (A lease of this client holding the lock
         // is no reason to skip the attempt: Redis may have lost that lock, as after a flush, and then
         // the attempt gets it.)
-        run(new Start(!wait.isZero() && lock.client().waitQueues().hasWaiters(name)));
+        // (A fair lock's waiters take their places in Redis's queue, in the order they reach it.)
+        run(new Start(lock.order().ordersLocally()
+                && !wait.isZero()
+                && lock.client().waitQueues().hasWaiters(name)));
         return result;
     }
 
@@ -168,9 +169,19 @@ final class Acquisition {
         run(new Resubscribed(isHead()));
     }
 
-    /** Called by the wait queue when a release message arrives while this waiter is its head. */
+    /**
+     * Called by the wait queue when a release message arrives while this waiter is its head (every
+     * waiter of a fair lock hears every message, and passes over the grants that name others).
+     */
     void releaseSeen(@Nullable String message) {
-        run(new ReleaseSeen(isHead(), message));
+        if (lock.order().wakes(message, machine.owner())) {
+            run(new ReleaseSeen(isHead(), message));
+        }
+    }
+
+    /** Whether this waiter takes its turn in its client's queue of the name (see {@link GrantOrder#ordersLocally}). */
+    boolean ordersLocally() {
+        return lock.order().ordersLocally();
     }
 
     /**
@@ -222,12 +233,16 @@ final class Acquisition {
         if (!isHead()) {
             return;
         }
-        long localHolderLeft = evenUnderLocalLease ? 0 : lock.client().localHolderValidityLeft(name);
+        // (A fair waiter asks all the same: its call keeps its place in Redis's queue.)
+        long localHolderLeft = evenUnderLocalLease || !lock.order().ordersLocally()
+                ? 0
+                : lock.client().localHolderValidityLeft(name);
         run(new Woken(localHolderLeft, firedBy));
     }
 
+    /** Whether this waiter may ask Redis now: the head of its client's queue, or any waiter of a fair lock. */
     private boolean isHead() {
-        return lock.client().waitQueues().isHead(name, this);
+        return !lock.order().ordersLocally() || lock.client().waitQueues().isHead(name, this);
     }
 
     /**
@@ -239,7 +254,7 @@ final class Acquisition {
         Throwable failure = error;
         if (failure == null) {
             try {
-                parsed = AcquireReply.parse(reply);
+                parsed = lock.order().parse(reply);
             } catch (RuntimeException malformed) {
                 failure = malformed;
             }
@@ -263,7 +278,7 @@ final class Acquisition {
         }
         if (!parsed.granted()) {
             String yieldMessage = parsed.yielded() ? AcquisitionMachine.YIELD_MESSAGE_PREFIX + parsed.token() : null;
-            run(new Contended(from, parsed.holderTtlMs(), sent, yieldMessage));
+            run(new Contended(from, lock.order().fallbackMs(parsed.holderTtlMs()), sent, yieldMessage));
         } else if (engine.now() - (Validity.validUntil(sent, leaseMs) - Validity.leadNanos(leaseMs)) >= 0) {
             // The reply came after the lease it grants had run out (or so late that its loss would be
             // declared at once): never hand that out (G6).
@@ -279,7 +294,8 @@ final class Acquisition {
                             parsed.token(),
                             sent,
                             streak,
-                            callerThread)));
+                            callerThread,
+                            lock.order())));
         }
     }
 
@@ -318,7 +334,9 @@ final class Acquisition {
                 wake(((Wake) effect).evenUnderLocalLease(), null);
             } else if (effect instanceof ReleaseOwner) {
                 ReleaseOwner release = (ReleaseOwner) effect;
-                lock.client().releases().releaseEventuallyAfter(release.after(), name, release.round().owner, leaseMs);
+                lock.client()
+                        .releases()
+                        .releaseEventuallyAfter(lock.order(), release.after(), name, release.round().owner, leaseMs);
             } else if (effect instanceof StartLease) {
                 DefaultLease lease = ((StartLease) effect).lease();
                 lock.client().leaseStarted(lease);
@@ -351,15 +369,16 @@ final class Acquisition {
         }
     }
 
-    /** Sends acquire.lua for {@code round}: the round's attempt in flight. */
+    /** Sends the attempt of {@code round} (acquire.lua, or queue-acquire.lua for a fair lock): the round's attempt in flight. */
     private void send(AcquireRound round, CompletableFuture<Void> settled) {
         // The lease counts from when the backend writes the command (after any wait for a connection),
         // which is before Redis can run it: never later than its TTL starts.
         AtomicLong sent = new AtomicLong(engine.now());
-        engine.call(
-                        EngineScripts.ACQUIRE,
-                        acquireKeys,
-                        round.args,
+        lock.order()
+                .attempt(
+                        engine,
+                        name,
+                        round,
                         (late, lateError) -> onLateReply(round, late, lateError),
                         () -> sent.set(engine.now()))
                 .whenComplete((reply, error) -> {
@@ -413,7 +432,9 @@ final class Acquisition {
      */
     private void finish(Finish finish) {
         if (finish.cleanUp()) {
-            lock.client().releases().releaseEventuallyAfter(finish.settledFirst(), name, finish.last().owner, leaseMs);
+            lock.client()
+                    .releases()
+                    .releaseEventuallyAfter(lock.order(), finish.settledFirst(), name, finish.last().owner, leaseMs);
         }
         lock.client().acquisitionEnded(this);
         if (finish.queued()) {

@@ -212,6 +212,11 @@ final class AcquisitionMachine {
         return effects;
     }
 
+    /** The current round's owner (a fair waiter is woken by a grant that names it). */
+    synchronized String owner() {
+        return round.owner;
+    }
+
     /** Whether the acquisition is over (for a queue join that may have raced its end). */
     synchronized boolean isDone() {
         return state instanceof Done;

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A named handle; all state lives in the client's engine, so handles are cheap. Two handles of
- * the same client and name are equal, which is what reentrancy keys on.
+ * the same client and name are equal, which is what reentrancy keys on: {@code lock(name)} and
+ * {@code fairLock(name)} are the same lock, taken in a different order ({@link GrantOrder}).
  *
  * <p>This class is threadsafe.
  */
@@ -33,11 +34,22 @@ final class DefaultDistributedLock implements DistributedLock {
     private final DefaultLockClient client;
     private final String name;
     private final LockOptions options;
+    private final GrantOrder order;
 
     DefaultDistributedLock(DefaultLockClient client, String name, LockOptions options) {
+        this(client, name, options, GrantOrder.CLIENT_QUEUE);
+    }
+
+    DefaultDistributedLock(DefaultLockClient client, String name, LockOptions options, GrantOrder order) {
         this.client = client;
         this.name = name;
         this.options = options;
+        this.order = order;
+    }
+
+    /** Who decides whose turn it is: this client's queue ({@code lock}), or the lock's queue in Redis ({@code fairLock}). */
+    GrantOrder order() {
+        return order;
     }
 
     DefaultLockClient client() {
@@ -299,6 +311,6 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public String toString() {
-        return "DistributedLock{'" + name + "', " + options + "}";
+        return "DistributedLock{'" + name + "', " + (order == GrantOrder.REDIS_QUEUE ? "fair, " : "") + options + "}";
     }
 }

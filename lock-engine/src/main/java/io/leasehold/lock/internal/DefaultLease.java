@@ -69,6 +69,8 @@ final class DefaultLease implements EngineLease {
      * between two handoffs.
      */
     final int handoffStreak;
+    /** How its lock is granted: its release hands over locally, or through the lock's queue in Redis. */
+    private final GrantOrder order;
 
     private final long acquiredNanos;
     final long maxHoldDeadlineNanos;
@@ -90,7 +92,7 @@ final class DefaultLease implements EngineLease {
             long token,
             long sentNanos,
             int handoffStreak) {
-        this(client, name, owner, options, token, sentNanos, handoffStreak, null);
+        this(client, name, owner, options, token, sentNanos, handoffStreak, null, GrantOrder.CLIENT_QUEUE);
     }
 
     DefaultLease(
@@ -101,8 +103,10 @@ final class DefaultLease implements EngineLease {
             long token,
             long sentNanos,
             int handoffStreak,
-            @Nullable Thread takenBy) {
+            @Nullable Thread takenBy,
+            GrantOrder order) {
         this.engine = client.engine();
+        this.order = order;
         this.client = client;
         this.takenBy = takenBy;
         this.name = name;
@@ -289,10 +293,11 @@ final class DefaultLease implements EngineLease {
         client.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
-        Handoff next = client.claimHandoff(name, handoffStreak);
+        // A fair lock's release grants it to the head of its queue in Redis instead (queue-release.lua).
+        Handoff next = order.ordersLocally() ? client.claimHandoff(name, handoffStreak) : null;
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
         client.releases()
-                .release(name, owner, engine.commandTimeoutNanos, next)
+                .release(order, name, owner, engine.commandTimeoutNanos, next)
                 .whenComplete((reply, error) -> outcome.complete(lifecycle.releaseAnswered(
                         reply,
                         error,
@@ -528,7 +533,7 @@ final class DefaultLease implements EngineLease {
         lifecycle.tellLoss(loss, () -> {
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
-                client.releases().releaseEventually(name, owner, leaseMs);
+                client.releases().releaseEventually(order, name, owner, leaseMs);
             }
         });
     }

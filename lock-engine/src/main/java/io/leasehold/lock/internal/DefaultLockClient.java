@@ -70,6 +70,19 @@ public final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public DistributedLock fairLock(String name) {
+        return fairLock(name, defaultOptions);
+    }
+
+    @Override
+    public DistributedLock fairLock(String name, LockOptions options) {
+        Checks.lockName(name);
+        Checks.notNull("options", options, name);
+        checkOpen(name);
+        return new DefaultDistributedLock(this, name, options, GrantOrder.REDIS_QUEUE);
+    }
+
+    @Override
     public LockOptions defaultOptions() {
         return defaultOptions;
     }

@@ -64,11 +64,12 @@ final class ReleaseSender {
      * {@code budgetNanos} have not passed. The future has the first conclusive answer (see
      * {@link ReleaseReply}), or the last failure; it completes where the reply arrives.
      */
-    CompletableFuture<ReleaseReply> release(String name, String owner, long budgetNanos, @Nullable Handoff next) {
+    CompletableFuture<ReleaseReply> release(
+            GrantOrder order, String name, String owner, long budgetNanos, @Nullable Handoff next) {
         CompletableFuture<ReleaseReply> done = new CompletableFuture<>();
         long giveUpAt = engine.now() + budgetNanos;
         if (next == null) {
-            sendPlain(name, owner, null, giveUpAt, FIRST_CLEANUP_RETRY_NANOS, false, done);
+            sendPlain(order, name, owner, null, giveUpAt, FIRST_CLEANUP_RETRY_NANOS, false, done);
         } else {
             new HandoffSend(name, owner, next, giveUpAt, done).send(FIRST_HANDOFF_RESEND_NANOS);
         }
@@ -81,19 +82,20 @@ final class ReleaseSender {
      * lock has expired anyway. A lock left behind by a clean-up that met a dropped connection would
      * otherwise hold every other node off for a whole lease.
      */
-    void releaseEventually(String name, String owner, long leaseMs) {
-        releaseEventuallyAfter(null, name, owner, leaseMs);
+    void releaseEventually(GrantOrder order, String name, String owner, long leaseMs) {
+        releaseEventuallyAfter(order, null, name, owner, leaseMs);
     }
 
     /**
      * {@link #releaseEventually}, sent once {@code before} (may be null) has completed, either way:
      * tracked from now on, so that {@code close()} waits for it.
      */
-    void releaseEventuallyAfter(@Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
+    void releaseEventuallyAfter(
+            GrantOrder order, @Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
         CompletableFuture<Object> settled = new CompletableFuture<>();
         long budget = TimeUnit.MILLISECONDS.toNanos(leaseMs);
         Runnable settle =
-                () -> release(name, owner, budget, null).whenComplete((reply, error) -> settled.complete(null));
+                () -> release(order, name, owner, budget, null).whenComplete((reply, error) -> settled.complete(null));
         cleanUps.put(settled, name);
         settled.whenComplete((done, error) -> cleanUps.remove(settled));
         if (before == null) {
@@ -102,7 +104,7 @@ final class ReleaseSender {
         }
         // close() may send it ahead, near the end of its timeout (see sendDeferredCleanUpsNow); it is
         // settled only by the release that follows what it waits for, which may yet take the lock.
-        deferredCleanUps.put(settled, () -> release(name, owner, budget, null));
+        deferredCleanUps.put(settled, () -> release(order, name, owner, budget, null));
         before.whenComplete((done, error) -> {
             deferredCleanUps.remove(settled);
             settle.run();
@@ -157,6 +159,7 @@ final class ReleaseSender {
      * earlier send's outcome is unknown.
      */
     private void sendPlain(
+            GrantOrder order,
             String name,
             String owner,
             @Nullable String handedTo,
@@ -164,7 +167,8 @@ final class ReleaseSender {
             long backoffNanos,
             boolean resent,
             CompletableFuture<ReleaseReply> done) {
-        releaseCall(name, owner, handedTo).whenComplete((reply, error) -> {
+        long resendWindowMs = TimeUnit.NANOSECONDS.toMillis(giveUpAt - engine.now()) + 1;
+        order.release(engine, name, owner, handedTo, resendWindowMs).whenComplete((reply, error) -> {
             long code;
             if (error == null) {
                 try {
@@ -173,7 +177,7 @@ final class ReleaseSender {
                     done.completeExceptionally(malformed);
                     return;
                 }
-                done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
+                done.complete(ReleaseReply.answered(code, resent, order.releaseMarkerTells(), engine.now()));
             } else if (!engine.isTransient(error)
                     || !resendLater(
                             done,
@@ -181,6 +185,7 @@ final class ReleaseSender {
                             giveUpAt,
                             backoffNanos,
                             () -> sendPlain(
+                                    order,
                                     name,
                                     owner,
                                     handedTo,
@@ -191,18 +196,6 @@ final class ReleaseSender {
                 done.completeExceptionally(Futures.unwrap(error));
             }
         });
-    }
-
-    /** release.lua with the command timeout. */
-    private CompletableFuture<Object> releaseCall(String name, String owner, @Nullable String handedTo) {
-        return engine.timedCall(
-                EngineScripts.RELEASE.name(),
-                () -> engine.publishCommand()
-                        .thenCompose(publish -> engine.backend.eval(
-                                EngineScripts.RELEASE,
-                                List.of(engine.lockKey(name), engine.channel(name)),
-                                handedTo == null ? List.of(owner, publish) : List.of(owner, publish, handedTo))),
-                null);
     }
 
     /** handoff.lua with a handoff's arguments (see {@link Handoff#args}), with the command timeout. */
@@ -340,6 +333,7 @@ final class ReleaseSender {
                     // (An earlier send of unknown outcome may have granted the waiter: release.lua answers 1
                     // if the waiter's owner holds the lock.)
                     sendPlain(
+                            GrantOrder.CLIENT_QUEUE, // (a handoff is a local queue's)
                             name,
                             owner,
                             resent ? next.owner() : null,

@@ -3,7 +3,10 @@ package io.leasehold.lock.internal;
 import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -18,6 +21,11 @@ import org.jspecify.annotations.Nullable;
  * release message (or a resubscription after a reconnect) wakes the head; when the head leaves, the
  * next waiter becomes head and is woken; a waiter that becomes head of a lingering queue is woken if
  * a release message came after its last attempt was sent (it would otherwise wait for its fallback).
+ *
+ * <p>A fair lock's waiters ({@link GrantOrder#REDIS_QUEUE}) share the name's subscription but not
+ * its order: Redis's queue orders them, so each hears every message (and passes over grants to
+ * others) and each asks for itself; they are never handed the lock locally, and never hold up the
+ * local queue.
  *
  * <p><b>Subscriptions never fail a waiter.</b> A subscribe that is slow or fails leaves the waiters
  * on their fallback retry (the holder's TTL); a failed subscribe is tried again with back-off while
@@ -127,10 +135,10 @@ final class WaitQueues {
         }
     }
 
-    /** Whether someone of this client waits for {@code name}: a newcomer then queues behind them (no barging). */
+    /** Whether someone of this client waits for {@code name} in its local order: a newcomer then queues behind them (no barging). */
     boolean hasWaiters(String name) {
         Queue q = queues.get(name);
-        return q != null && !q.isEmpty();
+        return q != null && q.head() != null;
     }
 
     /**
@@ -173,6 +181,8 @@ final class WaitQueues {
 
         private final String name;
         private final ArrayDeque<Acquisition> waiters = new ArrayDeque<>();
+        /** The fair lock's waiters of the name, in no order of ours (Redis's queue orders them). */
+        private final Set<Acquisition> fairWaiters = new LinkedHashSet<>();
         // Subscription state, guarded by this.
         private boolean closed;
         private @Nullable Subscription active;
@@ -194,9 +204,15 @@ final class WaitQueues {
                 lingering.cancel();
                 lingering = null;
             }
-            boolean becameHead = waiters.isEmpty();
-            waiters.addLast(waiter);
-            return becameHead
+            boolean missedCounts;
+            if (waiter.ordersLocally()) {
+                missedCounts = waiters.isEmpty(); // only a head asks
+                waiters.addLast(waiter);
+            } else {
+                missedCounts = true;
+                fairWaiters.add(waiter);
+            }
+            return missedCounts
                     && messageSeen
                     && lastSentNanos != Long.MAX_VALUE
                     && lastMessageNanos - lastSentNanos >= 0;
@@ -204,7 +220,7 @@ final class WaitQueues {
 
         /** Nobody waits: keep the subscription for {@link #LINGER_NANOS}, then drop it unless someone joined. */
         synchronized void linger() {
-            if (closed || lingering != null || !waiters.isEmpty()) {
+            if (closed || lingering != null || !isEmpty()) {
                 return;
             }
             lingering = engine.timer.schedule(() -> expire(this), LINGER_NANOS);
@@ -212,13 +228,16 @@ final class WaitQueues {
 
         /** Returns the new head if {@code waiter} was the head and someone is left. */
         synchronized @Nullable Acquisition remove(Acquisition waiter) {
+            if (fairWaiters.remove(waiter)) {
+                return null;
+            }
             boolean wasHead = waiters.peekFirst() == waiter;
             waiters.remove(waiter);
             return wasHead ? waiters.peekFirst() : null;
         }
 
         synchronized boolean isEmpty() {
-            return waiters.isEmpty();
+            return waiters.isEmpty() && fairWaiters.isEmpty();
         }
 
         synchronized boolean isSubscribed() {
@@ -272,7 +291,7 @@ final class WaitQueues {
                 subscription.unsubscribe();
             }
             if (wake) {
-                wakeHead(); // a release published before the subscription was active would be missed
+                wakeListeners(); // a release published before the subscription was active would be missed
             }
         }
 
@@ -309,32 +328,52 @@ final class WaitQueues {
 
         @Override
         public void onMessage(String channel, String message) {
-            Acquisition head = messageArrived();
-            if (head != null) {
-                head.releaseSeen(message);
+            for (Acquisition waiter : messageArrived()) {
+                waiter.releaseSeen(message);
             }
         }
 
         @Override
         public void onResubscribed(String channel) {
             // a release may have been published while the connection was down
-            Acquisition head = messageArrived();
-            if (head != null) {
-                head.wakeAfterResubscribe();
+            for (Acquisition waiter : messageArrived()) {
+                waiter.wakeAfterResubscribe();
             }
         }
 
-        /** Notes when a message came (for a waiter that joins a lingering queue) and returns the head. */
-        private synchronized @Nullable Acquisition messageArrived() {
+        /**
+         * Notes when a message came (for a waiter that joins a lingering queue) and returns who hears
+         * it: the head and the fair waiters.
+         */
+        private synchronized List<Acquisition> messageArrived() {
             lastMessageNanos = engine.now();
             messageSeen = true;
-            return waiters.peekFirst();
+            return listeners();
+        }
+
+        private synchronized List<Acquisition> listeners() {
+            Acquisition head = waiters.peekFirst();
+            if (fairWaiters.isEmpty()) {
+                return head == null ? List.of() : List.of(head);
+            }
+            List<Acquisition> all = new ArrayList<>(fairWaiters.size() + 1);
+            if (head != null) {
+                all.add(head);
+            }
+            all.addAll(fairWaiters);
+            return all;
         }
 
         private void wakeHead() {
             Acquisition head = head();
             if (head != null) {
                 head.wake();
+            }
+        }
+
+        private void wakeListeners() {
+            for (Acquisition waiter : listeners()) {
+                waiter.wake();
             }
         }
 

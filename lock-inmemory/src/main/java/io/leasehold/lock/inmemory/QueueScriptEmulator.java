@@ -104,9 +104,8 @@ final class QueueScriptEmulator {
             grantHead(c, 3, 2, 4);
         }
         if (released == 1L) {
-            if (head != null) {
-                scripts.setPx(c, MARKER, me, 5, "marker TTL");
-            } else {
+            scripts.setPx(c, MARKER, me, 5, "marker TTL");
+            if (head == null) {
                 scripts.publish(c, 4, CHANNEL, "released");
             }
         }

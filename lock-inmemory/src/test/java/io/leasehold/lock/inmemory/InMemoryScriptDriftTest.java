@@ -22,7 +22,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
             ScriptNames.QUEUE_ACQUIRE, "94406cac35ee0eb23fd818c9062466529ecba47e",
-            ScriptNames.QUEUE_RELEASE, "346f809d6d6dd733fd80d244b90ba46a9e98cc92");
+            ScriptNames.QUEUE_RELEASE, "b5910ff549827cc97dc637e5913440f422bb1d12");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

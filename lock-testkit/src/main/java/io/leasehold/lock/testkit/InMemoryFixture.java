@@ -56,6 +56,11 @@ public final class InMemoryFixture implements LockBackendFixture {
     }
 
     @Override
+    public long pttl(String key) {
+        return store.pttl(key);
+    }
+
+    @Override
     public void deleteKey(String key) {
         store.deleteKey(key);
     }

@@ -22,6 +22,12 @@ public interface LockBackendFixture extends AutoCloseable {
     /** A new backend with its own connection(s) to the shared store; the caller closes it. */
     LockBackend newBackend();
 
+    /**
+     * {@code PTTL key} on the master that owns the key: the milliseconds left, -1 for a key without
+     * a TTL, -2 for a missing key; for scenarios that check what is left in the store.
+     */
+    long pttl(String key);
+
     /** Deletes {@code key} behind every holder's back (an operator or a bug elsewhere). */
     void deleteKey(String key);
 

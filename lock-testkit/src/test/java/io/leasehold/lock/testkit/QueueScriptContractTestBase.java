@@ -259,6 +259,15 @@ abstract class QueueScriptContractTestBase {
     }
 
     @Test
+    void shouldAnswerReleasedToAResendWhoseFirstSendDeletedTheLockThatAnotherOwnerTookSince() {
+        take("alice");
+        assertEquals(1L, release("alice"));
+        take("eve");
+
+        assertEquals(1L, release("alice"), "the marker tells the resend that its first send released");
+    }
+
+    @Test
     void shouldAnswerReleasedToAResendWhoseFirstSendGrantedTheLockOn() {
         take("alice");
         waitInQueue("bob");

@@ -146,6 +146,11 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     }
 
     @Override
+    public long pttl(String key) {
+        return (Long) topology.masterForKey(key).command("PTTL", key);
+    }
+
+    @Override
     public void writeKey(String key, String value) {
         topology.masterForKey(key).command("SET", key, value);
     }

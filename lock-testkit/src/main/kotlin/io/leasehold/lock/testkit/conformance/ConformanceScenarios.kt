@@ -15,7 +15,8 @@ public object ConformanceScenarios {
     @JvmStatic
     public val all: List<Scenario> = (
         exclusionScenarios + staleLeaseScenarios + fencingScenarios + validityScenarios +
-            renewalScenarios + lossScenarios + leaseEndingScenarios + waitingScenarios + handoffScenarios + cancellationScenarios +
+            renewalScenarios + lossScenarios + leaseEndingScenarios + waitingScenarios + handoffScenarios + fairnessScenarios +
+            cancellationScenarios +
             cancellationRaceScenarios + replyFaultScenarios + threadingScenarios +
             bodyScenarios + kotlinScenarios + holdQueryScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
             observabilityScenarios

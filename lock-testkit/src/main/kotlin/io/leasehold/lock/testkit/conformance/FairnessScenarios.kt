@@ -1,0 +1,192 @@
+package io.leasehold.lock.testkit.conformance
+
+import io.leasehold.lock.Lease
+import io.leasehold.lock.LockTimeoutException
+import io.leasehold.lock.spi.LockBackend
+import io.leasehold.lock.spi.LockKeys
+import io.leasehold.lock.spi.LuaScript
+import io.leasehold.lock.spi.ScriptNames
+import io.leasehold.lock.testkit.ForwardingLockBackend
+import io.leasehold.lock.withLock
+import kotlinx.coroutines.async
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.delay
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.time.Duration.Companion.seconds
+
+// fairLock: strict FIFO across clients through the lock's wait queue in Redis, with direct grants
+// (G7's waiting, in order, with G3's rising tokens); dead waiters cost the queue a bounded delay,
+// never a lease; a waiter that gives up, and a client that closes, leave nothing behind (G8, G12).
+
+/** How long one dead waiter may hold the queue up (fairLock's Javadoc: about 2 s), with room for a busy machine. */
+private val DEAD_WAITER_BOUND: Duration = Duration.ofSeconds(2).plus(Timing.SLACK)
+
+/**
+ * A backend whose process is dead (or frozen) as far as Redis can tell between [die] and [revive]:
+ * no command reaches Redis (each hangs until the engine's command timeout), so the client neither
+ * renews nor cleans up. Its subscription still delivers, which only makes it try, in vain.
+ */
+private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+    private val dead = AtomicBoolean()
+
+    fun die() = dead.set(true)
+
+    /** Lets commands through again, so that the client's close can clean up instead of waiting out its bound. */
+    fun revive() = dead.set(false)
+
+    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> =
+        if (dead.get()) CompletableFuture() else delegate().eval(script, keys, args)
+}
+
+/** The keys of lock [name]'s wait queue, under the suite's key prefix. */
+private fun ScenarioContext.queueKeys(name: String = lockName): List<String> = listOf(
+    LockKeys.queueKey(ScenarioContext.KEY_PREFIX, name),
+    LockKeys.waitersKey(ScenarioContext.KEY_PREFIX, name),
+)
+
+internal val fairnessScenarios: List<Scenario> = listOf(
+
+    scenario("shouldGrantAFairLockInTheOrderItsWaitersReachedRedis", "G3, G7") {
+        // Given a holder, and three waiters on three other nodes, each enqueued after the one before
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val order = java.util.Collections.synchronizedList(mutableListOf<Int>())
+        val tokens = java.util.Collections.synchronizedList(mutableListOf<Long>())
+        val waiting = List(3) { i ->
+            val node = newNode()
+            val lease = node.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+                .thenApplyAsync { lease: Lease ->
+                    order += i
+                    tokens += lease.fencingToken()
+                    lease.release()
+                }
+            await("waiter $i has taken its place in the queue") { node.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+            lease
+        }
+        // When the holder releases
+        withClue("release() by the holder") { held.release() shouldBe true }
+        // Then the waiters get the lock one after the other, in the order they queued, with rising tokens
+        waiting.forEachIndexed { i, w -> withClue("waiter $i's release") { w.value("waiter $i's turn") shouldBe true } }
+        withClue("the order the waiters got the lock in") { order.toList() shouldBe listOf(0, 1, 2) }
+        withClue("fencing tokens along the queue, after the holder's ${held.fencingToken()}") {
+            (listOf(held.fencingToken()) + tokens).zipWithNext().all { (a, b) -> b > a } shouldBe true
+        }
+    },
+
+    scenario("shouldHandAFairLockPastADeadWaiterWithinTheBound", "G7") {
+        // Given a holder, a waiter whose process will die while it heads the queue, and a live waiter behind it
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        var dying: DyingBackend? = null
+        val doomed = newNode(wrap = { backend -> DyingBackend(backend).also { dying = it } })
+        val doomedWait = doomed.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(60))
+        await("the doomed waiter heads the queue") { doomed.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        val live = newNode()
+        val liveWait = live.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(60))
+        await("the live waiter is queued behind it") { live.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        // When the head waiter's process dies, and then the holder releases (granting the lock to the dead waiter)
+        dying!!.die()
+        val releasedAt = System.nanoTime()
+        withClue("release() by the holder") { held.release() shouldBe true }
+        // Then the live waiter gets the lock within the dead-waiter bound, not after a lease (30 s)
+        val lease = liveWait.value("the live waiter's lease", DEAD_WAITER_BOUND.plus(Timing.AWAIT))
+        withClue("time from the release to the live waiter's lease (bound $DEAD_WAITER_BOUND)") {
+            elapsedSince(releasedAt) shouldBeLessThan DEAD_WAITER_BOUND
+        }
+        withClue("the dead waiter has no lease") { doomedWait.isDone shouldBe false }
+        withClue("release() of the live waiter's lease") { lease.release() shouldBe true }
+        dying!!.revive()
+        doomedWait.cancel(true)
+    },
+
+    scenario("shouldTakeAGivenUpFairWaiterOutOfTheQueue", "G7, G8") {
+        // Given a holder, a waiter that times out, and one that is cancelled, on two nodes
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val timingOut = newNode()
+        val cancelled = newNode()
+        val cancelledWait = cancelled.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+        await("the second waiter is queued") { cancelled.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        val timedOut = timingOut.client.fairLock(lockName).acquireAsync(Duration.ofMillis(500))
+        // When one times out and the other is cancelled
+        timedOut.failure("the timed-out wait").shouldBeInstanceOf<LockTimeoutException>()
+        cancelledWait.cancel(true)
+        // Then each takes its place out of Redis's queue: the queue's keys are gone, although the
+        // waiters' places would have lasted (their lease is renewed every 0.5 s) had they stayed
+        await("every place left the queue; calls ${timingOut.counter.counts()}, ${cancelled.counter.counts()}") {
+            queueKeys().all { fixture.pttl(it) == -2L }
+        }
+        // And the release finds nobody to grant the lock to: a newcomer takes it at once
+        withClue("release() by the holder") { held.release() shouldBe true }
+        val newcomer = newClient().fairLock(lockName).tryAcquire(Duration.ZERO)
+        withClue("a newcomer's tryAcquire right after the release") { newcomer.isPresent shouldBe true }
+        newcomer.get().release()
+    },
+
+    scenario("shouldLeaveNoFairLockKeyBehindOnceEveryClientClosed", "G8, G12") {
+        // Given a holder and two waiters of a fair lock, on three nodes
+        val holder = newClient()
+        holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val waiters = List(2) { newNode() }
+        waiters.forEach { node ->
+            node.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+            await("a waiter is queued") { node.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        }
+        // When every client closes (the waiters first, then the holder)
+        waiters.forEach { it.client.close() }
+        holder.close()
+        // Then neither the lock nor its queue is left in Redis (the fencing counter alone stays, by design)
+        withClue("PTTL of the lock and its queue keys after every client closed") {
+            (listOf(lockKey()) + queueKeys()).map { fixture.pttl(it) } shouldBe listOf(-2L, -2L, -2L)
+        }
+    },
+
+    scenario("shouldServeAFairLockThroughTheKotlinApiInQueueOrderAndReenterIt", "G7, G8, G10") {
+        // Given a fair lock held by one node, and two coroutines on another node that queue in turn
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val node = newNode()
+        val fair = node.client.fairLock(lockName)
+        val order = java.util.Collections.synchronizedList(mutableListOf<String>())
+        coroutineScenario {
+            val first = async {
+                fair.withLock(30.seconds) { lease ->
+                    // re-entered within the holding coroutine: the same lease, no second place in the queue
+                    fair.withLock { inner -> withClue("the re-entered lease") { inner.fencingToken() shouldBe lease.fencingToken() } }
+                    order += "first"
+                }
+            }
+            while (node.counter.count(ScriptNames.QUEUE_ACQUIRE) < 1) delay(10)
+            val cancelled = async { fair.withLock(30.seconds) { order += "cancelled" } }
+            while (node.counter.count(ScriptNames.QUEUE_ACQUIRE) < 2) delay(10)
+            val second = async { fair.withLock(30.seconds) { order += "second" } }
+            while (node.counter.count(ScriptNames.QUEUE_ACQUIRE) < 3) delay(10)
+            // When the middle waiter is cancelled, and then the holder releases
+            cancelled.cancelAndJoin()
+            withClue("release() by the holder") { held.release() shouldBe true }
+            first.await()
+            second.await()
+        }
+        // Then the others got it in queue order, and the cancelled one never did
+        withClue("the order of the withLock blocks") { order.toList() shouldBe listOf("first", "second") }
+    },
+
+    scenario("shouldExcludeALockOfTheSameNameFromAFairLockAndBack", "G1") {
+        // Given a fair lock held on one node
+        val a = newClient()
+        val b = newClient()
+        val fair = a.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        // Then the plain lock of the same name is held for another node, and the other way round
+        withClue("lock() of the fair lock's name on another node") {
+            b.lock(lockName).tryAcquire(Duration.ZERO).isPresent shouldBe false
+        }
+        withClue("release() of the fair lease") { fair.release() shouldBe true }
+        val plain = b.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        withClue("fairLock() of the plain lock's name on another node") {
+            a.fairLock(lockName).tryAcquire(Duration.ZERO).isPresent shouldBe false
+        }
+        withClue("release() of the plain lease") { plain.release() shouldBe true }
+    },
+)
