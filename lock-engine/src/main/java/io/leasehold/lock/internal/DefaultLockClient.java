@@ -63,10 +63,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock lock(String name, LockOptions options) {
-        Checks.lockName(name);
-        Checks.notNull("options", options, name);
-        checkOpen(name);
-        return new DefaultDistributedLock(this, name, options);
+        return handle(name, options, GrantOrder.CLIENT_QUEUE);
     }
 
     @Override
@@ -76,10 +73,14 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock fairLock(String name, LockOptions options) {
+        return handle(name, options, GrantOrder.REDIS_QUEUE);
+    }
+
+    private DistributedLock handle(String name, LockOptions options, GrantOrder order) {
         Checks.lockName(name);
         Checks.notNull("options", options, name);
         checkOpen(name);
-        return new DefaultDistributedLock(this, name, options, GrantOrder.REDIS_QUEUE);
+        return new DefaultDistributedLock(this, name, options, order);
     }
 
     @Override
