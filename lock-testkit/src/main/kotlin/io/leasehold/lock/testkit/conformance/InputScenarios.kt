@@ -20,6 +20,11 @@ internal val inputScenarios: List<Scenario> = listOf(
         val oversized = "x".repeat(513)
         shouldThrow<IllegalArgumentException> { a.lock(oversized) }.shouldMention("name", "at most 512", "513")
         shouldThrow<IllegalArgumentException> { a.lock(lockName, Nulls.nothing()) }.shouldMention("options", "null", lockName)
+        // The fair lock checks the same, with the same messages
+        shouldThrow<IllegalArgumentException> { a.fairLock(Nulls.nothing()) }.shouldMention("name", "null")
+        shouldThrow<IllegalArgumentException> { a.fairLock("   ") }.shouldMention("name", "blank", "'   '")
+        shouldThrow<IllegalArgumentException> { a.fairLock(oversized) }.shouldMention("name", "at most 512", "513")
+        shouldThrow<IllegalArgumentException> { a.fairLock(lockName, Nulls.nothing()) }.shouldMention("options", "null", lockName)
         // And a good name still works afterwards
         a.lock(lockName).tryAcquire().present("tryAcquire() after the rejected names").use { }
     },
@@ -84,6 +89,7 @@ internal val inputScenarios: List<Scenario> = listOf(
         a.close()
         withClue("isClosed() after close()") { a.isClosed shouldBe true }
         shouldThrow<IllegalStateException> { a.lock(uniqueName("after-close")) }.shouldMention("closed")
+        shouldThrow<IllegalStateException> { a.fairLock(uniqueName("after-close")) }.shouldMention("closed")
         shouldThrow<IllegalStateException> { lock.acquire(Timing.ACQUIRE_WAIT) }.shouldMention("closed", lockName)
         shouldThrow<IllegalStateException> { lock.tryAcquire() }.shouldMention("closed", lockName)
         rejected<IllegalStateException>("acquireAsync after close") { lock.acquireAsync(Timing.ACQUIRE_WAIT) }.shouldMention("closed", lockName)
