@@ -6,6 +6,7 @@ import io.leasehold.lock.spi.LockBackend
 import io.leasehold.lock.spi.LockKeys
 import io.leasehold.lock.spi.LuaScript
 import io.leasehold.lock.spi.ScriptNames
+import io.leasehold.lock.testkit.FaultInjectingBackend
 import io.leasehold.lock.testkit.ForwardingLockBackend
 import io.leasehold.lock.withLock
 import kotlinx.coroutines.async
@@ -38,6 +39,23 @@ private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delega
 
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> =
         if (dead.get()) CompletableFuture() else delegate().eval(script, keys, args)
+}
+
+/**
+ * A backend whose next reply, once [resetNextReply] is called, is lost to a connection reset after
+ * the command ran in Redis: the failure is transient, its outcome unknown, and it comes at once
+ * (not after the command timeout), so the engine sends the command again.
+ */
+private class ResettingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+    private val armed = AtomicBoolean()
+
+    fun resetNextReply() = armed.set(true)
+
+    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
+        val reply = delegate().eval(script, keys, args)
+        if (!armed.compareAndSet(true, false)) return reply
+        return reply.handle { _, _ -> throw java.util.concurrent.CompletionException(java.io.IOException("Connection reset by peer (injected after ${script.name()} ran)")) }
+    }
 }
 
 /** The keys of lock [name]'s wait queue, under the suite's key prefix. */
@@ -139,6 +157,54 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         holder.close()
         // Then neither the lock nor its queue is left in Redis (the fencing counter alone stays, by design)
         withClue("PTTL of the lock and its queue keys after every client closed") {
+            (listOf(lockKey()) + queueKeys()).map { fixture.pttl(it) } shouldBe listOf(-2L, -2L, -2L)
+        }
+    },
+
+    scenario("shouldConfirmAFairReleaseWhoseReplyWasResetAfterItGrantedTheNextWaiter", "G2, G3, G9") {
+        // Given a holder whose next reply will be lost to a connection reset, and a waiter on another node
+        var resetting: ResettingBackend? = null
+        val holder = newNode(wrap = { backend -> ResettingBackend(backend).also { resetting = it } })
+        val held = holder.client.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val waiter = newNode()
+        val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+        await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        // When the release runs in Redis (granting the lock to the waiter) but its reply is lost
+        resetting!!.resetNextReply()
+        // Then its resend learns from the release marker that it released: no false loss
+        withClue("release() whose first reply was reset; calls ${holder.counter.counts()}") { held.release() shouldBe true }
+        withClue("queue-release calls by the holder (the send and its resend)") {
+            holder.counter.count(ScriptNames.QUEUE_RELEASE) shouldBe 2L
+        }
+        withClue("the holder's lease after its release") { held.lost().isDone shouldBe false }
+        val next = waiting.value("the waiter's lease")
+        withClue("the waiter's token after the holder's") { next.fencingToken() shouldBeGreaterThan held.fencingToken() }
+        withClue("release() of the waiter's lease") { next.release() shouldBe true }
+    },
+
+    scenario("shouldTakeAFairGrantWhoseConfirmReplyWasLost", "G1, G3, G9") {
+        // Given a holder, and a waiter on another node whose next reply will be lost
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        var faults: FaultInjectingBackend? = null
+        val waiter = newNode(
+            commandTimeout = Timing.FAST_COMMAND_TIMEOUT,
+            wrap = { backend -> FaultInjectingBackend(backend).also { faults = it } },
+        )
+        val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+        await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        faults!!.loseNextReply()
+        // When the holder releases, granting the lock to the waiter, and the reply of the waiter's
+        // next call (its confirm of the grant, or a renewal of its place just before) is lost
+        withClue("release() by the holder") { held.release() shouldBe true }
+        // Then the waiter's retry with the same owner takes the grant: one lease, held by it alone
+        val next = waiting.value("the waiter's lease after a lost reply")
+        withClue("the waiter's token after the holder's") { next.fencingToken() shouldBeGreaterThan held.fencingToken() }
+        withClue("another node's tryAcquire while the waiter holds") {
+            newClient().fairLock(lockName).tryAcquire(Duration.ZERO).isPresent shouldBe false
+        }
+        withClue("release() of the waiter's lease") { next.release() shouldBe true }
+        withClue("PTTL of the lock and its queue keys after the release") {
             (listOf(lockKey()) + queueKeys()).map { fixture.pttl(it) } shouldBe listOf(-2L, -2L, -2L)
         }
     },
