@@ -13,6 +13,11 @@ interface Contender extends AutoCloseable {
     /** A worker for one thread, locking through client {@code client} (0-based, below the client count). */
     Worker worker(int client);
 
+    /** Whether it hands the lock out first in, first out across clients (measured only where that matters: contended, several clients). */
+    default boolean fair() {
+        return false;
+    }
+
     /** Whether it waits for a held lock (the raw baseline only tries once, so it is not run contended). */
     default boolean waits() {
         return true;

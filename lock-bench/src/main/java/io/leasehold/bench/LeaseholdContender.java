@@ -1,5 +1,6 @@
 package io.leasehold.bench;
 
+import io.leasehold.lock.DistributedLock;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
@@ -16,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Leasehold over Lettuce or Jedis, with defaults as a user would have them: one {@link LockClient}
  * per application node, each over its own driver client (Lettuce's share one {@link ClientResources},
- * as clients in one JVM would), 30 s lease with auto-renewal.
+ * as clients in one JVM would), 30 s lease with auto-renewal; {@code lock(name)}, or
+ * {@code fairLock(name)} for the fair rows.
  */
 final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder {
 
@@ -29,11 +31,13 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
     private static final int BATCH = 500;
 
     private final Driver driver;
+    private final boolean fair;
     private final List<LockClient> clients = new ArrayList<>();
     private final List<AutoCloseable> drivers = new ArrayList<>();
 
-    LeaseholdContender(Driver driver, String uri, int clientCount, ClientResources resources) {
+    LeaseholdContender(Driver driver, boolean fair, String uri, int clientCount, ClientResources resources) {
         this.driver = driver;
+        this.fair = fair;
         for (int i = 0; i < clientCount; i++) {
             if (driver == Driver.LETTUCE) {
                 RedisClient client = RedisClient.create(resources, uri);
@@ -51,7 +55,12 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
 
     @Override
     public String name() {
-        return driver == Driver.LETTUCE ? "Leasehold-Lettuce" : "Leasehold-Jedis";
+        return (driver == Driver.LETTUCE ? "Leasehold-Lettuce" : "Leasehold-Jedis") + (fair ? " fairLock" : "");
+    }
+
+    @Override
+    public boolean fair() {
+        return fair;
     }
 
     /** The client {@code index}, for scenarios that hold many leases through one client. */
@@ -67,12 +76,12 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
 
             @Override
             public void acquire(String key) {
-                held = locks.lock(key).acquire(WAIT);
+                held = lock(key).acquire(WAIT);
             }
 
             @Override
             public boolean tryAcquire(String key) {
-                Optional<Lease> lease = locks.lock(key).tryAcquire();
+                Optional<Lease> lease = lock(key).tryAcquire();
                 lease.ifPresent(l -> held = l);
                 return lease.isPresent();
             }
@@ -81,6 +90,10 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
             public void release() {
                 held.release();
                 held = null;
+            }
+
+            private DistributedLock lock(String key) {
+                return fair ? locks.fairLock(key) : locks.lock(key);
             }
         };
     }

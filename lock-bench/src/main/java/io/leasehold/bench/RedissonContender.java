@@ -12,19 +12,22 @@ import org.redisson.config.Config;
 
 /**
  * Redisson's {@link RLock} as its users call it: {@code lock()} with the watchdog (no lease time
- * given), {@code unlock()}; one {@link RedissonClient} per application node, default pool sizes.
+ * given), {@code unlock()}; one {@link RedissonClient} per application node, default pool sizes;
+ * {@code getLock(name)}, or {@code getFairLock(name)} ({@code RFairLock}) for the fair rows.
  */
 final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
 
     private static final int BATCH = 500;
     private final List<RedissonClient> clients = new ArrayList<>();
+    private final boolean fair;
 
     RedissonContender(String uri, int clientCount) {
-        this(uri, clientCount, null);
+        this(uri, clientCount, null, false);
     }
 
     /** With {@code watchdogTimeout} instead of Redisson's 30 s default (it renews every third of it). */
-    RedissonContender(String uri, int clientCount, Duration watchdogTimeout) {
+    RedissonContender(String uri, int clientCount, Duration watchdogTimeout, boolean fair) {
+        this.fair = fair;
         for (int i = 0; i < clientCount; i++) {
             Config config = new Config();
             config.useSingleServer().setAddress(uri);
@@ -37,7 +40,12 @@ final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
 
     @Override
     public String name() {
-        return "Redisson RLock";
+        return fair ? Report.REDISSON_FAIR : Report.REDISSON;
+    }
+
+    @Override
+    public boolean fair() {
+        return fair;
     }
 
     RedissonClient client(int index) {
@@ -52,14 +60,14 @@ final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
 
             @Override
             public void acquire(String key) {
-                RLock lock = redisson.getLock(key);
+                RLock lock = fair ? redisson.getFairLock(key) : redisson.getLock(key);
                 lock.lock();
                 held = lock;
             }
 
             @Override
             public boolean tryAcquire(String key) {
-                RLock lock = redisson.getLock(key);
+                RLock lock = fair ? redisson.getFairLock(key) : redisson.getLock(key);
                 if (lock.tryLock()) {
                     held = lock;
                     return true;

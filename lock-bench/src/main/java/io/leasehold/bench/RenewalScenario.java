@@ -39,7 +39,7 @@ final class RenewalScenario implements Scenario {
 
     @Override
     public boolean appliesTo(Contender contender) {
-        return contender instanceof ManyHolder;
+        return contender instanceof ManyHolder && !contender.fair();
     }
 
     @Override

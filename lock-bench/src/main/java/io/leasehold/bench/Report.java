@@ -14,12 +14,14 @@ import java.util.Set;
 /**
  * The Markdown report: per scenario, one row per contender with the median of each figure over the
  * rounds (and, with more than one round, the min–max spread of the headline figure), and ratios of
- * the headline figure to Redisson's and to the raw baseline's.
+ * the headline figure to Redisson's (RFairLock for a fair lock's row, RLock for any other) and to the
+ * raw baseline's.
  */
 final class Report {
 
     static final String FILE = "RESULTS.md";
     static final String REDISSON = "Redisson RLock";
+    static final String REDISSON_FAIR = "Redisson RFairLock";
     static final String RAW = "raw script";
 
     private final List<Measurement> results;
@@ -46,7 +48,8 @@ final class Report {
                 environment.java(),
                 environment.redis(),
                 environment.parameters()));
-        md.append("Medians over the rounds; the spread is min–max over the rounds. Ratios compare medians.\n");
+        md.append("Medians over the rounds; the spread is min–max over the rounds. Ratios compare medians;"
+                + " × Redisson compares a fair lock's row with Redisson's RFairLock, any other with RLock.\n");
         md.append(
                 "Round trips count script calls and (un)subscribes; Redis commands also count the commands scripts run.\n\n");
         for (Map.Entry<String, Map<String, List<Measurement>>> scenario :
@@ -68,13 +71,14 @@ final class Report {
         List<String> columns = new ArrayList<>(figures);
         String headline = columns.get(0);
         boolean spread = byContender.values().stream().anyMatch(runs -> runs.size() > 1);
-        boolean vsRedisson = byContender.containsKey(REDISSON) && byContender.size() > 1;
+        boolean vsRedisson =
+                (byContender.containsKey(REDISSON) || byContender.containsKey(REDISSON_FAIR)) && byContender.size() > 1;
         boolean vsRaw = byContender.containsKey(RAW) && byContender.size() > 1;
 
         List<String> header = new ArrayList<>(List.of("contender"));
         header.add(headline + (spread ? " (min–max)" : ""));
         if (vsRedisson) {
-            header.add("× Redisson");
+            header.add("× Redisson"); // RLock, or RFairLock for a fair lock's row
         }
         if (vsRaw) {
             header.add("× raw");
@@ -92,7 +96,10 @@ final class Report {
             }
             cells.add(cell);
             if (vsRedisson) {
-                cells.add(ratio(Stats.median(values), Stats.median(values(byContender.get(REDISSON), headline))));
+                // a fair lock against Redisson's fair lock, any other against RLock
+                boolean fair = row.getKey().endsWith("fairLock") || row.getKey().equals(REDISSON_FAIR);
+                List<Measurement> base = byContender.get(fair ? REDISSON_FAIR : REDISSON);
+                cells.add(base == null ? "–" : ratio(Stats.median(values), Stats.median(values(base, headline))));
             }
             if (vsRaw) {
                 cells.add(ratio(Stats.median(values), Stats.median(values(byContender.get(RAW), headline))));

@@ -64,6 +64,9 @@ final class ThroughputScenario implements Scenario {
 
     @Override
     public boolean appliesTo(Contender contender) {
+        if (contender.fair()) {
+            return contended && clients > 1; // order across clients is what a fair lock is for
+        }
         return !contended || contender.waits();
     }
 

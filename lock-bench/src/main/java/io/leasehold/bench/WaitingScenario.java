@@ -33,7 +33,7 @@ final class WaitingScenario implements Scenario {
 
     @Override
     public boolean appliesTo(Contender contender) {
-        return contender.waits();
+        return contender.waits() && !contender.fair();
     }
 
     @Override

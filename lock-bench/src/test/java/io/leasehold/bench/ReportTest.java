@@ -30,6 +30,22 @@ class ReportTest {
     }
 
     @Test
+    void shouldCompareAFairLockWithRedissonsFairLockAndAnyOtherWithRLock() {
+        List<Measurement> runs = List.of(
+                run("contended", "Leasehold-Jedis", 600, 1.0),
+                run("contended", "Leasehold-Jedis fairLock", 300, 3.0),
+                run("contended", "Redisson RLock", 200, 6.0),
+                run("contended", "Redisson RFairLock", 100, 7.0));
+
+        String table = new Report(runs, HERE).render();
+
+        assertThat(table).contains("|Leasehold-Jedis|600|3.00×|");
+        assertThat(table).contains("|Leasehold-Jedis fairLock|300|3.00×|");
+        assertThat(table).contains("|Redisson RFairLock|100|1.00×|");
+        assertThat(table).contains("|Redisson RLock|200|1.00×|");
+    }
+
+    @Test
     void shouldMeasureFairnessAndLatencyWithPlainDefinitions() {
         assertThat(Stats.coefficientOfVariationPercent(new long[] {10, 10, 10, 10}))
                 .isZero();
