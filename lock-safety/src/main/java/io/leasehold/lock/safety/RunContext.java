@@ -159,18 +159,33 @@ final class RunContext {
         }
     }
 
-    /** The lock keys present on the lock server now, each with its PTTL in ms. */
+    /**
+     * The keys of the locks present on the lock server now, each with its PTTL in ms: the locks, and
+     * a fair lock's wait queue and waiter leases (the fencing counters stay by design).
+     */
     Map<String, Long> lockKeys() {
         Map<String, Long> keys = new java.util.TreeMap<>();
         for (String lock : SuiteSettings.LOCKS) {
-            String key = KEY_PREFIX + "{" + lock + "}";
-            Object pttl = lockServer().command(Duration.ofSeconds(2), "PTTL", key);
-            long ms = Long.parseLong(String.valueOf(pttl));
-            if (ms != -2) {
-                keys.put(key, ms);
+            String lockKey = KEY_PREFIX + "{" + lock + "}";
+            for (String key : List.of(lockKey, lockKey + ":queue", lockKey + ":waiters")) {
+                Object pttl = lockServer().command(Duration.ofSeconds(2), "PTTL", key);
+                long ms = Long.parseLong(String.valueOf(pttl));
+                if (ms != -2) {
+                    keys.put(key, ms);
+                }
             }
         }
         return keys;
+    }
+
+    /** How many places each lock's fair wait queue holds now (ZCARD of its {@code :queue}). */
+    Map<String, Long> queuedPlaces() {
+        Map<String, Long> places = new java.util.TreeMap<>();
+        for (String lock : SuiteSettings.LOCKS) {
+            Object count = lockServer().command(Duration.ofSeconds(2), "ZCARD", KEY_PREFIX + "{" + lock + "}:queue");
+            places.put(lock, Long.parseLong(String.valueOf(count)));
+        }
+        return places;
     }
 
     /**

@@ -84,7 +84,11 @@ public final class SafetyWorker {
                 LockClients.open(args.driver(), args.lockUri(), new LossSignalListener(history))) {
             Map<String, DistributedLock> locks = new HashMap<>();
             args.locks().forEach(name -> {
-                locks.put(name, client.locks().lock(name, options));
+                locks.put(
+                        name,
+                        args.fair()
+                                ? client.locks().fairLock(name, options)
+                                : client.locks().lock(name, options));
                 waiting.put(name, new AtomicInteger());
             });
             List<Thread> threads = new ArrayList<>();

@@ -52,6 +52,11 @@ interface Scenario {
         return java.util.Optional.empty();
     }
 
+    /** True when the workers take {@code fairLock(name)} (strict FIFO across processes) instead of {@code lock(name)}. */
+    default boolean fair() {
+        return false;
+    }
+
     /**
      * How many contending threads each worker runs on its one client: more than one, and a release
      * may hand the lock to a waiter of the same process (a handoff) while other processes wait too.

@@ -117,7 +117,8 @@ final class ScenarioRun {
                             w == 1 ? scenario.targetHold().orElse(SuiteSettings.MIN_HOLD) : SuiteSettings.MIN_HOLD,
                             w == 1 ? scenario.targetHold().orElse(SuiteSettings.MAX_HOLD) : SuiteSettings.MAX_HOLD,
                             dir.resolve(name + ".jsonl"),
-                            scenario.threadsPerWorker());
+                            scenario.threadsPerWorker(),
+                            scenario.fair());
                     WorkerProcess worker = WorkerProcess.start(args, dir.resolve(name + ".stderr.log"));
                     workers.add(worker);
                     if (proxy != null) {

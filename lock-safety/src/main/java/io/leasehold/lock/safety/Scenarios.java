@@ -21,7 +21,8 @@ final class Scenarios {
                 FailoverToLaggingReplica::new,
                 PauseHandoffHolder::new,
                 PauseReleasingHandoff::new,
-                CutResendingRelease::new);
+                CutResendingRelease::new,
+                FairQueueKillAndPause::new);
     }
 
     /**

@@ -27,6 +27,7 @@ import java.util.Map;
  * @param history the worker's history file
  * @param threads how many threads of the worker contend, each in turn for the locks (more than one: a
  *     lease's release may hand its lock to a local waiter of the same client, a handoff)
+ * @param fair whether the worker takes {@code fairLock(name)} instead of {@code lock(name)}
  */
 record WorkerArgs(
         String process,
@@ -41,7 +42,8 @@ record WorkerArgs(
         Duration minHold,
         Duration maxHold,
         Path history,
-        int threads) {
+        int threads,
+        boolean fair) {
 
     List<String> toArgs() {
         List<String> args = new ArrayList<>();
@@ -56,6 +58,7 @@ record WorkerArgs(
         add(args, "hold", minHold + ".." + maxHold);
         add(args, "history", history.toString());
         add(args, "threads", Integer.toString(threads));
+        add(args, "fair", Boolean.toString(fair));
         return args;
     }
 
@@ -82,7 +85,8 @@ record WorkerArgs(
                 Duration.parse(hold[0]),
                 Duration.parse(hold[1]),
                 Path.of(required(values, "history")),
-                Integer.parseInt(values.getOrDefault("threads", "1")));
+                Integer.parseInt(values.getOrDefault("threads", "1")),
+                Boolean.parseBoolean(values.getOrDefault("fair", "false")));
     }
 
     String resourceName(String lock) {

@@ -1,0 +1,123 @@
+package io.leasehold.lock.safety;
+
+import io.leasehold.lock.history.FaultEffect;
+import io.leasehold.lock.history.checker.CheckReport;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code fairLock} under faults aimed at its waiters: every worker's two threads take the locks in
+ * the queue's order; while one worker is inside a section, another worker is killed with
+ * {@code kill -9} (its threads' places in the queues, and any grant made to them, are never taken
+ * or given back) and a third is frozen with {@code SIGSTOP} for longer than a waiter lease (its
+ * places lapse while it sleeps; on {@code SIGCONT} it must queue again and go on). The queues must
+ * not stall: each lock is taken again within a lease (the killed worker's own leases) plus the
+ * dead-waiter bound for each of the dead and frozen places, and nothing of the queues is left in
+ * Redis after the run.
+ */
+final class FairQueueKillAndPause implements Scenario {
+
+    /** fairLock's waiter lease (GrantOrder.WAITER_LEASE_MS): a place lapses this long after its waiter's last call. */
+    private static final Duration WAITER_LEASE = Duration.ofMillis(1500);
+    /** How long one dead place may hold a queue up (fairLock's Javadoc: about 2 s). */
+    private static final Duration DEAD_WAITER = Duration.ofSeconds(2);
+    /** Longer than a waiter lease, so that the frozen worker's places lapse. */
+    private static final Duration FROZEN = WAITER_LEASE.multipliedBy(2);
+
+    private WorkerProcess killed;
+    private WorkerProcess frozen;
+    private long killedAt;
+    private long resumedAt;
+    private String queuedAtKill = "";
+
+    @Override
+    public String name() {
+        return "fair-kill-pause-waiters";
+    }
+
+    @Override
+    public String description() {
+        return "fairLock, 2 threads per worker: kill -9 of one worker and SIGSTOP of another for "
+                + FROZEN.toMillis() + " ms (their threads queued or holding): each lock is taken again within a lease"
+                + " + " + DEAD_WAITER.toSeconds() + " s per dead place + " + RunContext.MARGIN.toMillis()
+                + " ms, and no queue key is left after the run";
+    }
+
+    @Override
+    public boolean fair() {
+        return true;
+    }
+
+    @Override
+    public int threadsPerWorker() {
+        return 2;
+    }
+
+    @Override
+    public void inject(RunContext run) throws Exception {
+        Holder holder = run.awaitHolder(Duration.ofSeconds(30));
+        List<WorkerProcess> others =
+                run.workers().stream().filter(w -> w != holder.worker()).toList();
+        if (others.size() < 2) {
+            throw new IllegalStateException(name() + " needs at least 3 workers, but has "
+                    + run.workers().size());
+        }
+        killed = others.get(0);
+        frozen = others.get(1);
+        queuedAtKill = run.queuedPlaces().toString();
+        long pausedAt = RunContext.now();
+        frozen.pause();
+        killedAt = RunContext.now();
+        killed.kill();
+        run.declare("kill-9", FaultEffect.KILL, killed.name(), killedAt, RunContext.now());
+        try {
+            RunContext.sleep(FROZEN);
+        } finally {
+            resumedAt = RunContext.now(); // just before SIGCONT: no thread of it can run earlier
+            frozen.resume();
+        }
+        run.declare("sigstop", FaultEffect.PAUSE, frozen.name(), pausedAt, RunContext.now());
+    }
+
+    @Override
+    public void afterStop(RunContext run) throws Exception {
+        HandoffDemands.noLockLeft(run); // the locks, and their queues and waiter leases
+    }
+
+    @Override
+    public void judge(RunContext run, CheckReport report) {
+        run.figure("queue places when the faults began: " + queuedAtKill);
+        // Each of the dead worker's and the frozen worker's threads may head a queue once: 4 places at most.
+        long bound = Scenario.LEASE
+                        .plus(DEAD_WAITER.multipliedBy(2L * threadsPerWorker()))
+                        .plus(RunContext.MARGIN)
+                        .toNanos()
+                / 1000;
+        for (String lock : SuiteSettings.LOCKS) {
+            Long taken = run.facts().spans().stream()
+                    .filter(s -> s.lock().equals(lock)
+                            && !s.process().equals(killed.name())
+                            && !s.process().equals(frozen.name())
+                            && s.start() >= killedAt)
+                    .map(HistoryFacts.Span::start)
+                    .min(Long::compare)
+                    .orElse(null);
+            run.expect(
+                    taken != null && taken - killedAt <= bound,
+                    lock + " must be taken by a live worker within " + RunContext.millis(bound) + " of the faults,"
+                            + " but was "
+                            + (taken == null ? "never taken" : "taken after " + RunContext.millis(taken - killedAt)));
+            if (taken != null) {
+                run.figure(lock + " taken " + RunContext.millis(taken - killedAt) + " after the faults");
+            }
+        }
+        run.facts().spans().stream()
+                .filter(s -> s.process().equals(frozen.name()) && s.start() >= resumedAt)
+                .findFirst()
+                .ifPresent(s -> run.figure(frozen.name() + " queued again and took " + s.lock() + " "
+                        + RunContext.millis(s.start() - resumedAt) + " after SIGCONT"));
+        HandoffDemands.noFalseLoss(run);
+        HandoffDemands.tokensRise(run, Map.of(frozen.name(), resumedAt));
+    }
+}
