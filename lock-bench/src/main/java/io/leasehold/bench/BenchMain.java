@@ -114,6 +114,9 @@ public final class BenchMain {
         if (options.runs(BenchOptions.WAITING)) {
             once.add(new WaitingScenario(8, 4));
         }
+        if (options.runs(BenchOptions.DEAD_WAITER)) {
+            once.add(new DeadWaiterScenario());
+        }
         if (options.runs(BenchOptions.RENEWAL)) {
             for (int leases : options.renewedLeases()) {
                 once.add(new RenewalScenario(leases));

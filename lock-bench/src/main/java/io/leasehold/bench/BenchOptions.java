@@ -28,8 +28,9 @@ record BenchOptions(
     static final String LIMIT = "limit";
     static final String WAITING = "waiting";
     static final String RENEWAL = "renewal";
+    static final String DEAD_WAITER = "dead-waiter";
     /** The scenario groups {@code --only} can name, in the order the bench runs them. */
-    static final List<String> SCENARIOS = List.of(UNCONTENDED, CONTENDED, LIMIT, WAITING, RENEWAL);
+    static final List<String> SCENARIOS = List.of(UNCONTENDED, CONTENDED, LIMIT, WAITING, RENEWAL, DEAD_WAITER);
 
     static BenchOptions parse(String... args) {
         int rounds = 3;

@@ -23,6 +23,19 @@ interface Contender extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Ends client {@code client} as a killed process would: its connections go at once and nothing
+     * more of it reaches Redis (no clean-up); for the dead-waiter row, fair contenders only.
+     */
+    default void kill(int client) {
+        throw new UnsupportedOperationException(name() + " cannot kill a client");
+    }
+
+    /** How many waiters the fair queue of lock {@code key} holds in Redis now; fair contenders only. */
+    default long queued(RedisProbe redis, String key) {
+        throw new UnsupportedOperationException(name() + " has no wait queue in Redis");
+    }
+
     @Override
     void close();
 

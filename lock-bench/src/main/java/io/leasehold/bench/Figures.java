@@ -20,6 +20,9 @@ final class Figures {
     static final String SERVER_PREEMPTED = "Redis preempted";
     static final String LOCKS_LOST = "locks lost";
     static final String LIMIT_CALLS_PER_SECOND = "script calls/s";
+    static final String DEAD_WAITER_MS = "dead waiter → next grant ms";
+    static final String DEAD_WAITER_MAX_MS = "max ms";
+    static final String NOT_GRANTED = "samples not granted within 30 s";
 
     private Figures() {}
 }

@@ -129,8 +129,23 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
     }
 
     @Override
+    public void kill(int client) {
+        try {
+            drivers.get(client).close(); // the driver's connections go; the lock client cannot clean up
+        } catch (Exception e) {
+            throw new IllegalStateException("could not end client " + client, e);
+        }
+    }
+
+    @Override
+    public long queued(RedisProbe redis, String key) {
+        return Long.parseLong(String.valueOf(redis.command("ZCARD", "leasehold:{" + key + "}:queue")));
+    }
+
+    @Override
     public void close() {
-        clients.forEach(LockClient::close);
+        // (a killed client's close runs into its closed driver: bounded by its close timeout)
+        clients.parallelStream().forEach(LockClient::close);
         for (AutoCloseable closeable : drivers) {
             try {
                 closeable.close();

@@ -204,6 +204,11 @@ final class RedisProbe implements AutoCloseable {
         call("FLUSHALL");
     }
 
+    /** One command on the probe's connection, for a scenario that reads a key (its commands count as the probe's). */
+    Object command(String... args) {
+        return raw(args);
+    }
+
     private String call(String... args) {
         return String.valueOf(raw(args));
     }

@@ -118,6 +118,17 @@ final class RedissonContender implements Contender, RenewalScenario.ManyHolder {
 
     @Override
     public void close() {
-        clients.forEach(RedissonClient::shutdown);
+        clients.stream().filter(client -> !client.isShutdown()).forEach(RedissonClient::shutdown);
+    }
+
+    @Override
+    public void kill(int client) {
+        clients.get(client).shutdown(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** RFairLock's queue: the list {@code redisson_lock_queue:{<name>}}. */
+    @Override
+    public long queued(RedisProbe redis, String key) {
+        return Long.parseLong(String.valueOf(redis.command("LLEN", "redisson_lock_queue:{" + key + "}")));
     }
 }

@@ -90,8 +90,9 @@ class ReportTest {
     @Test
     void shouldRefuseAnUnknownScenarioNamingTheKnownOnes() {
         assertThatThrownBy(() -> BenchOptions.parse("--only", "renew"))
-                .hasMessage("--only must name scenarios among uncontended, contended, limit, waiting, renewal"
-                        + " (comma-separated), but was 'renew'");
+                .hasMessage(
+                        "--only must name scenarios among uncontended, contended, limit, waiting, renewal, dead-waiter"
+                                + " (comma-separated), but was 'renew'");
         assertThatThrownBy(() -> BenchOptions.parse("--only")).hasMessage("option '--only' needs a value");
     }
 
