@@ -93,6 +93,15 @@ public interface LockClient extends AutoCloseable {
      * in Redis once every client is gone. A waiter that stalls for more than 1.5 s (a long GC pause)
      * loses its place too, and takes a new one at the end of the queue when it asks again.
      *
+     * <p><b>Faults.</b> A waiter's call whose reply is lost is sent again after at most 0.5 s (not
+     * after the command timeout), with the same owner, so it keeps its place and takes a grant made
+     * to it meanwhile. A release whose reply is lost is sent again as for {@code lock(name)}; if the
+     * lock has moved on twice since, the resend cannot tell its own release from a theft and reports
+     * the release unconfirmed ({@link Lease#release()} answers false), never a loss. A Redis server
+     * that stalls for longer than 1.5 s (a slow command, a fork on a large data set) makes every
+     * place lapse at once: no two holders, but the waiters queue again in the order their next calls
+     * reach Redis.
+     *
      * <p>The cost of the order: each waiter asks Redis every 0.5 s while it waits, and each
      * release wakes its successor by a message, even within one client (where {@code lock(name)}
      * hands the lock over in the release itself).

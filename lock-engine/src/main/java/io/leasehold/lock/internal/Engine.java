@@ -60,6 +60,15 @@ final class Engine {
     final int clientId = LeaseholdThreads.nextClientId();
     final EngineTimer timer;
     private final CommandTimeouts commandTimeouts;
+    /**
+     * The timeout of a fair waiter's call ({@link #placeCall}): the command timeout, but at most
+     * {@link GrantOrder#WAITER_RENEW_MS}, so that a lost reply costs the waiter neither its place in
+     * Redis's queue (which lapses after {@link GrantOrder#WAITER_LEASE_MS}) nor a grant made to it
+     * meanwhile: its retry, with the same owner, keeps the one and takes the other.
+     */
+    final long placeTimeoutNanos;
+
+    private final CommandTimeouts placeTimeouts;
     private final Executor callbacks;
     /** The client's own callback pool, or null when the user gave an executor (which the client never shuts down). */
     private final @Nullable ExecutorService ownCallbacks;
@@ -74,6 +83,9 @@ final class Engine {
         this.commandTimeoutNanos = settings.commandTimeout().toNanos();
         this.timer = new EngineTimer(settings.ticker(), clientId);
         this.commandTimeouts = new CommandTimeouts(timer, commandTimeoutNanos);
+        this.placeTimeoutNanos =
+                Math.min(commandTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(GrantOrder.WAITER_RENEW_MS));
+        this.placeTimeouts = new CommandTimeouts(timer, placeTimeoutNanos);
         // Unbounded as a queue: Listeners bounds what it enqueues (EventQueue), and lets the endings of
         // reported starts past that bound, which this queue must then not refuse.
         this.events = new ThreadPoolExecutor(
@@ -145,6 +157,21 @@ final class Engine {
         return call(script, keys, args, null);
     }
 
+    /** {@link #call(LuaScript, List, List, BiConsumer, Runnable)} for a fair waiter: with {@link #placeTimeoutNanos}. */
+    CompletableFuture<Object> placeCall(
+            LuaScript script,
+            List<String> keys,
+            List<String> args,
+            @Nullable BiConsumer<Object, Throwable> lateReply,
+            Runnable writing) {
+        return timedCall(
+                script.name(),
+                () -> backend.eval(script, keys, args, writing),
+                lateReply,
+                placeTimeouts,
+                placeTimeoutNanos);
+    }
+
     /**
      * The command the scripts publish release messages with, matching how the backend subscribes.
      * Asked of the backend on first use (never when the client is built, so that building one never
@@ -170,7 +197,7 @@ final class Engine {
 
     /** Calls watched for their command timeout, answered ones not yet pruned (for {@link io.leasehold.lock.LockClientDiagnostics}). */
     int watchedCalls() {
-        return commandTimeouts.size();
+        return commandTimeouts.size() + placeTimeouts.size();
     }
 
     /** Whether the backend says {@code failure} may go away if the call is retried. */
@@ -223,6 +250,7 @@ final class Engine {
             timer.shutdown(remaining(deadline));
             // The timer that enforced the command timeout is gone: end the calls still waiting now.
             commandTimeouts.failAll(() -> new TimeoutException("no reply before the client closed"));
+            placeTimeouts.failAll(() -> new TimeoutException("no reply before the client closed"));
             timerStopped.run();
             events.shutdown();
             if (ownCallbacks != null) {
@@ -253,6 +281,15 @@ final class Engine {
      */
     CompletableFuture<Object> timedCall(
             String what, Supplier<CompletableFuture<Object>> send, @Nullable BiConsumer<Object, Throwable> lateReply) {
+        return timedCall(what, send, lateReply, commandTimeouts, commandTimeoutNanos);
+    }
+
+    private CompletableFuture<Object> timedCall(
+            String what,
+            Supplier<CompletableFuture<Object>> send,
+            @Nullable BiConsumer<Object, Throwable> lateReply,
+            CommandTimeouts timeouts,
+            long timeoutNanos) {
         long sent = now();
         CompletableFuture<Object> raw;
         try {
@@ -269,11 +306,11 @@ final class Engine {
             }
         });
         if (!result.isDone()) { // (an in-process backend may have answered already)
-            commandTimeouts.watch(
+            timeouts.watch(
                     result,
                     sent,
                     () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
-                            + Durations.human(Duration.ofNanos(commandTimeoutNanos))));
+                            + Durations.human(Duration.ofNanos(timeoutNanos))));
         }
         return result;
     }

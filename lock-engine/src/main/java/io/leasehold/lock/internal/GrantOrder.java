@@ -60,7 +60,7 @@ enum GrantOrder {
             List<String> args = new ArrayList<>(round.args);
             args.add(Long.toString(WAITER_LEASE_MS));
             args.add(publish);
-            return engine.call(EngineScripts.QUEUE_ACQUIRE, queueKeys(engine, name), args, lateReply, writing);
+            return engine.placeCall(EngineScripts.QUEUE_ACQUIRE, queueKeys(engine, name), args, lateReply, writing);
         });
     }
 
@@ -125,15 +125,6 @@ enum GrantOrder {
                                         publish,
                                         Long.toString(Math.max(resendWindowMs, 1))))),
                 null);
-    }
-
-    /**
-     * Whether a release's resend that finds another owner can tell that an earlier send of it moved
-     * the lock on (its marker, see queue-release.lua and handoff.lua), rather than that the lease was
-     * lost; see {@link ReleaseReply#answered}.
-     */
-    boolean releaseMarkerTells() {
-        return this == REDIS_QUEUE;
     }
 
     private static List<String> queueKeys(Engine engine, String name) {

@@ -177,7 +177,9 @@ final class ReleaseSender {
                     done.completeExceptionally(malformed);
                     return;
                 }
-                done.complete(ReleaseReply.answered(code, resent, order.releaseMarkerTells(), engine.now()));
+                // (queue-release.lua's marker answers 1 to a resend only until the next release
+                // overwrites it: after that, another owner proves nothing, as for release.lua)
+                done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
             } else if (!engine.isTransient(error)
                     || !resendLater(
                             done,

@@ -42,11 +42,12 @@ private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delega
 }
 
 /**
- * A backend whose next reply, once [resetNextReply] is called, is lost to a connection reset after
- * the command ran in Redis: the failure is transient, its outcome unknown, and it comes at once
- * (not after the command timeout), so the engine sends the command again.
+ * A backend whose next reply, once [resetNextReply] is called, is lost to a connection reset [after]
+ * the command ran in Redis: the failure is transient, its outcome unknown, and it comes well before
+ * the command timeout, so the engine sends the command again.
  */
-private class ResettingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+private class ResettingBackend(delegate: LockBackend, private val after: Duration = Duration.ZERO) :
+    ForwardingLockBackend(delegate) {
     private val armed = AtomicBoolean()
 
     fun resetNextReply() = armed.set(true)
@@ -54,8 +55,30 @@ private class ResettingBackend(delegate: LockBackend) : ForwardingLockBackend(de
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
         val reply = delegate().eval(script, keys, args)
         if (!armed.compareAndSet(true, false)) return reply
-        return reply.handle { _, _ -> throw java.util.concurrent.CompletionException(java.io.IOException("Connection reset by peer (injected after ${script.name()} ran)")) }
+        val reset = java.io.IOException("Connection reset by peer (injected after ${script.name()} ran)")
+        val failed = CompletableFuture<Any>()
+        reply.whenComplete { _, _ ->
+            CompletableFuture.delayedExecutor(after.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .execute { failed.completeExceptionally(reset) }
+        }
+        return failed
     }
+}
+
+/**
+ * A backend that counts the replies it has passed on, per script (the counter in front of a node
+ * counts calls sent): a waiter is known to have its place in Redis's queue once its first
+ * queue-acquire has been answered.
+ */
+private class ReplyCountingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+    private val replies = java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong>()
+
+    fun replies(script: String): Long = replies[script]?.get() ?: 0L
+
+    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> =
+        delegate().eval(script, keys, args).whenComplete { _, error ->
+            if (error == null) replies.computeIfAbsent(script.name()) { java.util.concurrent.atomic.AtomicLong() }.incrementAndGet()
+        }
 }
 
 /** The keys of lock [name]'s wait queue, under the suite's key prefix. */
@@ -180,6 +203,88 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val next = waiting.value("the waiter's lease")
         withClue("the waiter's token after the holder's") { next.fencingToken() shouldBeGreaterThan held.fencingToken() }
         withClue("release() of the waiter's lease") { next.release() shouldBe true }
+    },
+
+    scenario("shouldKeepAFairWaitersPlaceWhenTheReplyOfItsEnqueueIsLost", "G7, G9") {
+        // Given a holder, and a waiter whose first call (the enqueue) runs in Redis but whose reply is lost
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        var faults: FaultInjectingBackend? = null
+        val first = newNode(wrap = { backend -> FaultInjectingBackend(backend).also { faults = it } })
+        faults!!.loseNextReply()
+        val order = java.util.Collections.synchronizedList(mutableListOf<String>())
+        val firstWait = first.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+            .thenApplyAsync { lease: Lease -> order += "first"; lease.release() }
+        await("the first waiter's enqueue reached Redis") { fixture.pttl(queueKeys()[0]) > 0 }
+        var answered: ReplyCountingBackend? = null
+        val second = newNode(wrap = { backend -> ReplyCountingBackend(backend).also { answered = it } })
+        val secondWait = second.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+            .thenApplyAsync { lease: Lease -> order += "second"; lease.release() }
+        await("the second waiter is queued behind it") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        // When longer than a waiter lease passes before the holder releases (a place lapses 1.5 s after its last call)
+        hold(Duration.ofMillis(2500))
+        withClue("release() by the holder") { held.release() shouldBe true }
+        // Then the first waiter kept its place (its retry renewed it), and goes first
+        withClue("the first waiter's release") { firstWait.value("the first waiter's turn") shouldBe true }
+        withClue("the second waiter's release") { secondWait.value("the second waiter's turn") shouldBe true }
+        withClue("the order the waiters got the lock in") { order.toList() shouldBe listOf("first", "second") }
+    },
+
+    scenario("shouldTakeAFairGrantInTurnWhenTheReplyOfTheWaitersCallInFlightIsLost", "G7, G9") {
+        // Given a holder, and two waiters queued in turn on two nodes
+        val holder = newClient()
+        val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        var faults: FaultInjectingBackend? = null
+        val first = newNode(wrap = { backend -> FaultInjectingBackend(backend).also { faults = it } })
+        val order = java.util.Collections.synchronizedList(mutableListOf<String>())
+        val firstWait = first.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+            .thenApplyAsync { lease: Lease -> order += "first"; lease.release() }
+        await("the first waiter is queued") { first.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
+        var answered: ReplyCountingBackend? = null
+        val second = newNode(wrap = { backend -> ReplyCountingBackend(backend).also { answered = it } })
+        val secondWait = second.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+            .thenApplyAsync { lease: Lease -> order += "second"; lease.release() }
+        await("the second waiter is queued behind it") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        // When the reply of the first waiter's next call (the renewal of its place) is lost, and the
+        // holder releases while that call is still unanswered (granting the lock to the first waiter)
+        val sent = first.counter.count(ScriptNames.QUEUE_ACQUIRE)
+        faults!!.loseNextReply()
+        await("the first waiter's next call is sent") { first.counter.count(ScriptNames.QUEUE_ACQUIRE) > sent }
+        withClue("release() by the holder") { held.release() shouldBe true }
+        // Then the first waiter's retry takes the grant before its window runs out: the order holds
+        withClue("the first waiter's release") { firstWait.value("the first waiter's turn") shouldBe true }
+        withClue("the second waiter's release") { secondWait.value("the second waiter's turn") shouldBe true }
+        withClue("the order the waiters got the lock in; calls ${first.counter.counts()}") {
+            order.toList() shouldBe listOf("first", "second")
+        }
+    },
+
+    scenario("shouldNotReportAFairReleaseStolenWhenItsResendFindsALaterHolder", "G6, G9") {
+        // Given a holder whose release will run in Redis but fail on its way back (a reset, 300 ms
+        // later), and two waiters on other nodes, the first of which releases at once
+        var resetting: ResettingBackend? = null
+        val holder = newNode(wrap = { backend -> ResettingBackend(backend, Duration.ofMillis(300)).also { resetting = it } })
+        val held = holder.client.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val firstNode = newNode()
+        val firstWait = firstNode.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+            .thenApplyAsync { lease: Lease -> lease.release() }
+        await("the first waiter is queued") { fixture.pttl(queueKeys()[0]) > 0 }
+        var answered: ReplyCountingBackend? = null
+        val secondNode = newNode(wrap = { backend -> ReplyCountingBackend(backend).also { answered = it } })
+        val secondWait = secondNode.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+        await("the second waiter is queued") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        // When the holder releases: the lock goes to the first waiter, who releases it to the second,
+        // before the holder's resend finds the second waiter's lock
+        resetting!!.resetNextReply()
+        val outcome = runCatching { held.release() }
+        // Then the holder is not told of a theft: its lease is released (confirmed by the release
+        // marker if no later release overwrote it, else unconfirmed: release() answers false), never lost
+        withClue("the first waiter's release") { firstWait.value("the first waiter's turn") shouldBe true }
+        val next = secondWait.value("the second waiter's lease")
+        withClue("release() of the holder: $outcome") { outcome.isSuccess shouldBe true }
+        withClue("the holder's lease after its release: ${held.lost().getNow(null)}") { held.lost().isDone shouldBe false }
+        withClue("the holder's lease state after its release") { held.state() shouldBe io.leasehold.lock.LeaseState.RELEASED }
+        withClue("release() of the second waiter's lease") { next.release() shouldBe true }
     },
 
     scenario("shouldTakeAFairGrantWhoseConfirmReplyWasLost", "G1, G3, G9") {
