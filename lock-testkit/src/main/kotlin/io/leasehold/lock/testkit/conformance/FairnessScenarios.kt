@@ -42,19 +42,20 @@ private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delega
 }
 
 /**
- * A backend whose next reply, once [resetNextReply] is called, is lost to a connection reset [after]
- * the command ran in Redis: the failure is transient, its outcome unknown, and it comes well before
- * the command timeout, so the engine sends the command again.
+ * A backend whose next release's reply (queue-release.lua), once [resetNextRelease] is called, is
+ * lost to a connection reset [after] the command ran in Redis: the failure is transient, its outcome
+ * unknown, and it comes well before the command timeout, so the engine sends the release again.
+ * (Only a release: a renewal that happened to fall due must not take the fault instead.)
  */
 private class ResettingBackend(delegate: LockBackend, private val after: Duration = Duration.ZERO) :
     ForwardingLockBackend(delegate) {
     private val armed = AtomicBoolean()
 
-    fun resetNextReply() = armed.set(true)
+    fun resetNextRelease() = armed.set(true)
 
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
         val reply = delegate().eval(script, keys, args)
-        if (!armed.compareAndSet(true, false)) return reply
+        if (script.name() != ScriptNames.QUEUE_RELEASE || !armed.compareAndSet(true, false)) return reply
         val reset = java.io.IOException("Connection reset by peer (injected after ${script.name()} ran)")
         val failed = CompletableFuture<Any>()
         reply.whenComplete { _, _ ->
@@ -79,6 +80,28 @@ private class ReplyCountingBackend(delegate: LockBackend) : ForwardingLockBacken
         delegate().eval(script, keys, args).whenComplete { _, error ->
             if (error == null) replies.computeIfAbsent(script.name()) { java.util.concurrent.atomic.AtomicLong() }.incrementAndGet()
         }
+}
+
+/**
+ * A backend that loses the reply of its first queue-acquire call that took the lock (a waiter's
+ * confirm of its grant): the command ran in Redis, its answer never arrives.
+ */
+private class GrantReplyLosingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+    private val lost = java.util.concurrent.atomic.AtomicLong()
+
+    fun lost(): Long = lost.get()
+
+    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
+        val reply = delegate().eval(script, keys, args)
+        if (script.name() != ScriptNames.QUEUE_ACQUIRE) return reply
+        val seen = CompletableFuture<Any>()
+        reply.whenComplete { value, error ->
+            val granted = error == null && (value as? List<*>)?.firstOrNull() == 1L
+            if (granted && lost.compareAndSet(0, 1)) return@whenComplete // dropped: never completes
+            if (error == null) seen.complete(value) else seen.completeExceptionally(error)
+        }
+        return seen
+    }
 }
 
 /** The keys of lock [name]'s wait queue, under the suite's key prefix. */
@@ -193,7 +216,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
         await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
         // When the release runs in Redis (granting the lock to the waiter) but its reply is lost
-        resetting!!.resetNextReply()
+        resetting!!.resetNextRelease()
         // Then its resend learns from the release marker that it released: no false loss
         withClue("release() whose first reply was reset; calls ${holder.counter.counts()}") { held.release() shouldBe true }
         withClue("queue-release calls by the holder (the send and its resend)") {
@@ -275,7 +298,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         await("the second waiter is queued") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
         // When the holder releases: the lock goes to the first waiter, who releases it to the second,
         // before the holder's resend finds the second waiter's lock
-        resetting!!.resetNextReply()
+        resetting!!.resetNextRelease()
         val outcome = runCatching { held.release() }
         // Then the holder is not told of a theft: its lease is released (confirmed by the release
         // marker if no later release overwrote it, else unconfirmed: release() answers false), never lost
@@ -288,22 +311,22 @@ internal val fairnessScenarios: List<Scenario> = listOf(
     },
 
     scenario("shouldTakeAFairGrantWhoseConfirmReplyWasLost", "G1, G3, G9") {
-        // Given a holder, and a waiter on another node whose next reply will be lost
+        // Given a holder, and a waiter on another node the reply of whose confirm of its grant will be lost
         val holder = newClient()
         val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
-        var faults: FaultInjectingBackend? = null
+        var losing: GrantReplyLosingBackend? = null
         val waiter = newNode(
             commandTimeout = Timing.FAST_COMMAND_TIMEOUT,
-            wrap = { backend -> FaultInjectingBackend(backend).also { faults = it } },
+            wrap = { backend -> GrantReplyLosingBackend(backend).also { losing = it } },
         )
         val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
-        faults!!.loseNextReply()
-        // When the holder releases, granting the lock to the waiter, and the reply of the waiter's
-        // next call (its confirm of the grant, or a renewal of its place just before) is lost
+        await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
+        // When the holder releases, granting the lock to the waiter, whose confirm runs in Redis but
+        // whose reply is lost
         withClue("release() by the holder") { held.release() shouldBe true }
         // Then the waiter's retry with the same owner takes the grant: one lease, held by it alone
         val next = waiting.value("the waiter's lease after a lost reply")
+        withClue("confirm replies lost") { losing!!.lost() shouldBe 1 }
         withClue("the waiter's token after the holder's") { next.fencingToken() shouldBeGreaterThan held.fencingToken() }
         withClue("another node's tryAcquire while the waiter holds") {
             newClient().fairLock(lockName).tryAcquire(Duration.ZERO).isPresent shouldBe false
