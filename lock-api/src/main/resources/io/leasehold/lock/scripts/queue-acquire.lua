@@ -15,12 +15,15 @@
 --                              and how long a lock granted to the head waits for that waiter to
 --                              take it (the grant window)
 -- ARGV[5]  publish command     'SPUBLISH' or 'PUBLISH'
+-- ARGV[6]  '1' to only try     a caller that will not wait (a tryAcquire without a wait) takes the
+--                              lock if it may, but takes no place in the queue: its reply's place
+--                              is 0; anything else (the engine sends '0') joins the queue
 -- Returns  {1, token, pttl}        acquired: the lock was free and the queue empty (or this owner at
 --                                  its head), or a release granted it to this owner (its value has
 --                                  no sequence number yet: the lease is set to ARGV[2] now); also
 --                                  when this owner holds it already (idempotent, as acquire.lua)
 --          {0, token, pttl, n}     waiting: the holder's token and remaining ms, and this owner's
---                                  place in the queue (1 = next)
+--                                  place in the queue (1 = next); 0 when it only tried (ARGV[6])
 --          error                   "ERR key '<key>' holds a value that is not a Leasehold ..." when
 --                                  a key holds something Leasehold did not write; nothing is written
 -- The grant: a release (queue-release.lua) or any call that finds the lock free (expired, deleted,
@@ -165,6 +168,10 @@ else
   end
   head, token = grantHead(ARGV[4], ARGV[3], ARGV[5])
   pttl = tonumber(ARGV[4])
+end
+if ARGV[6] == '1' then
+  expireQueue(now)
+  return {0, token, pttl, 0}
 end
 if not redis.call('ZSCORE', KEYS[3], me) then
   -- the enqueue order: the server's TIME in µs, and always after the last ticket

@@ -379,6 +379,7 @@ final class Acquisition {
                         engine,
                         name,
                         round,
+                        wait.isZero(),
                         (late, lateError) -> onLateReply(round, late, lateError),
                         () -> sent.set(engine.now()))
                 .whenComplete((reply, error) -> {

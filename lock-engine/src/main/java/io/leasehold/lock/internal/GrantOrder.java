@@ -45,9 +45,17 @@ enum GrantOrder {
         return this == CLIENT_QUEUE;
     }
 
-    /** Sends the attempt of {@code round}, with the command timeout. */
+    /**
+     * Sends the attempt of {@code round}, with the command timeout; {@code onlyTry} for an
+     * acquisition that will not wait (a fair one then takes no place in Redis's queue).
+     */
     CompletableFuture<Object> attempt(
-            Engine engine, String name, AcquireRound round, BiConsumer<Object, Throwable> lateReply, Runnable writing) {
+            Engine engine,
+            String name,
+            AcquireRound round,
+            boolean onlyTry,
+            BiConsumer<Object, Throwable> lateReply,
+            Runnable writing) {
         if (this == CLIENT_QUEUE) {
             return engine.call(
                     EngineScripts.ACQUIRE,
@@ -60,6 +68,7 @@ enum GrantOrder {
             List<String> args = new ArrayList<>(round.args);
             args.add(Long.toString(WAITER_LEASE_MS));
             args.add(publish);
+            args.add(onlyTry ? "1" : "0");
             return engine.placeCall(EngineScripts.QUEUE_ACQUIRE, queueKeys(engine, name), args, lateReply, writing);
         });
     }

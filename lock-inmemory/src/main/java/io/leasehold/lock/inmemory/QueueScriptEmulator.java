@@ -30,7 +30,7 @@ final class QueueScriptEmulator {
         this.scripts = scripts;
     }
 
-    /** queue-acquire.lua. ARGV: owner, lease, counter TTL, waiter lease, publish command. */
+    /** queue-acquire.lua. ARGV: owner, lease, counter TTL, waiter lease, publish command, only-try flag. */
     Object acquire(ScriptCall c) {
         String me = c.requiredArg(1);
         ScriptEmulator.LockValue held = scripts.readLock(c);
@@ -60,6 +60,10 @@ final class QueueScriptEmulator {
             }
             token = grantHead(c, 4, 3, 5);
             pttl = c.integerArg(4, "tonumber");
+        }
+        if ("1".equals(c.arg(6))) {
+            expireQueue(c, now);
+            return List.of(0L, token, pttl, 0L); // it only tried: no place
         }
         if (store.zscore(c.key(QUEUE), me, now) == null) {
             // the enqueue order: the server's TIME in µs, and always after the last ticket

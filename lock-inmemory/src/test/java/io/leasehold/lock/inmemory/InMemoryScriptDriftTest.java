@@ -21,7 +21,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUEUE_ACQUIRE, "94406cac35ee0eb23fd818c9062466529ecba47e",
+            ScriptNames.QUEUE_ACQUIRE, "9fb3729a2b4c3061e7139ce5aad8f21835d0b20a",
             ScriptNames.QUEUE_RELEASE, "b5910ff549827cc97dc637e5913440f422bb1d12");
 
     @Test

@@ -97,12 +97,21 @@ abstract class QueueScriptContractTestBase {
     }
 
     private List<String> acquireArgs(String owner, long waiterLeaseMs) {
+        return acquireArgs(owner, waiterLeaseMs, false);
+    }
+
+    private List<String> acquireArgs(String owner, long waiterLeaseMs, boolean onlyTry) {
         return List.of(
                 owner,
                 Long.toString(LEASE_MS),
                 Long.toString(ScriptCaller.COUNTER_TTL_MS),
                 Long.toString(waiterLeaseMs),
-                publishCommand());
+                publishCommand(),
+                onlyTry ? "1" : "0");
+    }
+
+    List<?> tryOnly(String owner) {
+        return (List<?>) await(backend.eval(ACQUIRE, keys(), acquireArgs(owner, LONG_WAIT_MS, true)));
     }
 
     List<?> acquire(String owner) {
@@ -245,6 +254,24 @@ abstract class QueueScriptContractTestBase {
 
         assertEquals(List.of(0L, LONG_WAIT_MS, 1L), List.of(eve.get(0), eve.get(2), eve.get(3)), "eve waits: " + eve);
         assertEquals(1L, acquire("bob").get(0), "bob got the free lock first");
+    }
+
+    @Test
+    void shouldTakeNoPlaceForACallerThatOnlyTries() {
+        take("alice");
+        waitInQueue("bob");
+
+        List<?> eve = tryOnly("eve");
+
+        assertEquals(List.of(0L, 0L), List.of(eve.get(0), eve.get(3)), "eve waits nowhere: " + eve);
+        assertEquals(2L, waitInQueue("carol"), "carol is second, behind bob: eve took no place");
+        assertEquals(1L, release("alice"));
+        assertEquals(1L, acquire("bob").get(0), "the grant went to bob");
+        assertEquals(1L, release("bob"));
+        assertEquals(0L, tryOnly("eve").get(0), "the lock is granted to carol, so eve's try fails");
+        assertEquals(1L, acquire("carol").get(0));
+        assertEquals(1L, release("carol"));
+        assertEquals(1L, tryOnly("eve").get(0), "free and nobody queued: eve's try takes it");
     }
 
     // ---- release ----
