@@ -104,6 +104,19 @@ private class GrantReplyLosingBackend(delegate: LockBackend) : ForwardingLockBac
     }
 }
 
+/**
+ * A node whose backend counts the replies it got: its waiter has its place in Redis's queue once
+ * a queue-acquire was answered (a call merely sent may still be overtaken by another node's).
+ */
+private fun ScenarioContext.answeringNode(
+    commandTimeout: Duration = Timing.COMMAND_TIMEOUT,
+    inner: (LockBackend) -> LockBackend = { it },
+): Pair<ScenarioContext.Node, ReplyCountingBackend> {
+    var answered: ReplyCountingBackend? = null
+    val node = newNode(commandTimeout, wrap = { backend -> ReplyCountingBackend(inner(backend)).also { answered = it } })
+    return node to answered!!
+}
+
 /** The keys of lock [name]'s wait queue, under the suite's key prefix. */
 private fun ScenarioContext.queueKeys(name: String = lockName): List<String> = listOf(
     LockKeys.queueKey(ScenarioContext.KEY_PREFIX, name),
@@ -119,14 +132,14 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val order = java.util.Collections.synchronizedList(mutableListOf<Int>())
         val tokens = java.util.Collections.synchronizedList(mutableListOf<Long>())
         val waiting = List(3) { i ->
-            val node = newNode()
+            val (node, answered) = answeringNode()
             val lease = node.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
                 .thenApplyAsync { lease: Lease ->
                     order += i
                     tokens += lease.fencingToken()
                     lease.release()
                 }
-            await("waiter $i has taken its place in the queue") { node.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+            await("waiter $i has taken its place in the queue") { answered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
             lease
         }
         // When the holder releases
@@ -144,12 +157,12 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val holder = newClient()
         val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
         var dying: DyingBackend? = null
-        val doomed = newNode(wrap = { backend -> DyingBackend(backend).also { dying = it } })
+        val (doomed, doomedAnswered) = answeringNode(inner = { backend -> DyingBackend(backend).also { dying = it } })
         val doomedWait = doomed.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(60))
-        await("the doomed waiter heads the queue") { doomed.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
-        val live = newNode()
+        await("the doomed waiter heads the queue") { doomedAnswered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        val (live, liveAnswered) = answeringNode()
         val liveWait = live.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(60))
-        await("the live waiter is queued behind it") { live.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the live waiter is queued behind it") { liveAnswered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
         // When the head waiter's process dies, and then the holder releases (granting the lock to the dead waiter)
         dying!!.die()
         val releasedAt = System.nanoTime()
@@ -193,13 +206,13 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         // Given a holder and two waiters of a fair lock, on three nodes
         val holder = newClient()
         holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
-        val waiters = List(2) { newNode() }
-        waiters.forEach { node ->
+        val waiters = List(2) { answeringNode() }
+        waiters.forEach { (node, answered) ->
             node.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-            await("a waiter is queued") { node.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+            await("a waiter is queued") { answered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
         }
         // When every client closes (the waiters first, then the holder)
-        waiters.forEach { it.client.close() }
+        waiters.forEach { (node, _) -> node.client.close() }
         holder.close()
         // Then neither the lock nor its queue is left in Redis (the fencing counter alone stays, by design)
         withClue("PTTL of the lock and its queue keys after every client closed") {
@@ -212,9 +225,9 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         var resetting: ResettingBackend? = null
         val holder = newNode(wrap = { backend -> ResettingBackend(backend).also { resetting = it } })
         val held = holder.client.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
-        val waiter = newNode()
+        val (waiter, answered) = answeringNode()
         val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the waiter is queued") { answered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
         // When the release runs in Redis (granting the lock to the waiter) but its reply is lost
         resetting!!.resetNextRelease()
         // Then its resend learns from the release marker that it released: no false loss
@@ -341,7 +354,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         // Given a fair lock held by one node, and two coroutines on another node that queue in turn
         val holder = newClient()
         val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
-        val node = newNode()
+        val (node, answered) = answeringNode()
         val fair = node.client.fairLock(lockName)
         val order = java.util.Collections.synchronizedList(mutableListOf<String>())
         coroutineScenario {
@@ -352,11 +365,11 @@ internal val fairnessScenarios: List<Scenario> = listOf(
                     order += "first"
                 }
             }
-            while (node.counter.count(ScriptNames.QUEUE_ACQUIRE) < 1) delay(10)
+            while (answered.replies(ScriptNames.QUEUE_ACQUIRE) < 1) delay(10)
             val cancelled = async { fair.withLock(30.seconds) { order += "cancelled" } }
-            while (node.counter.count(ScriptNames.QUEUE_ACQUIRE) < 2) delay(10)
+            while (answered.replies(ScriptNames.QUEUE_ACQUIRE) < 2) delay(10)
             val second = async { fair.withLock(30.seconds) { order += "second" } }
-            while (node.counter.count(ScriptNames.QUEUE_ACQUIRE) < 3) delay(10)
+            while (answered.replies(ScriptNames.QUEUE_ACQUIRE) < 3) delay(10)
             // When the middle waiter is cancelled, and then the holder releases
             cancelled.cancelAndJoin()
             withClue("release() by the holder") { held.release() shouldBe true }
