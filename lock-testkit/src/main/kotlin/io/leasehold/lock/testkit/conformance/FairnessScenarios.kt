@@ -182,18 +182,22 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         // Given a holder, a waiter that times out, and one that is cancelled, on two nodes
         val holder = newClient()
         val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
-        val timingOut = newNode()
-        val cancelled = newNode()
+        val (timingOut, timingOutAnswered) = answeringNode()
+        val (cancelled, cancelledAnswered) = answeringNode()
         val cancelledWait = cancelled.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the second waiter is queued") { cancelled.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the second waiter is queued") { cancelledAnswered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
         val timedOut = timingOut.client.fairLock(lockName).acquireAsync(Duration.ofMillis(500))
         // When one times out and the other is cancelled
         timedOut.failure("the timed-out wait").shouldBeInstanceOf<LockTimeoutException>()
         cancelledWait.cancel(true)
-        // Then each takes its place out of Redis's queue: the queue's keys are gone, although the
-        // waiters' places would have lasted (their lease is renewed every 0.5 s) had they stayed
-        await("every place left the queue; calls ${timingOut.counter.counts()}, ${cancelled.counter.counts()}") {
-            queueKeys().all { fixture.pttl(it) == -2L }
+        // Then each takes its place out of Redis's queue: once both clean-ups are answered, the
+        // queue's keys are gone at once, where the places (each renewed within the last 0.5 s, and
+        // lasting 1.5 s from its last call) would otherwise have lasted another second
+        await("both waiters' clean-ups are answered") {
+            timingOutAnswered.replies(ScriptNames.QUEUE_RELEASE) >= 1 && cancelledAnswered.replies(ScriptNames.QUEUE_RELEASE) >= 1
+        }
+        withClue("PTTL of the queue keys right after the clean-ups; calls ${timingOut.counter.counts()}, ${cancelled.counter.counts()}") {
+            queueKeys().map { fixture.pttl(it) } shouldBe listOf(-2L, -2L)
         }
         // And the release finds nobody to grant the lock to: a newcomer takes it at once
         withClue("release() by the holder") { held.release() shouldBe true }
