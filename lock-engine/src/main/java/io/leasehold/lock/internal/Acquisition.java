@@ -174,7 +174,8 @@ final class Acquisition {
      * waiter of a fair lock hears every message, and passes over the grants that name others).
      */
     void releaseSeen(@Nullable String message) {
-        if (lock.order().wakes(message, machine.owner())) {
+        // (a lock ordered locally wakes on every message: no need to read the owner under the machine's monitor)
+        if (lock.order().ordersLocally() || lock.order().wakes(message, machine.owner())) {
             run(new ReleaseSeen(isHead(), message));
         }
     }

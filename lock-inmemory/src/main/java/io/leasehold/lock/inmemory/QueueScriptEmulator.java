@@ -103,13 +103,10 @@ final class QueueScriptEmulator {
             store.del(c.key(LOCK), now);
             released = 1L;
         }
-        String head = head(c);
-        if (head != null) {
-            grantHead(c, 3, 2, 4);
-        }
+        String grantedToken = grantHead(c, 3, 2, 4); // null when nobody waits
         if (released == 1L) {
             scripts.setPx(c, MARKER, me, 5, "marker TTL");
-            if (head == null) {
+            if (grantedToken == null) {
                 scripts.publish(c, 4, CHANNEL, "released");
             }
         }
