@@ -10,8 +10,8 @@ import java.util.Objects;
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
  * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
- * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded or granted the lock on (PX; see handoff.lua, queue-release.lua)
- * &lt;prefix&gt;{&lt;name&gt;}:queue      the wait queue: a zset of waiting owners by enqueue order (see queue-acquire.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded or granted the lock on (PX; see handoff.lua, release.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:queue      the wait queue: a zset of waiting owners by enqueue order (see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:waiters    the waiters' leases: a zset of the same owners by deadline (server ms)
  * </pre>
  *
@@ -52,8 +52,8 @@ public final class LockKeys {
     /**
      * The yield marker of {@code name}: the lock key and {@code :yielded}. A release that hands the
      * lock to another client's waiters instead of its own client's (handoff.lua's yield) writes its
-     * owner there, so that a resend of that release can tell it released from it was lost; so does a
-     * release that grants the lock to the head of the wait queue (queue-release.lua).
+     * owner there, so that a resend of that release can tell it released from it was lost; so does
+     * every release (release.lua).
      */
     public static String yieldMarkerKey(String prefix, String name) {
         return lockKey(prefix, name) + ":yielded";
@@ -61,7 +61,7 @@ public final class LockKeys {
 
     /**
      * The wait queue of {@code name}: the lock key and {@code :queue}, a sorted set of the waiting
-     * owners scored by the order in which they joined (queue-acquire.lua). It expires with the
+     * owners scored by the order in which they joined (acquire.lua). It expires with the
      * longest waiter lease in it.
      */
     public static String queueKey(String prefix, String name) {

@@ -15,14 +15,9 @@ public final class ScriptNames {
     public static final String EXTEND = "extend";
     public static final String INSPECT = "inspect";
     public static final String FORCE_RELEASE = "force-release";
-    /** The wait queue's acquire: take the lock in queue order, or join or keep a place in the queue. */
-    public static final String QUEUE_ACQUIRE = "queue-acquire";
-    /** The wait queue's release: an owner leaves its place, and its lock goes to the head waiter. */
-    public static final String QUEUE_RELEASE = "queue-release";
 
     /** Every bundled script. */
-    public static final List<String> ALL =
-            List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE, QUEUE_ACQUIRE, QUEUE_RELEASE);
+    public static final List<String> ALL = List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
 
     private ScriptNames() {}
 }

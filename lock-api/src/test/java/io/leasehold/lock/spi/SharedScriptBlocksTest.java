@@ -1,7 +1,6 @@
 package io.leasehold.lock.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
@@ -12,77 +11,45 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * acquire.lua and handoff.lua both read the lock value and grant the lock with a fresh fencing
- * token (the hybrid logical clock and the checks of foreign values). Redis scripts cannot include
- * one another, so each carries its own copy, between {@code -- [shared:<name>] begin} and
- * {@code -- [shared:<name>] end}: this test proves the copies the same, line for line, so that a
- * fix made to one script cannot miss the other. The wait queue's scripts (queue-*.lua) share one
- * block, "queue", the same way.
+ * acquire.lua, release.lua and handoff.lua all read the lock value, keep the lock's wait queue and
+ * grant the lock with a fresh fencing token (the hybrid logical clock and the checks of foreign
+ * values). Redis scripts cannot include one another, so each carries its own copy of those
+ * functions, between {@code -- [shared:queue] begin} and {@code -- [shared:queue] end}: this test
+ * proves the copies the same, line for line, so that a fix made to one script cannot miss the others.
  */
 class SharedScriptBlocksTest {
-
-    /** The blocks both scripts must carry. */
-    private static final Set<String> BLOCKS = Set.of("foreign", "read", "grant");
 
     private static final Pattern BEGIN = Pattern.compile("(?m)^[ \\t]*-- \\[shared:([a-z-]+)\\] begin\\n");
 
     @Test
-    void shouldCarryTheSameSharedBlocksInAcquireAndHandoff() {
-        Map<String, String> acquire = blocks(ScriptNames.ACQUIRE);
-        Map<String, String> handoff = blocks(ScriptNames.HANDOFF);
+    void shouldCarryTheSameQueueBlockInEveryScriptThatGrants() {
+        String acquire = blocks(ScriptNames.ACQUIRE).get("queue");
 
-        assertEquals(BLOCKS, acquire.keySet(), "shared blocks of acquire.lua");
-        assertEquals(BLOCKS, handoff.keySet(), "shared blocks of handoff.lua");
-        for (String name : BLOCKS) {
-            assertFalse(acquire.get(name).isBlank(), () -> "block '" + name + "' is empty");
-            assertEquals(
-                    acquire.get(name),
-                    handoff.get(name),
-                    () -> "block '" + name + "' differs between acquire.lua and handoff.lua: make them the same");
-        }
-    }
-
-    @Test
-    void shouldCarryTheSameQueueBlockInEveryQueueScript() {
-        String acquire = blocks(ScriptNames.QUEUE_ACQUIRE).get("queue");
-
-        assertTrue(acquire != null && !acquire.isBlank(), "queue-acquire.lua carries the block 'queue'");
-        for (String name : new String[] {ScriptNames.QUEUE_RELEASE}) {
+        assertTrue(acquire != null && !acquire.isBlank(), "acquire.lua carries the block 'queue'");
+        for (String name : new String[] {ScriptNames.ACQUIRE, ScriptNames.RELEASE, ScriptNames.HANDOFF}) {
             Map<String, String> blocks = blocks(name);
             assertEquals(Set.of("queue"), blocks.keySet(), () -> "shared blocks of " + name + ".lua");
             assertEquals(
                     acquire,
                     blocks.get("queue"),
-                    () -> "block 'queue' differs between queue-acquire.lua and " + name + ".lua: make them the same");
+                    () -> "block 'queue' differs between acquire.lua and " + name + ".lua: make them the same");
         }
     }
 
     @Test
-    void shouldTakeTheQueuesTokensFromTheSameHybridLogicalClockAsAcquire() {
-        String queue = blocks(ScriptNames.QUEUE_ACQUIRE).get("queue");
-
-        for (String line : new String[] {
-            "redis.call('TIME')",
-            "token = math.max(tonumber(counter) + 1, token)",
-            "token = string.format('%.0f', token)",
-            "if counter and (not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991) then"
-        }) {
-            assertTrue(queue.contains(line), () -> "the queue block lacks " + line + ":\n" + queue);
-        }
-    }
-
-    @Test
-    void shouldTakeTheTokenFromTheHybridLogicalClockInTheGrantBlock() {
-        String grant = blocks(ScriptNames.ACQUIRE).get("grant");
+    void shouldTakeTheTokenFromTheHybridLogicalClockInTheQueueBlock() {
+        String queue = blocks(ScriptNames.ACQUIRE).get("queue");
 
         // (guards the markers: the block must hold the token logic, not drift away from it)
         for (String line : new String[] {
             "redis.call('TIME')",
             "token = math.max(tonumber(counter) + 1, token)",
-            "redis.call('SET', KEYS[2], token, 'PX', ARGV[3])",
-            "redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])"
+            "token = string.format('%.0f', token)",
+            "redis.call('SET', KEYS[2], token, 'PX', counterTtl)",
+            "redis.call('SET', KEYS[1], owner .. ':' .. token, 'PX', px)",
+            "if counter and (not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991) then"
         }) {
-            assertTrue(grant.contains(line), () -> "the grant block lacks " + line + ":\n" + grant);
+            assertTrue(queue.contains(line), () -> "the queue block lacks " + line + ":\n" + queue);
         }
     }
 

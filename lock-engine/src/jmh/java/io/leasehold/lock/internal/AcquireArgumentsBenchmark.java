@@ -60,13 +60,24 @@ public class AcquireArgumentsBenchmark extends EngineBenchmark {
         return new Acquisition(lock, Duration.ofSeconds(1), false);
     }
 
-    /** KEYS of acquire.lua, as {@link Acquisition}'s constructor builds them (through the engine's prefix). */
+    /** KEYS of acquire.lua, as {@link GrantOrder#attempt} builds them (through the engine's prefix). */
     static List<String> acquireKeys(String prefix, String name) {
-        return List.of(LockKeys.lockKey(prefix, name), LockKeys.fenceKey(prefix, name));
+        return List.of(
+                LockKeys.lockKey(prefix, name),
+                LockKeys.fenceKey(prefix, name),
+                LockKeys.queueKey(prefix, name),
+                LockKeys.waitersKey(prefix, name),
+                LockKeys.releaseChannel(prefix, name));
     }
 
-    /** ARGV of acquire.lua, as {@link AcquireRound} builds it. */
+    /** ARGV of a plain lock's acquire.lua, as {@link AcquireRound} and {@link GrantOrder#attempt} build it. */
     static List<String> acquireArgs(String owner, long leaseMs) {
-        return List.of(owner, Long.toString(leaseMs), Long.toString(Engine.FENCE_COUNTER_TTL_MS));
+        return List.of(
+                owner,
+                Long.toString(leaseMs),
+                Long.toString(Engine.FENCE_COUNTER_TTL_MS),
+                Long.toString(GrantOrder.WAITER_LEASE_MS),
+                "SPUBLISH",
+                "2"); // place mode: a plain waiter's place lasts the holder's TTL and a waiter lease
     }
 }

@@ -65,13 +65,14 @@ import org.jspecify.annotations.Nullable;
  * with a new owner goes on waiting, so that a late release of the old owner can never delete the new
  * round's lock.
  *
- * <p><b>Yield.</b> When a handoff to this waiter yields instead (handoff.lua: another client waits
- * too, and this client has passed the lock around {@link WaitQueues#HANDOFFS_BEFORE_YIELD} times in a
- * row), the waiter steps back: it asks Redis again on the first release message after the yield's own
- * (another client took the lock and let it go, or yielded in turn), on a resubscription, or at the
- * latest after {@link AcquisitionMachine#YIELD_STEP_BACK_NANOS} if no other client takes the lock. The other clients'
- * waiters so get their turn however late their threads act on the yield's message, and the lock idles
- * only when none of them comes.
+ * <p><b>Across clients.</b> A waiter whose attempt finds the lock held takes a place in the lock's
+ * wait queue in Redis (acquire.lua) and keeps it alive by asking again every
+ * {@link GrantOrder#WAITER_RENEW_MS} ms; a release grants the lock straight to the queue's head and
+ * names it in its message. A plain lock's local handoffs pass the queue by, but at most
+ * {@link WaitQueues#HANDOFFS_BEFORE_YIELD} in a row: that handoff yields instead (handoff.lua grants
+ * the lock to the queue's head, if another owner is ahead of this waiter, and gives this waiter a
+ * place in the queue), so another client's waiter gets its turn within that many handoffs, decided
+ * in Redis, whenever its threads run.
  *
  * <p><b>Clean cancellation</b> (G8): ending without a lease (cancel, timeout, interrupt, backend
  * error, close) releases the round's owner if any attempt was sent. A reply that arrives after its
@@ -171,11 +172,10 @@ final class Acquisition {
 
     /**
      * Called by the wait queue when a release message arrives while this waiter is its head (every
-     * waiter of a fair lock hears every message, and passes over the grants that name others).
+     * waiter of a fair lock hears every message); a waiter passes over the grants that name others.
      */
     void releaseSeen(@Nullable String message) {
-        // (a lock ordered locally wakes on every message: no need to read the owner under the machine's monitor)
-        if (lock.order().ordersLocally() || lock.order().wakes(message, machine.owner())) {
+        if (GrantOrder.wakes(message, machine::owner)) {
             run(new ReleaseSeen(isHead(), message));
         }
     }
@@ -278,8 +278,7 @@ final class Acquisition {
             return;
         }
         if (!parsed.granted()) {
-            String yieldMessage = parsed.yielded() ? AcquisitionMachine.YIELD_MESSAGE_PREFIX + parsed.token() : null;
-            run(new Contended(from, lock.order().fallbackMs(parsed.holderTtlMs()), sent, yieldMessage));
+            run(new Contended(from, lock.order().fallbackMs(parsed.holderTtlMs()), sent));
         } else if (engine.now() - (Validity.validUntil(sent, leaseMs) - Validity.leadNanos(leaseMs)) >= 0) {
             // The reply came after the lease it grants had run out (or so late that its loss would be
             // declared at once): never hand that out (G6).
@@ -335,9 +334,7 @@ final class Acquisition {
                 wake(((Wake) effect).evenUnderLocalLease(), null);
             } else if (effect instanceof ReleaseOwner) {
                 ReleaseOwner release = (ReleaseOwner) effect;
-                lock.client()
-                        .releases()
-                        .releaseEventuallyAfter(lock.order(), release.after(), name, release.round().owner, leaseMs);
+                lock.client().releases().releaseEventuallyAfter(release.after(), name, release.round().owner, leaseMs);
             } else if (effect instanceof StartLease) {
                 DefaultLease lease = ((StartLease) effect).lease();
                 lock.client().leaseStarted(lease);
@@ -370,7 +367,7 @@ final class Acquisition {
         }
     }
 
-    /** Sends the attempt of {@code round} (acquire.lua, or queue-acquire.lua for a fair lock): the round's attempt in flight. */
+    /** Sends the attempt of {@code round} (acquire.lua): the round's attempt in flight. */
     private void send(AcquireRound round, CompletableFuture<Void> settled) {
         // The lease counts from when the backend writes the command (after any wait for a connection),
         // which is before Redis can run it: never later than its TTL starts.
@@ -434,9 +431,7 @@ final class Acquisition {
      */
     private void finish(Finish finish) {
         if (finish.cleanUp()) {
-            lock.client()
-                    .releases()
-                    .releaseEventuallyAfter(lock.order(), finish.settledFirst(), name, finish.last().owner, leaseMs);
+            lock.client().releases().releaseEventuallyAfter(finish.settledFirst(), name, finish.last().owner, leaseMs);
         }
         lock.client().acquisitionEnded(this);
         if (finish.queued()) {

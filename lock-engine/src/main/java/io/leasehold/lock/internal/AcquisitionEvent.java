@@ -45,15 +45,11 @@ sealed interface AcquisitionEvent {
     /**
      * An attempt of {@code from} found the lock held.
      *
-     * @param holderTtlMs  the holder's TTL left: the fallback alarm
-     * @param sentNanos    when the attempt was sent (a lingering subscription may have seen a release since)
-     * @param yieldMessage the release message of the yield this reply reports, or null if it is no yield
+     * @param holderTtlMs the holder's TTL left (or when the waiter's place in Redis's queue is due
+     *                    for renewal, if sooner): the fallback alarm
+     * @param sentNanos   when the attempt was sent (a lingering subscription may have seen a release since)
      */
-    record Contended(
-            AcquireRound from,
-            long holderTtlMs,
-            long sentNanos,
-            @Nullable String yieldMessage) implements AcquisitionEvent {}
+    record Contended(AcquireRound from, long holderTtlMs, long sentNanos) implements AcquisitionEvent {}
 
     /** An attempt of {@code from} failed (or its reply was malformed). */
     record Failed(AcquireRound from, Throwable cause) implements AcquisitionEvent {}

@@ -38,7 +38,6 @@ import io.leasehold.lock.internal.AcquisitionState.Done;
 import io.leasehold.lock.internal.AcquisitionState.HandingOut;
 import io.leasehold.lock.internal.AcquisitionState.Queued;
 import io.leasehold.lock.internal.AcquisitionState.Starting;
-import io.leasehold.lock.internal.AcquisitionState.SteppingBack;
 import io.leasehold.lock.internal.AcquisitionState.Waiting;
 import io.leasehold.lock.spi.support.Durations;
 import java.time.Duration;
@@ -75,23 +74,6 @@ final class AcquisitionMachine {
     static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /**
-     * The longest a waiter whose handoff yielded (see handoff.lua) steps back: the bound on how long
-     * the lock may idle after a yield that no other client's waiter takes (the other subscriber was
-     * only a lingering subscription, or its waiter had just given up).
-     *
-     * <p>The step-back does not end on this alarm when another client's waiter does take the lock:
-     * it ends on evidence, the next release message after the yield's own (that client's release,
-     * or its own yield back), on which this waiter asks again at once. So the other clients' waiters
-     * get their turn however late their threads run after the yield's message (a busy machine, a
-     * slow subscriber connection), up to this bound, and the lock never idles while they are slow
-     * but coming: a fixed window of a few milliseconds for their wake-up, message and acquire made
-     * the yield a race that a loaded machine lost again and again.
-     */
-    static final long YIELD_STEP_BACK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** How a yield's release message starts (handoff.lua publishes {@code "yielded <token>"}; any other release {@code "released"}). */
-    static final String YIELD_MESSAGE_PREFIX = "yielded ";
-
     private static final long NOT_SEEN = Long.MIN_VALUE;
 
     private final Engine engine;
@@ -113,8 +95,6 @@ final class AcquisitionMachine {
     private boolean askedRedis;
     /** When a release message last woke this waiter ({@link #NOT_SEEN} if none since its last contended reply). */
     private long releaseSeenNanos = NOT_SEEN;
-    /** The latest yield's message ({@code "yielded <token>"}) this waiter saw as head: it may come before the yield's reply. */
-    private @Nullable String lastYieldMessage;
     /** Why the last attempt did not end contended (a failure, or a lease that came too late), or null. */
     private @Nullable Throwable lastFailure;
 
@@ -124,7 +104,7 @@ final class AcquisitionMachine {
 
     /**
      * @param timedOut   the exception of a wait that stayed contended to its deadline
-     * @param onFallback called when a {@link Queued} or {@link SteppingBack} alarm fires
+     * @param onFallback called when a {@link Queued} alarm fires
      * @param onRetryDue called when a {@link BackingOff} alarm fires
      * @param onDeadline called when the wait's deadline passes
      */
@@ -163,9 +143,6 @@ final class AcquisitionMachine {
         } else if (event instanceof ReleaseSeen) {
             releaseSeen((ReleaseSeen) event, effects);
         } else if (event instanceof Resubscribed) {
-            if (state instanceof SteppingBack) {
-                enter(new Queued(null)); // messages may have been missed while the connection was down
-            }
             if (((Resubscribed) event).head()) {
                 wakeUp(0, effects);
             }
@@ -257,9 +234,6 @@ final class AcquisitionMachine {
             }
             return;
         }
-        if (state instanceof SteppingBack && engine.now() - ((SteppingBack) state).until() < 0) {
-            return;
-        }
         if (!(state instanceof Waiting)) {
             return;
         }
@@ -274,29 +248,9 @@ final class AcquisitionMachine {
         attempt(effects);
     }
 
-    /**
-     * While it steps back after a yield, messages up to the yield's own (the one that wakes the other
-     * clients' waiters; it names the yielded lock's token, see handoff.lua) are passed over: they were
-     * published before the yield ran, or by it, however late they arrive. Any later one means the lock
-     * went on to another client and came free again (or that client yielded in turn), so the
-     * step-back ends and this waiter asks at once.
-     */
+    /** A release message (that concerns this waiter, see {@link GrantOrder#wakes}) arrived. */
     private void releaseSeen(ReleaseSeen event, List<AcquisitionEffect> effects) {
-        String message = event.message();
         releaseSeenNanos = engine.now();
-        if (message != null && message.startsWith(YIELD_MESSAGE_PREFIX)) {
-            lastYieldMessage = message;
-        }
-        if (state instanceof SteppingBack) {
-            SteppingBack back = (SteppingBack) state;
-            if (back.ownYieldMessage() != null) {
-                if (back.ownYieldMessage().equals(message)) {
-                    state = new SteppingBack(back.until(), null, back.alarm()); // the same alarm goes on
-                }
-                return;
-            }
-            enter(new Queued(null));
-        }
         if (event.head()) {
             wakeUp(0, effects);
         }
@@ -377,17 +331,7 @@ final class AcquisitionMachine {
             queue();
         }
         boolean retryNow = false;
-        String yieldMessage = event.yieldMessage();
-        if (yieldMessage != null) {
-            // Our own handoff let the lock go to other clients' waiters: step back until the lock has
-            // moved on (a release message after the yield's own; if that one raced this reply, its
-            // wake-up is dropped here with wakePending) or the bound has passed.
-            long until = now + YIELD_STEP_BACK_NANOS;
-            enter(new SteppingBack(
-                    until,
-                    yieldMessage.equals(lastYieldMessage) ? null : yieldMessage,
-                    alarm(onFallback, Math.min(until, deadlineNanos))));
-        } else if (wakePending) {
+        if (wakePending) {
             enter(new Queued(null));
             retryNow = true;
         } else {

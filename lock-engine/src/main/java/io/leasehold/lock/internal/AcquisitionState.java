@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
  *  Starting ──▶ Attempting ──granted──▶ HandingOut ──given──▶ Done
  *     │            ▲  │                     │ (ran out: new round)
  *     │            │  ├─contended──▶ Queued ◀┘
- *     │            │  ├─yielded───▶ SteppingBack
  *     │            │  └─transient─▶ BackingOff
  *     └─behind local waiters──▶ Queued        (a wake-up, an alarm or a handoff: Attempting again)
  *  any state but Done ──deadline, failure, cancel, close──▶ Done
@@ -42,21 +41,11 @@ sealed interface AcquisitionState {
 
     /**
      * Contended (or queued behind this client's waiters): waits for a release message, for becoming
-     * the head of the local queue, or for its alarm (the holder's TTL, the fallback that keeps a
-     * waiter going while its subscription is slow or failing).
+     * the head of the local queue, or for its alarm (the holder's TTL, or the renewal of its place in
+     * Redis's wait queue: the fallback that also keeps a waiter going while its subscription is slow
+     * or failing). A handoff that yielded to the head of Redis's queue leaves its waiter here too.
      */
     record Queued(AcquisitionMachine.@Nullable Alarm alarm) implements Waiting {}
-
-    /**
-     * This waiter's handoff yielded the lock to other clients' waiters: it steps back until the lock
-     * has moved on (a release message after the yield's own) or {@code until}, whichever comes first.
-     *
-     * @param ownYieldMessage the yield's own release message until it has arrived, then null:
-     *                        messages up to and including it were published before the yield ran
-     *                        (or by it), so they are no evidence that the lock moved on
-     */
-    record SteppingBack(long until, @Nullable String ownYieldMessage, AcquisitionMachine.Alarm alarm)
-            implements Waiting {}
 
     /** The last attempt failed transiently: tries again when the alarm (the back-off) fires. */
     record BackingOff(AcquisitionMachine.Alarm alarm) implements Waiting {}

@@ -63,8 +63,8 @@ final class DefaultLease implements EngineLease {
     /**
      * How many local handoffs in a row (a release of this client handing the lock to the next waiter
      * of this client) led to this lease: 0 if it was taken by an attempt of its own. Its release
-     * hands over to a local waiter with this streak + 1, and asks Redis to yield to other clients'
-     * waiters instead once the streak reaches {@link WaitQueues#HANDOFFS_BEFORE_YIELD}: carried from
+     * hands over to a local waiter with this streak + 1, and asks Redis to yield to the head of the
+     * lock's wait queue instead once the streak reaches {@link WaitQueues#HANDOFFS_BEFORE_YIELD}: carried from
      * lease to lease, so that it needs no per-name state and survives the local queue emptying
      * between two handoffs.
      */
@@ -293,11 +293,11 @@ final class DefaultLease implements EngineLease {
         client.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
-        // A fair lock's release grants it to the head of its queue in Redis instead (queue-release.lua).
+        // A fair lock's release grants it to the head of its queue in Redis instead (release.lua).
         Handoff next = order.ordersLocally() ? client.claimHandoff(name, handoffStreak) : null;
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
         client.releases()
-                .release(order, name, owner, engine.commandTimeoutNanos, next)
+                .release(name, owner, engine.commandTimeoutNanos, next)
                 .whenComplete((reply, error) -> outcome.complete(lifecycle.releaseAnswered(
                         reply,
                         error,
@@ -533,7 +533,7 @@ final class DefaultLease implements EngineLease {
         lifecycle.tellLoss(loss, () -> {
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.
-                client.releases().releaseEventually(order, name, owner, leaseMs);
+                client.releases().releaseEventually(name, owner, leaseMs);
             }
         });
     }

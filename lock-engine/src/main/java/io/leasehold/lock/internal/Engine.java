@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -157,19 +158,24 @@ final class Engine {
         return call(script, keys, args, null);
     }
 
-    /** {@link #call(LuaScript, List, List, BiConsumer, Runnable)} for a fair waiter: with {@link #placeTimeoutNanos}. */
-    CompletableFuture<Object> placeCall(
+    /**
+     * {@link #call(LuaScript, List, List, BiConsumer, Runnable)} for a script whose ARGV names the
+     * publish command ({@code args} builds it from {@link #publishCommand}, which is asked of the
+     * backend within the same timeout: a backend that never answers fails the call in time); with
+     * {@link #placeTimeoutNanos} for a fair waiter ({@code place}).
+     */
+    CompletableFuture<Object> publishingCall(
             LuaScript script,
             List<String> keys,
-            List<String> args,
+            Function<String, List<String>> args,
             @Nullable BiConsumer<Object, Throwable> lateReply,
-            Runnable writing) {
-        return timedCall(
-                script.name(),
-                () -> backend.eval(script, keys, args, writing),
-                lateReply,
-                placeTimeouts,
-                placeTimeoutNanos);
+            Runnable writing,
+            boolean place) {
+        Supplier<CompletableFuture<Object>> send =
+                () -> publishCommand().thenCompose(publish -> backend.eval(script, keys, args.apply(publish), writing));
+        return place
+                ? timedCall(script.name(), send, lateReply, placeTimeouts, placeTimeoutNanos)
+                : timedCall(script.name(), send, lateReply);
     }
 
     /**

@@ -13,8 +13,6 @@ final class EngineScripts {
     static final LuaScript EXTEND = LuaScript.bundled(ScriptNames.EXTEND);
     static final LuaScript INSPECT = LuaScript.bundled(ScriptNames.INSPECT);
     static final LuaScript FORCE_RELEASE = LuaScript.bundled(ScriptNames.FORCE_RELEASE);
-    static final LuaScript QUEUE_ACQUIRE = LuaScript.bundled(ScriptNames.QUEUE_ACQUIRE);
-    static final LuaScript QUEUE_RELEASE = LuaScript.bundled(ScriptNames.QUEUE_RELEASE);
 
     private EngineScripts() {}
 }

@@ -49,14 +49,16 @@ final class Handoff {
 
     /**
      * handoff.lua's ARGV for this handoff, releasing {@code releasingOwner}: the round's acquire.lua
-     * ARGV (owner, lease, counter TTL), then the releasing owner, the publish command and the yield flag.
+     * ARGV (owner, lease, counter TTL), then the releasing owner, the publish command, the yield flag
+     * and the waiter lease.
      */
     List<String> args(String releasingOwner, String publishCommand) {
-        List<String> args = new ArrayList<>(target.args.size() + 3);
+        List<String> args = new ArrayList<>(target.args.size() + 4);
         args.addAll(target.args);
         args.add(releasingOwner);
         args.add(publishCommand);
         args.add(mayYield ? "1" : "0");
+        args.add(Long.toString(GrantOrder.WAITER_LEASE_MS));
         return args;
     }
 

@@ -1,6 +1,5 @@
 package io.leasehold.lock.internal;
 
-import io.leasehold.lock.spi.LockKeys;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,12 +63,11 @@ final class ReleaseSender {
      * {@code budgetNanos} have not passed. The future has the first conclusive answer (see
      * {@link ReleaseReply}), or the last failure; it completes where the reply arrives.
      */
-    CompletableFuture<ReleaseReply> release(
-            GrantOrder order, String name, String owner, long budgetNanos, @Nullable Handoff next) {
+    CompletableFuture<ReleaseReply> release(String name, String owner, long budgetNanos, @Nullable Handoff next) {
         CompletableFuture<ReleaseReply> done = new CompletableFuture<>();
         long giveUpAt = engine.now() + budgetNanos;
         if (next == null) {
-            sendPlain(order, name, owner, null, giveUpAt, FIRST_CLEANUP_RETRY_NANOS, false, done);
+            sendPlain(name, owner, null, giveUpAt, FIRST_CLEANUP_RETRY_NANOS, false, done);
         } else {
             new HandoffSend(name, owner, next, giveUpAt, done).send(FIRST_HANDOFF_RESEND_NANOS);
         }
@@ -82,20 +80,19 @@ final class ReleaseSender {
      * lock has expired anyway. A lock left behind by a clean-up that met a dropped connection would
      * otherwise hold every other node off for a whole lease.
      */
-    void releaseEventually(GrantOrder order, String name, String owner, long leaseMs) {
-        releaseEventuallyAfter(order, null, name, owner, leaseMs);
+    void releaseEventually(String name, String owner, long leaseMs) {
+        releaseEventuallyAfter(null, name, owner, leaseMs);
     }
 
     /**
      * {@link #releaseEventually}, sent once {@code before} (may be null) has completed, either way:
      * tracked from now on, so that {@code close()} waits for it.
      */
-    void releaseEventuallyAfter(
-            GrantOrder order, @Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
+    void releaseEventuallyAfter(@Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
         CompletableFuture<Object> settled = new CompletableFuture<>();
         long budget = TimeUnit.MILLISECONDS.toNanos(leaseMs);
         Runnable settle =
-                () -> release(order, name, owner, budget, null).whenComplete((reply, error) -> settled.complete(null));
+                () -> release(name, owner, budget, null).whenComplete((reply, error) -> settled.complete(null));
         cleanUps.put(settled, name);
         settled.whenComplete((done, error) -> cleanUps.remove(settled));
         if (before == null) {
@@ -104,7 +101,7 @@ final class ReleaseSender {
         }
         // close() may send it ahead, near the end of its timeout (see sendDeferredCleanUpsNow); it is
         // settled only by the release that follows what it waits for, which may yet take the lock.
-        deferredCleanUps.put(settled, () -> release(order, name, owner, budget, null));
+        deferredCleanUps.put(settled, () -> release(name, owner, budget, null));
         before.whenComplete((done, error) -> {
             deferredCleanUps.remove(settled);
             settle.run();
@@ -159,7 +156,6 @@ final class ReleaseSender {
      * earlier send's outcome is unknown.
      */
     private void sendPlain(
-            GrantOrder order,
             String name,
             String owner,
             @Nullable String handedTo,
@@ -168,7 +164,7 @@ final class ReleaseSender {
             boolean resent,
             CompletableFuture<ReleaseReply> done) {
         long resendWindowMs = TimeUnit.NANOSECONDS.toMillis(giveUpAt - engine.now()) + 1;
-        order.release(engine, name, owner, handedTo, resendWindowMs).whenComplete((reply, error) -> {
+        GrantOrder.release(engine, name, owner, handedTo, resendWindowMs).whenComplete((reply, error) -> {
             long code;
             if (error == null) {
                 try {
@@ -177,8 +173,8 @@ final class ReleaseSender {
                     done.completeExceptionally(malformed);
                     return;
                 }
-                // (queue-release.lua's marker answers 1 to a resend only until the next release
-                // overwrites it: after that, another owner proves nothing, as for release.lua)
+                // (release.lua's marker answers 1 to a resend only until the next release of the
+                // name overwrites it: after that, another owner proves nothing)
                 done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
             } else if (!engine.isTransient(error)
                     || !resendLater(
@@ -187,7 +183,6 @@ final class ReleaseSender {
                             giveUpAt,
                             backoffNanos,
                             () -> sendPlain(
-                                    order,
                                     name,
                                     owner,
                                     handedTo,
@@ -207,11 +202,7 @@ final class ReleaseSender {
                 () -> engine.publishCommand()
                         .thenCompose(publish -> engine.backend.eval(
                                 EngineScripts.HANDOFF,
-                                List.of(
-                                        engine.lockKey(name),
-                                        engine.fenceKey(name),
-                                        engine.channel(name),
-                                        LockKeys.yieldMarkerKey(engine.keyPrefix, name)),
+                                GrantOrder.releaseKeys(engine, name),
                                 next.args(owner, publish),
                                 writing)),
                 next::onLateReply);
@@ -335,7 +326,6 @@ final class ReleaseSender {
                     // (An earlier send of unknown outcome may have granted the waiter: release.lua answers 1
                     // if the waiter's owner holds the lock.)
                     sendPlain(
-                            GrantOrder.CLIENT_QUEUE, // (a handoff is a local queue's)
                             name,
                             owner,
                             resent ? next.owner() : null,

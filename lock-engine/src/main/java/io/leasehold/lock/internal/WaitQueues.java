@@ -43,9 +43,10 @@ final class WaitQueues {
     /** How long a name's queue keeps its subscription once nobody waits, in case a waiter comes back. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
-     * Local handoffs of one name in a row after which a handoff yields to other clients' waiters, if
-     * any: high enough that handoffs within a client (one round trip each) make most of the
-     * throughput, low enough that another client's waiter waits a few handoffs, not for a whole run.
+     * Local handoffs of one name in a row after which a handoff yields to the head of the lock's wait
+     * queue in Redis, if another owner is ahead of the local waiter (see handoff.lua): high enough
+     * that handoffs within a client (one round trip each) make most of the throughput, low enough
+     * that another client's waiter waits a few handoffs, not for a whole run.
      */
     static final int HANDOFFS_BEFORE_YIELD = 8;
 
@@ -145,8 +146,8 @@ final class WaitQueues {
      * The head of {@code name}'s queue, claimed for a releasing lease's handoff, or null when nobody
      * waits or the head cannot take one now (its attempt is in flight, or it is ending). The
      * {@link #HANDOFFS_BEFORE_YIELD}th handoff in a row (counted from lease to lease, see
-     * {@link DefaultLease#handoffStreak}) asks Redis to yield instead if another client waits too
-     * (see handoff.lua), so one client's waiters cannot keep the lock from the others' for long;
+     * {@link DefaultLease#handoffStreak}) asks Redis to yield instead if another owner heads the
+     * lock's wait queue (see handoff.lua), so one client's waiters cannot keep the lock from the others' for long;
      * within one client the order stays first-in first-out.
      *
      * @param releasingStreak the releasing lease's handoff streak
@@ -254,8 +255,9 @@ final class WaitQueues {
             if (head == null) {
                 return null;
             }
-            // A handoff that may yield but grants all the same (nobody else waits) starts a new
-            // streak, so that the subscriber count is read once every HANDOFFS_BEFORE_YIELD handoffs.
+            // A handoff that may yield but grants all the same (nobody is ahead in Redis's queue)
+            // starts a new streak: another client's waiter that queues after it waits at most
+            // HANDOFFS_BEFORE_YIELD handoffs.
             boolean mayYield = releasingStreak + 1 >= HANDOFFS_BEFORE_YIELD;
             return head.claimHandoff(mayYield ? 0 : releasingStreak + 1, mayYield);
         }

@@ -406,9 +406,11 @@ class AcquisitionMachineAttackTest {
             int dice = disturb ? ThreadLocalRandom.current().nextInt(100) : 99;
             if (handoff) {
                 count("handoff calls");
-                if (disturb && handoffsDisturbed.get() == 0) {
-                    dice = ThreadLocalRandom.current().nextInt(25); // the first one always: the run proves something
-                }
+            }
+            if (disturb && (handoff ? handoffsDisturbed : attemptsDisturbed).get() == 0) {
+                // the first one of its kind always: the run proves something (a release grants the
+                // lock to a queued waiter, so a run may make few attempts of its own)
+                dice = ThreadLocalRandom.current().nextInt(25);
             }
             if (disturb && dice < 25) {
                 (handoff ? handoffsDisturbed : attemptsDisturbed).incrementAndGet();

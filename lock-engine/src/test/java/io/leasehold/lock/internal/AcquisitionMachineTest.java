@@ -28,7 +28,6 @@ import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
-import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
 import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
 import io.leasehold.lock.internal.AcquisitionEvent.Start;
@@ -88,7 +87,7 @@ class AcquisitionMachineTest {
         Send first = only(Send.class, machine.on(new Start(false)));
         assertEquals(
                 List.of(), machine.on(new Woken(0, null)), "a wake-up while the attempt is in flight sends nothing");
-        List<AcquisitionEffect> afterReply = machine.on(contended(first.round(), null));
+        List<AcquisitionEffect> afterReply = machine.on(contended(first.round()));
         JoinQueue join = only(JoinQueue.class, afterReply);
         assertTrue(join.wakeAfter(), "the wake-up that came in flight is acted on after the reply");
         assertTrue(join.evenUnderLocalLease(), "it was a release: ask even under a local lease");
@@ -97,7 +96,7 @@ class AcquisitionMachineTest {
     @Test
     void shouldAskOnAFallbackAlarmAndIgnoreOneThatFiresAfterItsStateWasLeft() throws Exception {
         Send first = only(Send.class, machine.on(new Start(false)));
-        JoinQueue join = only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        JoinQueue join = only(JoinQueue.class, machine.on(contended(first.round())));
         assertTrue(!join.wakeAfter(), "nothing raced the attempt");
         clock.advance(Duration.ofSeconds(2)); // past the holder's TTL of 1 s
         AcquisitionMachine.Alarm fallback = fallbacks.poll(10, TimeUnit.SECONDS);
@@ -108,7 +107,7 @@ class AcquisitionMachineTest {
         assertEquals(List.of(), machine.on(new Woken(0, fallback)), "a stale alarm wakes nothing");
         assertEquals(
                 List.of(),
-                machine.on(contended(first.round(), null)),
+                machine.on(contended(first.round())),
                 "the stale alarm left no wake-up pending: the waiter waits for its next alarm");
         AcquisitionMachine.Alarm next = fallbacks.poll(0, TimeUnit.SECONDS);
         assertEquals(null, next, "the new alarm fires only at the new holder's TTL");
@@ -122,7 +121,7 @@ class AcquisitionMachineTest {
     @Test
     void shouldWaitForAnotherLocalLeaseInsteadOfAskingRedis() {
         Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        only(JoinQueue.class, machine.on(contended(first.round())));
         assertEquals(
                 List.of(),
                 machine.on(new Woken(TimeUnit.SECONDS.toNanos(3), null)),
@@ -131,38 +130,10 @@ class AcquisitionMachineTest {
     }
 
     @Test
-    void shouldStepBackAfterAYieldUntilAReleaseMessageAfterItsOwn() {
-        Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(contended(first.round(), "yielded 7")));
-        assertEquals(
-                List.of(), machine.on(new ReleaseSeen(true, "yielded 7")), "its own yield's message is no evidence");
-        assertEquals(List.of(), machine.on(new Woken(0, null)), "nor is becoming head while stepping back");
-        only(Send.class, machine.on(new ReleaseSeen(true, "released")));
-    }
-
-    @Test
-    void shouldNotWaitForAYieldMessageThatArrivedBeforeTheYieldsReply() {
-        Send first = only(Send.class, machine.on(new Start(false)));
-        assertEquals(List.of(), machine.on(new ReleaseSeen(true, "yielded 7")), "in flight: noted");
-        only(JoinQueue.class, machine.on(contended(first.round(), "yielded 7")));
-        only(Send.class, machine.on(new ReleaseSeen(true, "released")));
-    }
-
-    @Test
-    void shouldEndTheStepBackAtItsBoundWhenNoOtherClientTakesTheLock() throws Exception {
-        Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(contended(first.round(), "yielded 7")));
-        clock.advance(Duration.ofNanos(AcquisitionMachine.YIELD_STEP_BACK_NANOS));
-        AcquisitionMachine.Alarm bound = fallbacks.poll(10, TimeUnit.SECONDS);
-        assertTrue(bound != null, "the step-back's alarm fires at its bound");
-        only(Send.class, machine.on(new Woken(0, bound)));
-    }
-
-    @Test
     void shouldTakeAHandoffOnlyWhenNoAttemptIsInFlight() {
         Send first = only(Send.class, machine.on(new Start(false)));
         assertEquals(List.of(), machine.on(new ClaimHandoff(1, false)), "an attempt is in flight");
-        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        only(JoinQueue.class, machine.on(contended(first.round())));
         HandoffClaimed claimed = only(HandoffClaimed.class, machine.on(new ClaimHandoff(3, true)));
         assertSame(first.round(), claimed.round());
         assertEquals(3, claimed.streak());
@@ -195,7 +166,7 @@ class AcquisitionMachineTest {
     void shouldEndWithATimeoutWhenTheReplyIsContendedPastTheDeadline() {
         Send first = only(Send.class, machine.on(new Start(false)));
         clock.advance(WAIT.plusSeconds(1));
-        List<AcquisitionEffect> effects = machine.on(contended(first.round(), null));
+        List<AcquisitionEffect> effects = machine.on(contended(first.round()));
         assertEquals(List.of(Finish.class, Fail.class, ReportFailed.class), types(effects));
         assertInstanceOf(LockTimeoutException.class, ((Fail) effects.get(1)).failure());
     }
@@ -206,7 +177,7 @@ class AcquisitionMachineTest {
         assertEquals(Long.MAX_VALUE, join.lastSentNanos());
         Send last = only(Send.class, machine.on(new DeadlinePassed()));
         clock.advance(WAIT);
-        List<AcquisitionEffect> effects = machine.on(contended(last.round(), null));
+        List<AcquisitionEffect> effects = machine.on(contended(last.round()));
         assertEquals(List.of(Finish.class, Fail.class, ReportFailed.class), types(effects));
         assertInstanceOf(LockTimeoutException.class, ((Fail) effects.get(1)).failure());
     }
@@ -233,7 +204,7 @@ class AcquisitionMachineTest {
     @Test
     void shouldCleanUpAfterTheHandoffThatClaimedItWhenEndedRightAfterTheClaim() {
         Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        only(JoinQueue.class, machine.on(contended(first.round())));
         first.settled().complete(null); // the first attempt's reply was acted on
         only(HandoffClaimed.class, machine.on(new ClaimHandoff(1, false)));
         // Cancelled before the releasing lease has even sent the handoff: the clean-up must follow it,
@@ -257,7 +228,7 @@ class AcquisitionMachineTest {
     @Test
     void shouldAskAgainWhenALateReplyOfTheCurrentRoundGranted() {
         Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        only(JoinQueue.class, machine.on(contended(first.round())));
         Send again = only(Send.class, machine.on(new LateReply(first.round(), true)));
         assertSame(first.round(), again.round(), "the same owner gets the same lock");
         assertEquals(
@@ -289,15 +260,15 @@ class AcquisitionMachineTest {
     @Test
     void shouldWakeAgainAfterJoiningWhenAWakeUpRacedAnAttemptOfAQueuedWaiter() {
         Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(contended(first.round(), null)));
+        only(JoinQueue.class, machine.on(contended(first.round())));
         Send second = only(Send.class, machine.on(new Woken(0, null)));
         machine.on(new Woken(0, null));
-        Wake wake = only(Wake.class, machine.on(contended(second.round(), null)));
+        Wake wake = only(Wake.class, machine.on(contended(second.round())));
         assertTrue(wake.evenUnderLocalLease());
     }
 
-    private static Contended contended(AcquireRound round, String yieldMessage) {
-        return new Contended(round, 1_000, 0, yieldMessage);
+    private static Contended contended(AcquireRound round) {
+        return new Contended(round, 1_000, 0);
     }
 
     private static <T extends AcquisitionEffect> T only(Class<T> type, List<AcquisitionEffect> effects) {

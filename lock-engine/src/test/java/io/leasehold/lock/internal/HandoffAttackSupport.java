@@ -59,6 +59,10 @@ abstract class HandoffAttackSupport {
         return LockKeys.lockKey(PREFIX, name);
     }
 
+    static String queueKey(String name) {
+        return LockKeys.queueKey(PREFIX, name);
+    }
+
     static String channel(String name) {
         return LockKeys.releaseChannel(PREFIX, name);
     }

@@ -7,6 +7,7 @@ import io.leasehold.lock.spi.Subscription;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -312,6 +313,16 @@ public final class InMemoryLockBackend implements LockBackend {
     public Optional<String> get(String key) {
         Objects.requireNonNull(key, "key");
         return Optional.ofNullable(core.admin(now -> core.store().get(key, now)));
+    }
+
+    /**
+     * The members of the sorted set {@code key} in score order (ZRANGE key 0 -1), e.g. the waiting
+     * owners of a lock's wait queue; empty when it does not exist.
+     */
+    public List<String> sortedSetMembers(String key) {
+        Objects.requireNonNull(key, "key");
+        return core.admin(now ->
+                core.store().zrange(key, now).stream().map(Map.Entry::getKey).toList());
     }
 
     /** Every live key, sorted. */

@@ -4,22 +4,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The wait queue's scripts ({@code queue-acquire.lua}, {@code queue-release.lua}), transliterated line by line into Java over an {@link InMemoryStore}:
- * the same commands in the same order and the same replies. Their shared block ("queue") is the
- * private methods here, in the order the scripts define them.
+ * The scripts that keep a lock's wait queue ({@code acquire.lua}, {@code release.lua},
+ * {@code handoff.lua}), transliterated line by line into Java over an {@link InMemoryStore}: the same
+ * commands in the same order and the same replies. Their shared block ("queue") is the private
+ * methods here, in the order the scripts define them.
  *
  * <p>Not threadsafe: called by {@link ScriptEmulator#run} holding the store's monitor.
  */
 final class QueueScriptEmulator {
 
-    /** KEYS of every queue script: lock, fencing counter, queue, waiter leases, channel. */
+    /** KEYS of the three scripts: lock, fencing counter, queue, waiter leases, channel (and the marker). */
     private static final int LOCK = 1;
 
     private static final int COUNTER = 2;
     private static final int QUEUE = 3;
     private static final int WAITERS = 4;
     private static final int CHANNEL = 5;
-    /** queue-release.lua's KEYS[6]. */
+    /** release.lua's and handoff.lua's KEYS[6]. */
     private static final int MARKER = 6;
 
     private final InMemoryStore store;
@@ -30,7 +31,7 @@ final class QueueScriptEmulator {
         this.scripts = scripts;
     }
 
-    /** queue-acquire.lua. ARGV: owner, lease, counter TTL, waiter lease, publish command, only-try flag. */
+    /** acquire.lua. ARGV: owner, lease, counter TTL, waiter lease, publish command, place mode. */
     Object acquire(ScriptCall c) {
         String me = c.requiredArg(1);
         ScriptEmulator.LockValue held = scripts.readLock(c);
@@ -40,6 +41,15 @@ final class QueueScriptEmulator {
             }
             scripts.pexpire(c, LOCK, 2);
             return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
+        }
+        if (!queued(c)) {
+            // nobody queued: a free lock is taken, a held one is contended (or its first waiter joins below)
+            if (held == null) {
+                return List.of(1L, grant(c, me, 2, 3), c.integerArg(2, "tonumber"));
+            }
+            if ("1".equals(c.arg(6))) {
+                return List.of(0L, held.token(), store.pttl(c.key(LOCK), c.nowMillis()), 0L);
+            }
         }
         checkKeys(c);
         long now = c.nowMillis();
@@ -65,21 +75,14 @@ final class QueueScriptEmulator {
             expireQueue(c, now);
             return List.of(0L, token, pttl, 0L); // it only tried: no place
         }
-        if (store.zscore(c.key(QUEUE), me, now) == null) {
-            // the enqueue order: the server's TIME in µs, and always after the last ticket
-            double ticket = c.clockMicros();
-            List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), now);
-            if (!queue.isEmpty()) {
-                ticket = Math.max(ticket, queue.get(queue.size() - 1).getValue() + 1);
-            }
-            store.zadd(c.key(QUEUE), ticket, me, now);
-        }
-        store.zadd(c.key(WAITERS), now + c.integerArg(4, "tonumber"), me, now);
+        long placeLease =
+                "2".equals(c.arg(6)) ? Math.max(pttl, 0) + c.integerArg(4, "tonumber") : c.integerArg(4, "tonumber");
+        enqueue(c, me, now, placeLease);
         expireQueue(c, now);
         return List.of(0L, token, pttl, rank(c, me, now) + 1);
     }
 
-    /** queue-release.lua. ARGV: owner, counter TTL, grant window, publish command, marker TTL. */
+    /** release.lua. ARGV: owner, counter TTL, grant window, publish command, marker TTL, and the owner a handoff granted to. */
     Object release(ScriptCall c) {
         ScriptEmulator.Get current = scripts.pcallGet(c, LOCK);
         String value = current.value();
@@ -88,22 +91,36 @@ final class QueueScriptEmulator {
         }
         String me = c.requiredArg(1);
         String owner = value == null ? null : value.substring(0, value.indexOf(':'));
-        checkKeys(c);
+        if (!queued(c)) {
+            // nobody queued
+            if (owner == null) {
+                return 0L;
+            }
+            if (!owner.equals(me)) {
+                return movedOn(c, owner, me) ? 1L : -1L;
+            }
+            store.del(c.key(LOCK), c.nowMillis());
+            scripts.setPx(c, MARKER, me, 5, "marker TTL");
+            scripts.publish(c, 4, CHANNEL, "released");
+            return 1L;
+        }
+        checkQueue(c);
+        // a foreign counter must not keep the owner from letting go: deleted all the same, granted to nobody
+        boolean foreignCounter = !readableCounter(c);
         long now = c.nowMillis();
         store.zrem(c.key(QUEUE), me, now);
         store.zrem(c.key(WAITERS), me, now);
         purge(c, now);
         if (owner != null && !owner.equals(me)) {
             expireQueue(c, now);
-            // an earlier send of this release granted the lock on when the marker names its owner
-            return me.equals(scripts.pcallGet(c, MARKER).value()) ? 1L : -1L;
+            return movedOn(c, owner, me) ? 1L : -1L;
         }
         long released = 0L;
         if (owner != null) {
             store.del(c.key(LOCK), now);
             released = 1L;
         }
-        String grantedToken = grantHead(c, 3, 2, 4); // null when nobody waits
+        String grantedToken = foreignCounter ? null : grantHead(c, 3, 2, 4); // null when nobody waits
         if (released == 1L) {
             scripts.setPx(c, MARKER, me, 5, "marker TTL");
             if (grantedToken == null) {
@@ -114,9 +131,86 @@ final class QueueScriptEmulator {
         return released;
     }
 
+    /**
+     * handoff.lua: the releasing owner's (ARGV[4]) release, and the lock granted to ARGV[1] in the
+     * same step, or yielded to the head of the wait queue (ARGV[6]).
+     */
+    Object handoff(ScriptCall c) {
+        String me = c.requiredArg(1);
+        String releasing = c.arg(4);
+        ScriptEmulator.LockValue held = scripts.readLock(c);
+        if (held != null && held.owner().equals(me)) {
+            if (held.hasSeq()) {
+                return List.of(1L, held.token(), store.pttl(c.key(LOCK), c.nowMillis()), 1L);
+            }
+            scripts.pexpire(c, LOCK, 2);
+            return List.of(1L, held.token(), c.integerArg(2, "tonumber"), 1L);
+        }
+        if (held != null && !held.owner().equals(releasing)) {
+            long pttl = store.pttl(c.key(LOCK), c.nowMillis());
+            // (GET answers a string or false, never nil: a missing ARGV[4] matches no marker)
+            if (releasing != null
+                    && releasing.equals(scripts.pcallGet(c, MARKER).value())) {
+                // an earlier send of this handoff yielded, and another owner took the lock since
+                return List.of(0L, held.token(), pttl, 2L);
+            }
+            return List.of(0L, held.token(), pttl, -1L);
+        }
+        boolean queued = queued(c);
+        if (queued) {
+            checkKeys(c);
+        } else {
+            readCounter(c);
+        }
+        long released = held != null ? 1L : 0L;
+        if (queued) {
+            long now = c.nowMillis();
+            purge(c, now);
+            String head = head(c);
+            if (head != null && !head.equals(me) && (held == null || "1".equals(c.arg(6)))) {
+                if (held != null) {
+                    store.del(c.key(LOCK), now);
+                    scripts.setPx(c, MARKER, releasing, 2, "lease"); // the yield marker
+                }
+                String granted = grantHead(c, 7, 3, 5);
+                enqueue(c, me, now, 2 * c.integerArg(7, "tonumber"));
+                expireQueue(c, now);
+                return List.of(0L, granted, c.integerArg(7, "tonumber"), released);
+            }
+            store.zrem(c.key(QUEUE), me, now);
+            store.zrem(c.key(WAITERS), me, now);
+            expireQueue(c, now);
+        }
+        String token = grant(c, me, 2, 3);
+        return List.of(1L, token, c.integerArg(2, "tonumber"), released);
+    }
+
+    /** EXISTS queue waiters > 0: whether anyone is queued (the queue keys come and go together). */
+    private boolean queued(ScriptCall c) {
+        long now = c.nowMillis();
+        return !store.type(c.key(QUEUE), now).equals("none")
+                || !store.type(c.key(WAITERS), now).equals("none");
+    }
+
+    /** release.lua's movedOn(): the owner a handoff granted to holds it, or the marker names the caller. */
+    private boolean movedOn(ScriptCall c, String owner, String me) {
+        return owner.equals(c.arg(6)) || me.equals(scripts.pcallGet(c, MARKER).value());
+    }
+
     /** checkKeys(): the counter readable (readCounter()), the queue keys zsets or absent. */
     private void checkKeys(ScriptCall c) {
         readCounter(c);
+        checkQueue(c);
+    }
+
+    /** {@code local _, err = readCounter()}: whether the counter is absent or a Leasehold counter. */
+    private boolean readableCounter(ScriptCall c) {
+        ScriptEmulator.Get counter = scripts.pcallGet(c, COUNTER);
+        return !counter.wrongType() && (counter.value() == null || ScriptEmulator.isCounter(counter.value()));
+    }
+
+    /** checkQueue(): the queue keys zsets or absent. */
+    private void checkQueue(ScriptCall c) {
         for (int key = QUEUE; key <= WAITERS; key++) {
             String kind = store.type(c.key(key), c.nowMillis());
             if (!kind.equals("none") && !kind.equals("zset")) {
@@ -173,6 +267,20 @@ final class QueueScriptEmulator {
         String token = grant(c, head, windowArg, counterTtlArg);
         scripts.publish(c, publishArg, CHANNEL, "granted " + head);
         return token;
+    }
+
+    /** enqueue(owner, now, lease): a place at the tail unless it has one; its deadline now + lease. */
+    private void enqueue(ScriptCall c, String owner, long now, long leaseMs) {
+        if (store.zscore(c.key(QUEUE), owner, now) == null) {
+            // the enqueue order: the server's TIME in µs, and always after the last ticket
+            double ticket = c.clockMicros();
+            List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), now);
+            if (!queue.isEmpty()) {
+                ticket = Math.max(ticket, queue.get(queue.size() - 1).getValue() + 1);
+            }
+            store.zadd(c.key(QUEUE), ticket, owner, now);
+        }
+        store.zadd(c.key(WAITERS), now + leaseMs, owner, now);
     }
 
     /** expireQueue(now): the queue keys live as long as the longest waiter lease in them. */

@@ -58,71 +58,15 @@ final class ScriptEmulator {
     /** Runs the emulation of {@code script}, which {@link #requireBundled} accepted. */
     Object run(String script, ScriptCall call) {
         return switch (script) {
-            case ScriptNames.ACQUIRE -> acquire(call);
-            case ScriptNames.HANDOFF -> handoff(call);
-            case ScriptNames.RELEASE -> release(call);
+            case ScriptNames.ACQUIRE -> queue.acquire(call);
+            case ScriptNames.HANDOFF -> queue.handoff(call);
+            case ScriptNames.RELEASE -> queue.release(call);
             case ScriptNames.RENEW -> renew(call);
             case ScriptNames.EXTEND -> extend(call);
             case ScriptNames.INSPECT -> inspect(call);
             case ScriptNames.FORCE_RELEASE -> forceRelease(call);
-            case ScriptNames.QUEUE_ACQUIRE -> queue.acquire(call);
-            case ScriptNames.QUEUE_RELEASE -> queue.release(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
-    }
-
-    /** acquire.lua: the plain acquire (a handoff's arguments beyond ARGV[3] are not read). */
-    private Object acquire(ScriptCall c) {
-        long now = c.nowMillis();
-        LockValue held = readLock(c);
-        if (held != null) {
-            if (held.owner().equals(c.arg(1))) {
-                if (held.hasSeq()) {
-                    // a renewal or extend set the TTL
-                    return List.of(1L, held.token(), store.pttl(c.key(1), now));
-                }
-                pexpire(c, 1, 2);
-                return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
-            }
-            return List.of(0L, held.token(), store.pttl(c.key(1), now));
-        }
-        String token = grant(c);
-        return List.of(1L, token, c.integerArg(2, "tonumber"));
-    }
-
-    /** handoff.lua: the releasing owner's (ARGV[4]) release, and the lock granted to ARGV[1] in the same step. */
-    private Object handoff(ScriptCall c) {
-        long now = c.nowMillis();
-        String releasing = c.arg(4);
-        long released = 0L;
-        LockValue held = readLock(c);
-        if (held != null) {
-            if (held.owner().equals(c.arg(1))) {
-                if (held.hasSeq()) {
-                    // a renewal or extend set the TTL
-                    return List.of(1L, held.token(), store.pttl(c.key(1), now), 1L);
-                }
-                pexpire(c, 1, 2);
-                return List.of(1L, held.token(), c.integerArg(2, "tonumber"), 1L);
-            }
-            if (!held.owner().equals(releasing)) {
-                // (GET answers a string or false, never nil: a missing ARGV[4] matches no marker)
-                if (releasing != null && releasing.equals(pcallGetOrError(c, 4))) {
-                    // an earlier send of this handoff yielded, and another client took the lock since
-                    return List.of(0L, held.token(), store.pttl(c.key(1), now), 2L);
-                }
-                return List.of(0L, held.token(), store.pttl(c.key(1), now), -1L);
-            }
-            if ("1".equals(c.arg(6)) && othersWait(c)) {
-                store.del(c.key(1), now);
-                setPx(c, 4, releasing, 2, "lease"); // the yield marker
-                publish(c, 5, 3, "yielded " + held.token());
-                return List.of(0L, held.token(), 0L, 1L); // yielded to the other clients' waiters
-            }
-            released = 1L;
-        }
-        String token = grant(c);
-        return List.of(1L, token, c.integerArg(2, "tonumber"), released);
     }
 
     /**
@@ -145,47 +89,6 @@ final class ScriptEmulator {
     }
 
     /**
-     * The scripts' shared block "grant": a fresh token (TIME in microseconds, see
-     * InMemoryStore#serverTimeMicros, then the hybrid logical clock), the counter set to it, and
-     * the lock to ARGV[1] with it; the token.
-     */
-    private String grant(ScriptCall c) {
-        long token = store.serverTimeMicros(c.clockMicros());
-        Get counter = pcallGet(c, 2);
-        if (counter.wrongType()) {
-            throw foreign(c, 2, "fencing counter", "a string holding a decimal integer");
-        }
-        if (counter.value() != null) {
-            if (!isCounter(counter.value())) {
-                throw foreign(c, 2, "fencing counter", "a decimal integer below 2^53 - 1");
-            }
-            token = Math.max(Long.parseLong(counter.value()) + 1, token);
-        }
-        String tokenText = Long.toString(token);
-        setPx(c, 2, tokenText, 3, "counter idle TTL");
-        setPx(c, 1, c.requiredArg(1) + ":" + tokenText, 2, "lease");
-        store.tokenIssued(token);
-        return tokenText;
-    }
-
-    /**
-     * {@code redis.pcall('GET', KEYS[keyIndex])} compared with a string: the value, or null when it
-     * cannot equal one (absent, another type, or KEYS[keyIndex] missing, which pcall answers with an
-     * error instead of raising it).
-     */
-    private String pcallGetOrError(ScriptCall c, int keyIndex) {
-        return keyIndex > c.keyCount() ? null : pcallGet(c, keyIndex).value();
-    }
-
-    /**
-     * {@code redis.call('PUBSUB', 'SHARDNUMSUB' or 'NUMSUB', KEYS[3])[2] > 1}: every subscription of
-     * this backend is sharded, so plain NUMSUB counts nobody.
-     */
-    private boolean othersWait(ScriptCall c) {
-        return "SPUBLISH".equals(c.arg(5)) && hub.subscriberCount(c.key(3)) > 1;
-    }
-
-    /**
      * {@code string.match(counter, '^%d+$') and tonumber(counter) < 2^53 - 1}: ASCII digits below
      * 2^53 - 1, so that counter + 1 is still exact in a Lua double.
      */
@@ -195,27 +98,6 @@ final class ScriptEmulator {
         }
         String significant = counter.replaceFirst("^0+(?=.)", "");
         return significant.length() <= 16 && Long.parseLong(significant) < MAX_EXACT_COUNTER;
-    }
-
-    private Object release(ScriptCall c) {
-        Get current = pcallGet(c, 1);
-        if (current.wrongType()) {
-            return -1L;
-        }
-        if (current.value() == null) {
-            return 0L;
-        }
-        int sep = current.value().indexOf(':');
-        if (sep < 0) {
-            return -1L;
-        }
-        String owner = current.value().substring(0, sep);
-        if (!owner.equals(c.arg(1))) {
-            return owner.equals(c.arg(3)) ? 1L : -1L; // an earlier handoff of this release granted it
-        }
-        store.del(c.key(1), c.nowMillis());
-        publish(c, 2, 2);
-        return 1L;
     }
 
     /**

@@ -97,8 +97,13 @@ class JedisReplyMappingTest {
         Object reply = backends.get(protocol)
                 .eval(
                         LuaScript.bundled(ScriptNames.ACQUIRE),
-                        List.of("reply-mapping:{acq-" + protocol + "}", "reply-mapping:{acq-" + protocol + "}:fence"),
-                        List.of("0123456789abcdef0123456789abcdef", "10000", "60000"))
+                        List.of(
+                                "reply-mapping:{acq-" + protocol + "}",
+                                "reply-mapping:{acq-" + protocol + "}:fence",
+                                "reply-mapping:{acq-" + protocol + "}:queue",
+                                "reply-mapping:{acq-" + protocol + "}:waiters",
+                                "reply-mapping:{acq-" + protocol + "}:released"),
+                        List.of("0123456789abcdef0123456789abcdef", "10000", "60000", "1500", "PUBLISH", "1"))
                 .get(10, TimeUnit.SECONDS);
         assertThat(reply).asList().hasSize(3);
         List<?> list = (List<?>) reply;

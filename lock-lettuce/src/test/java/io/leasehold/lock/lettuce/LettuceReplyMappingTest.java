@@ -97,8 +97,13 @@ class LettuceReplyMappingTest {
         Object reply = backends.get(protocol)
                 .eval(
                         LuaScript.bundled(ScriptNames.ACQUIRE),
-                        List.of("reply-mapping:{acq}", "reply-mapping:{acq}:fence"),
-                        List.of("0123456789abcdef0123456789abcdef", "10000", "60000"))
+                        List.of(
+                                "reply-mapping:{acq}",
+                                "reply-mapping:{acq}:fence",
+                                "reply-mapping:{acq}:queue",
+                                "reply-mapping:{acq}:waiters",
+                                "reply-mapping:{acq}:released"),
+                        List.of("0123456789abcdef0123456789abcdef", "10000", "60000", "1500", "PUBLISH", "1"))
                 .get(10, TimeUnit.SECONDS);
         assertThat(reply).asList().hasSize(3);
         List<?> list = (List<?>) reply;

@@ -37,7 +37,7 @@ class InMemoryNodesAndLifecycleTest {
 
         List<?> contended = new ScriptCaller(nodeB).acquire("orders", "owner-b", 30_000);
 
-        assertEquals(List.of(0L, token, 30_000L), contended);
+        assertEquals(List.of(0L, token, 30_000L, 0L), contended);
     }
 
     @Test

@@ -90,7 +90,9 @@ class InMemoryReleaseScriptsTest extends InMemoryScriptTestBase {
         scripts.acquire("orders", "owner-a", 30_000);
 
         Throwable error = failure(redis.eval(
-                ScriptCaller.RELEASE, List.of(lockKey("orders"), channel("orders")), List.of("owner-a", "NOTIFY")));
+                ScriptCaller.RELEASE,
+                ScriptCaller.queueKeys("orders", true),
+                List.of("owner-a", Long.toString(ScriptCaller.COUNTER_TTL_MS), "1500", "NOTIFY", "30000")));
 
         assertInstanceOf(InMemoryScriptException.class, error);
         assertTrue(error.getMessage().contains("'NOTIFY'"), error.getMessage());

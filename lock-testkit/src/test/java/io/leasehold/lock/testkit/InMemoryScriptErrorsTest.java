@@ -46,8 +46,8 @@ class InMemoryScriptErrorsTest {
     void shouldFailANonIntegerLeaseWithRedisError() {
         Throwable error = failure(redis.eval(
                 ScriptCaller.ACQUIRE,
-                List.of(lockKey("orders"), fenceKey("orders")),
-                List.of("owner-a", "30s", "60000")));
+                ScriptCaller.queueKeys("orders", false),
+                List.of("owner-a", "30s", "60000", "1500", "SPUBLISH", "1")));
 
         assertInstanceOf(InMemoryScriptException.class, error);
         assertTrue(error.getMessage().startsWith("ERR value is not an integer or out of range"), error.getMessage());
@@ -57,19 +57,21 @@ class InMemoryScriptErrorsTest {
 
     @Test
     void shouldFailAMissingKeyNamingIt() {
-        Throwable error = failure(
-                redis.eval(ScriptCaller.ACQUIRE, List.of(lockKey("orders")), List.of("owner-a", "30000", "60000")));
+        Throwable error = failure(redis.eval(
+                ScriptCaller.ACQUIRE,
+                List.of(lockKey("orders"), fenceKey("orders")),
+                List.of("owner-a", "30000", "60000", "1500", "SPUBLISH", "1")));
 
         assertInstanceOf(InMemoryScriptException.class, error);
-        assertTrue(error.getMessage().contains("KEYS[2] is missing"), error.getMessage());
+        assertTrue(error.getMessage().contains("KEYS[3] is missing"), error.getMessage());
     }
 
     @Test
     void shouldKeepTheWritesMadeBeforeAScriptErrorLikeRedis() {
         Throwable error = failure(redis.eval(
                 ScriptCaller.ACQUIRE,
-                List.of(lockKey("orders"), fenceKey("orders")),
-                List.of("owner-a", "0", "60000")));
+                ScriptCaller.queueKeys("orders", false),
+                List.of("owner-a", "0", "60000", "1500", "SPUBLISH", "1")));
 
         assertEquals(
                 "ERR invalid expire time in 'set' command"
@@ -83,8 +85,8 @@ class InMemoryScriptErrorsTest {
     void shouldFailANonPositiveCounterTtlAsRedisSetDoesAndTakeNoLock() {
         Throwable error = failure(redis.eval(
                 ScriptCaller.ACQUIRE,
-                List.of(lockKey("orders"), fenceKey("orders")),
-                List.of("owner-a", "30000", "0")));
+                ScriptCaller.queueKeys("orders", false),
+                List.of("owner-a", "30000", "0", "1500", "SPUBLISH", "1")));
 
         assertEquals(
                 "ERR invalid expire time in 'set' command"

@@ -18,15 +18,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the wait queue's scripts (queue-acquire.lua, queue-release.lua) must do,
+ * What the wait queue's scripts (acquire.lua, release.lua) must do,
  * on the in-memory emulation and on a real redis-server alike: strict FIFO grants, direct grant
  * on release with rising fencing tokens, dead waiters dropped after their waiter lease, a grant
  * not taken going on after its window, and no queue key outliving its waiters.
  */
 abstract class QueueScriptContractTestBase {
 
-    static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.QUEUE_ACQUIRE);
-    static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.QUEUE_RELEASE);
+    static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
+    static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
+    static final LuaScript HANDOFF = LuaScript.bundled(ScriptNames.HANDOFF);
 
     /** The lock's lease in these tests: longer than any test. */
     static final long LEASE_MS = 60_000;
@@ -155,6 +156,23 @@ abstract class QueueScriptContractTestBase {
         return release(owner, LONG_WAIT_MS);
     }
 
+    /** handoff.lua from {@code releasing} to {@code waiter}, as the engine sends it, with the yield flag. */
+    List<?> handoff(String waiter, String releasing, boolean mayYield) {
+        List<String> keys = new ArrayList<>(keys());
+        keys.add(LockKeys.yieldMarkerKey(ScriptCaller.PREFIX, name));
+        return (List<?>) await(backend.eval(
+                HANDOFF,
+                keys,
+                List.of(
+                        waiter,
+                        Long.toString(LEASE_MS),
+                        Long.toString(ScriptCaller.COUNTER_TTL_MS),
+                        releasing,
+                        publishCommand(),
+                        mayYield ? "1" : "0",
+                        Long.toString(LONG_WAIT_MS))));
+    }
+
     /** The lock's holder as {owner, token}, read behind the scripts' back; null when free. */
     String[] holder() {
         LockBackend reader = backend;
@@ -272,6 +290,75 @@ abstract class QueueScriptContractTestBase {
         assertEquals(1L, acquire("carol").get(0));
         assertEquals(1L, release("carol"));
         assertEquals(1L, tryOnly("eve").get(0), "free and nobody queued: eve's try takes it");
+    }
+
+    // ---- handoff: a client's local turn, bounded by the queue ----
+
+    @Test
+    void shouldYieldAHandoffToTheHeadOfTheQueueAndQueueTheLocalWaiterBehindIt() {
+        long releasingToken = take("releasing");
+        waitInQueue("other");
+
+        List<?> reply = handoff("waiter", "releasing", true);
+
+        assertEquals(
+                List.of(0L, LONG_WAIT_MS, 1L), List.of(reply.get(0), reply.get(2), reply.get(3)), "yielded: " + reply);
+        long granted = holderToken();
+        assertEquals(Long.toString(granted), reply.get(1), "the reply names the grant's token");
+        assertTrue(granted > releasingToken, "the grant's token is above the releasing lease's");
+        assertEquals(1L, waitInQueue("waiter"), "the local waiter is next, behind the grant");
+        assertEquals(
+                List.of(1L, Long.toString(granted), LEASE_MS), acquire("other"), "the queue's head takes its grant");
+        assertEquals(
+                List.of(0L, 2L),
+                List.of(
+                        handoff("waiter", "releasing", true).get(0),
+                        handoff("waiter", "releasing", true).get(3)),
+                "a resend of the yield finds the marker: released by it");
+        assertEquals(1L, release("other"));
+        assertEquals(1L, acquire("waiter").get(0), "the other's release granted the local waiter");
+    }
+
+    @Test
+    void shouldHandTheLockPastTheQueueWhenNotAskedToYield() {
+        long releasingToken = take("releasing");
+        waitInQueue("other");
+
+        List<?> reply = handoff("waiter", "releasing", false);
+
+        assertEquals(
+                List.of(1L, LEASE_MS, 1L), List.of(reply.get(0), reply.get(2), reply.get(3)), "handed over: " + reply);
+        assertTrue(Long.parseLong((String) reply.get(1)) > releasingToken);
+        assertEquals(1L, waitInQueue("other"), "the other waiter keeps its place");
+    }
+
+    @Test
+    void shouldHandTheLockToTheLocalWaiterAtTheHeadOfTheQueueAndTakeItsPlaceOut() {
+        take("releasing");
+        waitInQueue("waiter");
+        waitInQueue("other");
+
+        List<?> reply = handoff("waiter", "releasing", true);
+
+        assertEquals(
+                List.of(1L, LEASE_MS, 1L), List.of(reply.get(0), reply.get(2), reply.get(3)), "handed over: " + reply);
+        assertEquals(1L, waitInQueue("other"), "the waiter's place went with the grant");
+    }
+
+    @Test
+    void shouldGrantAFreeLockToTheHeadOfTheQueueRatherThanTheLocalWaiter() {
+        take("releasing");
+        waitInQueue("other");
+        fixture.deleteKey(lockKey()); // the releasing lease ran out before its handoff
+
+        List<?> reply = handoff("waiter", "releasing", false);
+
+        assertEquals(
+                List.of(0L, LONG_WAIT_MS, 0L),
+                List.of(reply.get(0), reply.get(2), reply.get(3)),
+                "absent, granted on: " + reply);
+        assertEquals(1L, acquire("other").get(0), "the queue's head got it");
+        assertEquals(1L, waitInQueue("waiter"), "the local waiter waits next");
     }
 
     // ---- release ----

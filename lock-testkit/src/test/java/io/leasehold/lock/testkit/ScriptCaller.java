@@ -50,11 +50,26 @@ final class ScriptCaller {
         return LockKeys.releaseChannel(PREFIX, name);
     }
 
+    /** The wait queue's keys and the release marker of {@code name}, as the engine sends them (see acquire.lua, release.lua). */
+    static List<String> queueKeys(String name, boolean withMarker) {
+        List<String> keys = new ArrayList<>(List.of(
+                lockKey(name),
+                fenceKey(name),
+                LockKeys.queueKey(PREFIX, name),
+                LockKeys.waitersKey(PREFIX, name),
+                channel(name)));
+        if (withMarker) {
+            keys.add(yieldMarkerKey(name));
+        }
+        return keys;
+    }
+
+    /** acquire.lua as a plain lock sends it: no place in the wait queue. */
     CompletableFuture<Object> acquireAsync(String name, String owner, long leaseMs) {
         return backend.eval(
                 ACQUIRE,
-                List.of(lockKey(name), fenceKey(name)),
-                List.of(owner, Long.toString(leaseMs), Long.toString(COUNTER_TTL_MS)));
+                queueKeys(name, false),
+                List.of(owner, Long.toString(leaseMs), Long.toString(COUNTER_TTL_MS), "1500", "SPUBLISH", "1"));
     }
 
     /** handoff.lua from {@code releasingOwner} to {@code owner}, with the yield flag, as the engine sends it. */
@@ -67,7 +82,7 @@ final class ScriptCaller {
             String name, String owner, String releasingOwner, String yieldFlag, String publishCommand) {
         return backend.eval(
                 HANDOFF,
-                List.of(lockKey(name), fenceKey(name), channel(name), yieldMarkerKey(name)),
+                queueKeys(name, true),
                 List.of(owner, "30000", Long.toString(COUNTER_TTL_MS), releasingOwner, publishCommand, yieldFlag));
     }
 
@@ -96,7 +111,10 @@ final class ScriptCaller {
     }
 
     Object release(String name, String owner, String publishCommand) {
-        return await(backend.eval(RELEASE, List.of(lockKey(name), channel(name)), List.of(owner, publishCommand)));
+        return await(backend.eval(
+                RELEASE,
+                queueKeys(name, true),
+                List.of(owner, Long.toString(COUNTER_TTL_MS), "1500", publishCommand, "30000")));
     }
 
     /**

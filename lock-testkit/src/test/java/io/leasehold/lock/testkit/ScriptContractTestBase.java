@@ -160,7 +160,7 @@ abstract class ScriptContractTestBase {
     }
 
     @Test
-    void shouldGrantWhenAskedToYieldButNoOtherClientWaits() {
+    void shouldGrantWhenAskedToYieldButNobodyIsQueued() {
         long holderToken = scripts.acquireToken("orders", "releasing", 30_000);
         scripts.acquireToken("payments", "releasing", 30_000);
 
@@ -171,7 +171,7 @@ abstract class ScriptContractTestBase {
             assertEquals(
                     List.of(1L, 30_000L, 1L),
                     List.of(reply.get(0), reply.get(2), reply.get(3)),
-                    "nobody else subscribed: granted, released: " + reply);
+                    "nobody queued: granted, released: " + reply);
         }
         assertTrue(Long.parseLong((String) sharded.get(1)) > holderToken);
         // no yield marker was written: a resend that finds another owner's lock answers a loss
@@ -212,17 +212,17 @@ abstract class ScriptContractTestBase {
     }
 
     @Test
-    void shouldIgnoreAHandoffsArgumentsInAPlainAcquire() {
-        scripts.acquireToken("orders", "holder", 30_000);
+    void shouldTakeNoPlaceInTheWaitQueueForAPlainLocksContendedAcquire() {
+        String token = Long.toString(scripts.acquireToken("orders", "holder", 30_000));
 
-        List<?> reply = (List<?>) await(scripts.eval(
-                ScriptCaller.ACQUIRE,
-                List.of(lockKey("orders"), fenceKey("orders")),
-                List.of("waiter", "30000", "60000", "holder", "SPUBLISH", "0")));
+        List<?> reply = scripts.acquire("orders", "waiter", 30_000);
 
-        assertEquals(3, reply.size(), () -> "acquire.lua answers 3 entries: " + reply);
-        assertEquals(0L, reply.get(0), "acquire.lua releases nothing: " + reply);
+        assertEquals(
+                List.of(0L, token, 0L),
+                List.of(reply.get(0), reply.get(1), reply.get(3)),
+                "contended, no place: " + reply);
         assertEquals(1L, scripts.release("orders", "holder"));
+        assertEquals(1L, scripts.acquire("orders", "waiter", 30_000).get(0), "nobody was queued before the waiter");
     }
 
     // ---- G3: fencing tokens, a hybrid logical clock ----

@@ -42,7 +42,7 @@ private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delega
 }
 
 /**
- * A backend whose next release's reply (queue-release.lua), once [resetNextRelease] is called, is
+ * A backend whose next release's reply (release.lua), once [resetNextRelease] is called, is
  * lost to a connection reset [after] the command ran in Redis: the failure is transient, its outcome
  * unknown, and it comes well before the command timeout, so the engine sends the release again.
  * (Only a release: a renewal that happened to fall due must not take the fault instead.)
@@ -55,7 +55,7 @@ private class ResettingBackend(delegate: LockBackend, private val after: Duratio
 
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
         val reply = delegate().eval(script, keys, args)
-        if (script.name() != ScriptNames.QUEUE_RELEASE || !armed.compareAndSet(true, false)) return reply
+        if (script.name() != ScriptNames.RELEASE || !armed.compareAndSet(true, false)) return reply
         val reset = java.io.IOException("Connection reset by peer (injected after ${script.name()} ran)")
         val failed = CompletableFuture<Any>()
         reply.whenComplete { _, _ ->
@@ -69,7 +69,7 @@ private class ResettingBackend(delegate: LockBackend, private val after: Duratio
 /**
  * A backend that counts the replies it has passed on, per script (the counter in front of a node
  * counts calls sent): a waiter is known to have its place in Redis's queue once its first
- * queue-acquire has been answered.
+ * acquire has been answered.
  */
 private class ReplyCountingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
     private val replies = java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong>()
@@ -83,7 +83,7 @@ private class ReplyCountingBackend(delegate: LockBackend) : ForwardingLockBacken
 }
 
 /**
- * A backend that loses the reply of its first queue-acquire call that took the lock (a waiter's
+ * A backend that loses the reply of its first acquire call that took the lock (a waiter's
  * confirm of its grant): the command ran in Redis, its answer never arrives.
  */
 private class GrantReplyLosingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
@@ -93,7 +93,7 @@ private class GrantReplyLosingBackend(delegate: LockBackend) : ForwardingLockBac
 
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
         val reply = delegate().eval(script, keys, args)
-        if (script.name() != ScriptNames.QUEUE_ACQUIRE) return reply
+        if (script.name() != ScriptNames.ACQUIRE) return reply
         val seen = CompletableFuture<Any>()
         reply.whenComplete { value, error ->
             val granted = error == null && (value as? List<*>)?.firstOrNull() == 1L
@@ -106,7 +106,7 @@ private class GrantReplyLosingBackend(delegate: LockBackend) : ForwardingLockBac
 
 /**
  * A node whose backend counts the replies it got: its waiter has its place in Redis's queue once
- * a queue-acquire was answered (a call merely sent may still be overtaken by another node's).
+ * a acquire was answered (a call merely sent may still be overtaken by another node's).
  */
 private fun ScenarioContext.answeringNode(
     commandTimeout: Duration = Timing.COMMAND_TIMEOUT,
@@ -139,7 +139,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
                     tokens += lease.fencingToken()
                     lease.release()
                 }
-            await("waiter $i has taken its place in the queue") { answered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+            await("waiter $i has taken its place in the queue") { answered.replies(ScriptNames.ACQUIRE) >= 1 }
             lease
         }
         // When the holder releases
@@ -159,10 +159,10 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         var dying: DyingBackend? = null
         val (doomed, doomedAnswered) = answeringNode(inner = { backend -> DyingBackend(backend).also { dying = it } })
         val doomedWait = doomed.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(60))
-        await("the doomed waiter heads the queue") { doomedAnswered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the doomed waiter heads the queue") { doomedAnswered.replies(ScriptNames.ACQUIRE) >= 1 }
         val (live, liveAnswered) = answeringNode()
         val liveWait = live.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(60))
-        await("the live waiter is queued behind it") { liveAnswered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the live waiter is queued behind it") { liveAnswered.replies(ScriptNames.ACQUIRE) >= 1 }
         // When the head waiter's process dies, and then the holder releases (granting the lock to the dead waiter)
         dying!!.die()
         val releasedAt = System.nanoTime()
@@ -185,7 +185,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val (timingOut, timingOutAnswered) = answeringNode()
         val (cancelled, cancelledAnswered) = answeringNode()
         val cancelledWait = cancelled.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the second waiter is queued") { cancelledAnswered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the second waiter is queued") { cancelledAnswered.replies(ScriptNames.ACQUIRE) >= 1 }
         val timedOut = timingOut.client.fairLock(lockName).acquireAsync(Duration.ofMillis(500))
         // When one times out and the other is cancelled
         timedOut.failure("the timed-out wait").shouldBeInstanceOf<LockTimeoutException>()
@@ -194,7 +194,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         // queue's keys are gone at once, where the places (each renewed within the last 0.5 s, and
         // lasting 1.5 s from its last call) would otherwise have lasted another second
         await("both waiters' clean-ups are answered") {
-            timingOutAnswered.replies(ScriptNames.QUEUE_RELEASE) >= 1 && cancelledAnswered.replies(ScriptNames.QUEUE_RELEASE) >= 1
+            timingOutAnswered.replies(ScriptNames.RELEASE) >= 1 && cancelledAnswered.replies(ScriptNames.RELEASE) >= 1
         }
         withClue("PTTL of the queue keys right after the clean-ups; calls ${timingOut.counter.counts()}, ${cancelled.counter.counts()}") {
             queueKeys().map { fixture.pttl(it) } shouldBe listOf(-2L, -2L)
@@ -213,7 +213,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val waiters = List(2) { answeringNode() }
         waiters.forEach { (node, answered) ->
             node.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-            await("a waiter is queued") { answered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+            await("a waiter is queued") { answered.replies(ScriptNames.ACQUIRE) >= 1 }
         }
         // When every client closes (the waiters first, then the holder)
         waiters.forEach { (node, _) -> node.client.close() }
@@ -231,13 +231,13 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val held = holder.client.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
         val (waiter, answered) = answeringNode()
         val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the waiter is queued") { answered.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the waiter is queued") { answered.replies(ScriptNames.ACQUIRE) >= 1 }
         // When the release runs in Redis (granting the lock to the waiter) but its reply is lost
         resetting!!.resetNextRelease()
         // Then its resend learns from the release marker that it released: no false loss
         withClue("release() whose first reply was reset; calls ${holder.counter.counts()}") { held.release() shouldBe true }
-        withClue("queue-release calls by the holder (the send and its resend)") {
-            holder.counter.count(ScriptNames.QUEUE_RELEASE) shouldBe 2L
+        withClue("release calls by the holder (the send and its resend)") {
+            holder.counter.count(ScriptNames.RELEASE) shouldBe 2L
         }
         withClue("the holder's lease after its release") { held.lost().isDone shouldBe false }
         val next = waiting.value("the waiter's lease")
@@ -260,7 +260,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val second = newNode(wrap = { backend -> ReplyCountingBackend(backend).also { answered = it } })
         val secondWait = second.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
             .thenApplyAsync { lease: Lease -> order += "second"; lease.release() }
-        await("the second waiter is queued behind it") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the second waiter is queued behind it") { answered!!.replies(ScriptNames.ACQUIRE) >= 1 }
         // When longer than a waiter lease passes before the holder releases (a place lapses 1.5 s after its last call)
         hold(Duration.ofMillis(2500))
         withClue("release() by the holder") { held.release() shouldBe true }
@@ -279,17 +279,17 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         val order = java.util.Collections.synchronizedList(mutableListOf<String>())
         val firstWait = first.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
             .thenApplyAsync { lease: Lease -> order += "first"; lease.release() }
-        await("the first waiter is queued") { first.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
+        await("the first waiter is queued") { first.counter.count(ScriptNames.ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
         var answered: ReplyCountingBackend? = null
         val second = newNode(wrap = { backend -> ReplyCountingBackend(backend).also { answered = it } })
         val secondWait = second.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
             .thenApplyAsync { lease: Lease -> order += "second"; lease.release() }
-        await("the second waiter is queued behind it") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the second waiter is queued behind it") { answered!!.replies(ScriptNames.ACQUIRE) >= 1 }
         // When the reply of the first waiter's next call (the renewal of its place) is lost, and the
         // holder releases while that call is still unanswered (granting the lock to the first waiter)
-        val sent = first.counter.count(ScriptNames.QUEUE_ACQUIRE)
+        val sent = first.counter.count(ScriptNames.ACQUIRE)
         faults!!.loseNextReply()
-        await("the first waiter's next call is sent") { first.counter.count(ScriptNames.QUEUE_ACQUIRE) > sent }
+        await("the first waiter's next call is sent") { first.counter.count(ScriptNames.ACQUIRE) > sent }
         withClue("release() by the holder") { held.release() shouldBe true }
         // Then the first waiter's retry takes the grant before its window runs out: the order holds
         withClue("the first waiter's release") { firstWait.value("the first waiter's turn") shouldBe true }
@@ -312,7 +312,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
         var answered: ReplyCountingBackend? = null
         val secondNode = newNode(wrap = { backend -> ReplyCountingBackend(backend).also { answered = it } })
         val secondWait = secondNode.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the second waiter is queued") { answered!!.replies(ScriptNames.QUEUE_ACQUIRE) >= 1 }
+        await("the second waiter is queued") { answered!!.replies(ScriptNames.ACQUIRE) >= 1 }
         // When the holder releases: the lock goes to the first waiter, who releases it to the second,
         // before the holder's resend finds the second waiter's lock
         resetting!!.resetNextRelease()
@@ -337,7 +337,7 @@ internal val fairnessScenarios: List<Scenario> = listOf(
             wrap = { backend -> GrantReplyLosingBackend(backend).also { losing = it } },
         )
         val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
-        await("the waiter is queued") { waiter.counter.count(ScriptNames.QUEUE_ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
+        await("the waiter is queued") { waiter.counter.count(ScriptNames.ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
         // When the holder releases, granting the lock to the waiter, whose confirm runs in Redis but
         // whose reply is lost
         withClue("release() by the holder") { held.release() shouldBe true }
@@ -369,11 +369,11 @@ internal val fairnessScenarios: List<Scenario> = listOf(
                     order += "first"
                 }
             }
-            while (answered.replies(ScriptNames.QUEUE_ACQUIRE) < 1) delay(10)
+            while (answered.replies(ScriptNames.ACQUIRE) < 1) delay(10)
             val cancelled = async { fair.withLock(30.seconds) { order += "cancelled" } }
-            while (answered.replies(ScriptNames.QUEUE_ACQUIRE) < 2) delay(10)
+            while (answered.replies(ScriptNames.ACQUIRE) < 2) delay(10)
             val second = async { fair.withLock(30.seconds) { order += "second" } }
-            while (answered.replies(ScriptNames.QUEUE_ACQUIRE) < 3) delay(10)
+            while (answered.replies(ScriptNames.ACQUIRE) < 3) delay(10)
             // When the middle waiter is cancelled, and then the holder releases
             cancelled.cancelAndJoin()
             withClue("release() by the holder") { held.release() shouldBe true }

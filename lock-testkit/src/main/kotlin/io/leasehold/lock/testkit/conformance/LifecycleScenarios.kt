@@ -26,10 +26,22 @@ private fun ScenarioContext.warmUpFixture() {
         val channel = LockKeys.releaseChannel(ScenarioContext.KEY_PREFIX, name)
         val subscription = backend.subscribe(channel) { _, _ -> }.get(10, TimeUnit.SECONDS)
         val owner = UUID.randomUUID().toString().replace("-", "")
-        val keys = listOf(lockKey(name), LockKeys.fenceKey(ScenarioContext.KEY_PREFIX, name))
-        backend.eval(LuaScript.bundled(ScriptNames.ACQUIRE), keys, listOf(owner, "5000", "60000")).get(10, TimeUnit.SECONDS)
+        val prefix = ScenarioContext.KEY_PREFIX
+        val keys = listOf(
+            lockKey(name),
+            LockKeys.fenceKey(prefix, name),
+            LockKeys.queueKey(prefix, name),
+            LockKeys.waitersKey(prefix, name),
+            channel,
+        )
         val publish = if (backend.shardedPubSub().get(10, TimeUnit.SECONDS)) "SPUBLISH" else "PUBLISH"
-        backend.eval(LuaScript.bundled(ScriptNames.RELEASE), listOf(lockKey(name), channel), listOf(owner, publish)).get(10, TimeUnit.SECONDS)
+        backend.eval(LuaScript.bundled(ScriptNames.ACQUIRE), keys, listOf(owner, "5000", "60000", "1500", publish, "1"))
+            .get(10, TimeUnit.SECONDS)
+        backend.eval(
+            LuaScript.bundled(ScriptNames.RELEASE),
+            keys + LockKeys.yieldMarkerKey(prefix, name),
+            listOf(owner, "60000", "1500", publish, "5000"),
+        ).get(10, TimeUnit.SECONDS)
         subscription.unsubscribe().get(10, TimeUnit.SECONDS)
     }
 }

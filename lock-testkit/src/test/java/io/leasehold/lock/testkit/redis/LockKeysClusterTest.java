@@ -73,14 +73,30 @@ class LockKeysClusterTest {
         String lock = LockKeys.lockKey(PREFIX, name);
         String fence = LockKeys.fenceKey(PREFIX, name);
         String channel = LockKeys.releaseChannel(PREFIX, name);
+        String queue = LockKeys.queueKey(PREFIX, name);
+        String waiters = LockKeys.waitersKey(PREFIX, name);
+        String marker = LockKeys.yieldMarkerKey(PREFIX, name);
+        List<String> keys = List.of(lock, fence, queue, waiters, channel);
 
-        List<?> acquired = (List<?>) backend.eval(ACQUIRE, List.of(lock, fence), List.of(OWNER, "30000", "60000"))
-                .get(20, TimeUnit.SECONDS);
+        List<?> acquired =
+                (List<?>) backend.eval(ACQUIRE, keys, List.of(OWNER, "30000", "60000", "1500", "SPUBLISH", "0"))
+                        .get(20, TimeUnit.SECONDS);
         assertEquals(1L, acquired.get(0), "acquire of " + description);
-        Object released = backend.eval(RELEASE, List.of(lock, channel), List.of(OWNER, "SPUBLISH"))
+        List<?> queued =
+                (List<?>) backend.eval(ACQUIRE, keys, List.of("waiter", "30000", "60000", "1500", "SPUBLISH", "0"))
+                        .get(20, TimeUnit.SECONDS);
+        assertEquals(
+                List.of(0L, 1L),
+                List.of(queued.get(0), queued.get(3)),
+                "a waiter's place in the queue of " + description);
+        Object released = backend.eval(
+                        RELEASE,
+                        List.of(lock, fence, queue, waiters, channel, marker),
+                        List.of(OWNER, "60000", "1500", "SPUBLISH", "30000"))
                 .get(20, TimeUnit.SECONDS);
-        assertEquals(1L, released, "release of " + description);
-        assertEquals(keyslot(lock), keyslot(fence), "lock key and fence key of " + description);
-        assertEquals(keyslot(lock), keyslot(channel), "lock key and release channel of " + description);
+        assertEquals(1L, released, "release (a grant to the waiter) of " + description);
+        for (String key : List.of(fence, queue, waiters, channel, marker)) {
+            assertEquals(keyslot(lock), keyslot(key), "lock key and " + key + " of " + description);
+        }
     }
 }

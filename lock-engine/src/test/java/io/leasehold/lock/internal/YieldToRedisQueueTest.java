@@ -21,17 +21,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The waiter whose handoff yielded to other clients' waiters (the 8th local handoff in a row, see
- * acquire.lua) steps back until the lock has moved on, not for a fixed few milliseconds: the other
- * client's waiter gets in however late its thread runs after the yield's release message (within the
- * step-back's bound), and the yielding client asks again as soon as the other client lets the lock go.
- *
- * <p>Regression tests for the conformance scenario
- * {@code shouldLetAnotherClientsWaiterInWhileLocalWaitersPassTheLockAround}, which failed on loaded
- * machines: the yielding waiter asked again 2 ms after the yield, before the other client's waiter had
- * been scheduled to act on the message, and so took the lock back, yield after yield.
+ * The 8th local handoff in a row yields to the head of the lock's wait queue in Redis (handoff.lua
+ * grants the lock to that waiter of another client, and gives the local waiter a place behind it):
+ * the other client's waiter gets the lock next however late its thread runs, the local waiters get it
+ * back on that client's release, and release messages that arrive late change nothing of the order.
+ * The engine's clock stands still or moves by milliseconds: no timer decides the turn.
  */
-class YieldStepBackTest extends HandoffAttackSupport {
+class YieldToRedisQueueTest extends HandoffAttackSupport {
 
     private static final LockOptions NO_RENEW = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(30))
@@ -42,14 +38,14 @@ class YieldStepBackTest extends HandoffAttackSupport {
     private final List<String> order = new CopyOnWriteArrayList<>();
 
     @Test
-    void shouldLetAnotherClientsWaiterInAtTheYieldEvenWhenItWakesLate() throws Exception {
+    void shouldGrantTheYieldToTheOtherClientsWaiterEvenWhenItWakesLate() throws Exception {
         // Given twelve local waiters passing the lock on, and another client's waiter whose thread
         // will run late: its release messages are held back
         String name = "yield:late-other";
         Queued queued = queueBothClients(name);
         othersBackend.holdMessages();
         // When the 8th local handoff in a row yields, and the other client's waiter only acts on the
-        // yield's message 20 ms later (on the engine's clock: far more than a thread switch)
+        // grant's message 20 ms later (on the engine's clock: far more than a thread switch)
         assertTrue(queued.held.release());
         awaitYield();
         advanceBy(Duration.ofMillis(20), Duration.ofMillis(1));
@@ -69,16 +65,16 @@ class YieldStepBackTest extends HandoffAttackSupport {
     }
 
     @Test
-    void shouldAskAgainAsSoonAsTheOtherClientLetsTheLockGoAfterTheYield() throws Exception {
+    void shouldGiveTheLockBackToTheLocalWaitersAsSoonAsTheOtherClientReleasesIt() throws Exception {
         // Given twelve local waiters passing the lock on, and another client's waiter
         String name = "yield:evidence";
         Queued queued = queueBothClients(name);
         // When the 8th local handoff in a row yields, and the other client's waiter takes the lock and
-        // releases it at once (its release message is the evidence that the lock has moved on)
+        // releases it at once (its release grants the lock to the local waiter queued behind it)
         assertTrue(queued.held.release());
         queued.other.get(10, TimeUnit.SECONDS);
-        // Then the local waiters get it back and go on without waiting out the step-back: the
-        // engine's clock stands still, so no timer can have ended it
+        // Then the local waiters get it back and go on at once: the engine's clock stands still, so
+        // no timer can have moved them
         Eventually.until(
                 "every local waiter had its turn without the clock moving; order " + order + ", handoff replies "
                         + gate.handoffReplies,
@@ -91,7 +87,7 @@ class YieldStepBackTest extends HandoffAttackSupport {
     }
 
     @Test
-    void shouldNotTakeAnEarlierReleaseMessageThatArrivesLateForTheOtherClientsRelease() throws Exception {
+    void shouldKeepTheOrderWhenEarlierReleaseMessagesArriveLate() throws Exception {
         // Given the client under test saw nothing yet of a release it published earlier (a plain
         // release while only its lingering subscription listened): its messages run late
         String name = "yield:late-own-messages";
@@ -107,12 +103,12 @@ class YieldStepBackTest extends HandoffAttackSupport {
         Queued queued = queueBothClients(name, client);
         othersBackend.holdMessages();
         // When the 8th local handoff in a row yields, and the client under test then gets the earlier
-        // release's message and the yield's own (both published before anyone could take the lock)
+        // release's message and the other client the yield's grant message
         assertTrue(queued.held.release());
         awaitYield();
         nodeBackend.deliverHeld();
         othersBackend.deliverHeld();
-        // Then neither counts as the lock having moved on: the other client's waiter gets it next
+        // Then the late message makes no local waiter take the lock: the other client's waiter gets it next
         queued.other.get(10, TimeUnit.SECONDS);
         Eventually.until(
                 "every local waiter had its turn; order " + order,
@@ -167,7 +163,13 @@ class YieldStepBackTest extends HandoffAttackSupport {
     private void awaitYield() {
         Eventually.until(
                 "a handoff yielded; handoff replies " + gate.handoffReplies,
-                () -> gate.handoffReplies.stream().anyMatch(r -> r.startsWith("[0, ") && r.contains(", 0, 1]")));
+                () -> gate.handoffReplies.stream().anyMatch(YieldToRedisQueueTest::yielded));
+    }
+
+    /** Whether {@code handoffReply} (as the gate records it) is a yield's: {0, token, pttl, 1} (see handoff.lua). */
+    static boolean yielded(String handoffReply) {
+        String reply = handoffReply.trim();
+        return reply.startsWith("[0, ") && reply.endsWith(", 1]");
     }
 
     /** Another client's backend whose release messages can be held back, as if its threads ran late. */
@@ -217,7 +219,7 @@ class YieldStepBackTest extends HandoffAttackSupport {
                 now = List.copyOf(held);
                 held.clear();
             }
-            assertFalse(now.isEmpty(), "the yield's release message was held back for the other client");
+            assertFalse(now.isEmpty(), "a release message was held back");
             now.forEach(Runnable::run);
         }
     }

@@ -1,5 +1,6 @@
 package io.leasehold.lock.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,13 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.RepeatedTest;
 
 /**
- * A reviewer's attack on the step-back after a yield (state machine of commit 9878700): the other
- * client's waiter gives up just before the yield, so only its lingering subscription made the 8th
- * handoff yield and nobody takes the lock. The yielding client's waiters must go on after the
- * step-back's bound (50 ms on the engine's clock), not sit out their 60 s wait, and the lock must not
- * be left held.
+ * The other client's waiter gives up just before the 8th local handoff in a row: its clean-up takes
+ * its place out of the lock's wait queue in Redis, so that handoff finds nobody ahead of the local
+ * waiter and grants it (no yield to a waiter that is gone). The local waiters go on without the
+ * engine's clock moving, with rising tokens, and the lock is not left held.
  */
-class StepBackWithoutTakerAttackTest extends HandoffAttackSupport {
+class YieldWithoutTakerAttackTest extends HandoffAttackSupport {
 
     private static final LockOptions NO_RENEW = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(30))
@@ -28,12 +28,14 @@ class StepBackWithoutTakerAttackTest extends HandoffAttackSupport {
             .build();
 
     @RepeatedTest(3)
-    void shouldGoOnAfterTheBoundWhenTheOtherClientsWaiterGaveUpBeforeTheYield() throws Exception {
+    void shouldNotYieldToAnotherClientsWaiterThatGaveUp() throws Exception {
         String name = "yield:nobody-takes";
         LockClientPair pair = new LockClientPair();
         Lease held = pair.local.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> othersWaiter = pair.other.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
-        Eventually.until("the other client's waiter subscribed", () -> redis.subscriberCount(channel(name)) == 1);
+        Eventually.until("the other client's waiter queued", () -> redis.subscriberCount(channel(name)) == 1);
+        List<String> othersPlace = redis.sortedSetMembers(queueKey(name));
+        assertEquals(1, othersPlace.size(), "the other client's waiter has a place in Redis's queue: " + othersPlace);
         List<CompletableFuture<Lease>> local = new ArrayList<>();
         AtomicLong lastToken = new AtomicLong(held.fencingToken());
         List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -50,17 +52,17 @@ class StepBackWithoutTakerAttackTest extends HandoffAttackSupport {
                     }));
         }
         Eventually.until("both clients subscribed", () -> redis.subscriberCount(channel(name)) == 2);
-        othersWaiter.cancel(false); // its subscription lingers (1 s on the engine's clock)
-        Eventually.until("the cancel's clean-up ran", () -> redis.subscriberCount(channel(name)) == 2);
+        othersWaiter.cancel(false);
+        Eventually.until(
+                "the cancel's clean-up took its place out",
+                () -> !redis.sortedSetMembers(queueKey(name)).contains(othersPlace.get(0)));
         assertTrue(held.release());
-        advanceUntil(
-                "every local waiter had its turn within a few step-back bounds; handoff replies " + gate.handoffReplies,
-                Duration.ofMillis(1),
-                Duration.ofMillis(400),
+        Eventually.until(
+                "every local waiter had its turn without the clock moving; handoff replies " + gate.handoffReplies,
                 () -> local.stream().allMatch(CompletableFuture::isDone));
-        assertTrue(
-                gate.handoffReplies.stream().anyMatch(r -> r.startsWith("[0, ") && r.contains(", 0, 1]")),
-                "a handoff yielded (the premise); handoff replies " + gate.handoffReplies);
+        assertFalse(
+                gate.handoffReplies.stream().anyMatch(YieldToRedisQueueTest::yielded),
+                "no handoff yielded; handoff replies " + gate.handoffReplies);
         assertTrue(violations.isEmpty(), violations.toString());
         Eventually.until("nothing left", () -> !redis.exists(lockKey(name)));
         assertFalse(local.stream().anyMatch(CompletableFuture::isCompletedExceptionally));
