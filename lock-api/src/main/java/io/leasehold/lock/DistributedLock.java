@@ -26,9 +26,13 @@ import java.util.function.Function;
  * its client waits for the name already (or when it does not wait at all, as {@link #tryAcquire()}):
  * otherwise it queues behind them without one. A lease's release hands the lock straight to its
  * client's next waiter, with that waiter's own fresh owner and a higher fencing token, in the same
- * Redis call. Across clients there is no strict order, but after 8 such handoffs in a row a release
- * lets the lock go to the other clients' waiters if any wait: its own waiter steps back until one of
- * theirs has taken the lock and let it go again, or for at most 50 ms if none takes it.
+ * Redis call. Across clients, the head waiter of each client takes a place in the lock's wait queue
+ * in Redis, and a release with no local waiter grants the lock to the head of that queue; local
+ * handoffs pass the queue by, but at most 8 in a row: the 8th grants the lock to the head of the
+ * queue (another client's waiter) instead, and queues its own waiter behind it. So a waiter of
+ * another client that has queued gets the lock within 8 local handoffs, decided in Redis, not by
+ * thread scheduling. A waiter whose client died costs the queue one grant window (about 1.5 s).
+ * For strict first-in first-out across all clients, see {@link LockClient#fairLock(String)}.
  *
  * <p><b>Waiting</b> is driven by the lock's release channel with a fallback retry when the holder's
  * TTL runs out: no polling.

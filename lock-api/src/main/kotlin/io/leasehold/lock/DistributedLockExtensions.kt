@@ -40,8 +40,10 @@ import kotlinx.coroutines.withContext
  * **Owner**: the lease, one fresh random owner value in Redis per acquisition, not a thread or a
  * coroutine.
  *
- * **Fairness**: waiters of one [LockClient] queue first-in first-out per lock name; across clients
- * there is no fairness.
+ * **Fairness**: waiters of one [LockClient] queue first-in first-out per lock name; across clients,
+ * as [DistributedLock] documents (each client's head waiter queues in Redis, and another client's
+ * queued waiter gets the lock within 8 local handoffs; strict order across clients with
+ * [LockClient.fairLock]).
  *
  * **Cancellation**: the wait is cancellable; if the caller is cancelled while waiting, the
  * acquisition is abandoned and nothing stays locked (if the acquire reached Redis anyway, the engine

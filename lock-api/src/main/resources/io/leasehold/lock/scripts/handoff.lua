@@ -217,22 +217,27 @@ if err then
 end
 local released = owner and 1 or 0
 if queued then
-  local now = nowMillis()
-  purge(now)
-  local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-  if head and head ~= me and (not owner or ARGV[6] == '1') then
-    if owner then
-      redis.call('DEL', KEYS[1])
-      redis.call('SET', KEYS[6], releasing, 'PX', ARGV[2])
+  -- (the queue's head is looked at only for a free lock or a handoff that may yield: the others
+  -- pass it by, and touch the queue only to take the waiter's own place out, if it has one)
+  if not owner or ARGV[6] == '1' then
+    local now = nowMillis()
+    purge(now)
+    local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+    if head and head ~= me then
+      if owner then
+        redis.call('DEL', KEYS[1])
+        redis.call('SET', KEYS[6], releasing, 'PX', ARGV[2])
+      end
+      local _, granted = grantHead(ARGV[7], ARGV[3], ARGV[5])
+      enqueue(me, now, 2 * tonumber(ARGV[7]))
+      expireQueue(now)
+      return {0, granted, tonumber(ARGV[7]), released}
     end
-    local _, granted = grantHead(ARGV[7], ARGV[3], ARGV[5])
-    enqueue(me, now, 2 * tonumber(ARGV[7]))
-    expireQueue(now)
-    return {0, granted, tonumber(ARGV[7]), released}
   end
-  redis.call('ZREM', KEYS[3], me)
-  redis.call('ZREM', KEYS[4], me)
-  expireQueue(now)
+  if redis.call('ZREM', KEYS[3], me) == 1 then
+    redis.call('ZREM', KEYS[4], me)
+    expireQueue(nowMillis())
+  end
 end
 token = grant(me, ARGV[2], ARGV[3])
 return {1, token, tonumber(ARGV[2]), released}

@@ -21,6 +21,8 @@ import io.leasehold.lock.internal.AcquisitionEvent.Contended;
 import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
 import io.leasehold.lock.internal.AcquisitionEvent.GoOn;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantNamesThisWaiter;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Granted;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
@@ -177,6 +179,8 @@ final class Acquisition {
     void releaseSeen(@Nullable String message) {
         if (GrantOrder.wakes(message, machine::owner)) {
             run(new ReleaseSeen(isHead(), message));
+        } else {
+            run(new GrantToAnotherSeen(isHead()));
         }
     }
 
@@ -239,6 +243,21 @@ final class Acquisition {
                 ? 0
                 : lock.client().localHolderValidityLeft(name);
         run(new Woken(localHolderLeft, firedBy));
+    }
+
+    /**
+     * Called by the wait queue when a release granted the lock in Redis to this waiter while it is
+     * not the head of its client's queue (its attempt took a place in Redis's queue before an earlier
+     * local waiter queued here): it takes the grant now, out of the local order, or the lock would
+     * sit unused for the grant's window.
+     */
+    void grantedInRedis() {
+        run(new GrantNamesThisWaiter());
+    }
+
+    /** The owner of the current round (for the wait queue to find the waiter a grant names). */
+    String owner() {
+        return machine.owner();
     }
 
     /** Whether this waiter may ask Redis now: the head of its client's queue, or any waiter of a fair lock. */

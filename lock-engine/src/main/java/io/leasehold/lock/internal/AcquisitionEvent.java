@@ -24,6 +24,17 @@ sealed interface AcquisitionEvent {
     /** A release message reached the queue while this waiter was its head (or, with {@code head} false, just before it left). */
     record ReleaseSeen(boolean head, @Nullable String message) implements AcquisitionEvent {}
 
+    /**
+     * A release granted the lock to another waiter (its message names that waiter): nothing to ask
+     * now, but that waiter may be gone, and then its grant lapses after its window.
+     *
+     * @param head whether this waiter heads its client's queue (or is a fair waiter)
+     */
+    record GrantToAnotherSeen(boolean head) implements AcquisitionEvent {}
+
+    /** A release granted the lock in Redis to this waiter's owner while it is not its client's head: ask now. */
+    record GrantNamesThisWaiter() implements AcquisitionEvent {}
+
     /** The release channel was subscribed again: a release may have been published while it was down. */
     record Resubscribed(boolean head) implements AcquisitionEvent {}
 

@@ -22,6 +22,8 @@ import io.leasehold.lock.internal.AcquisitionEvent.Contended;
 import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
 import io.leasehold.lock.internal.AcquisitionEvent.GoOn;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantNamesThisWaiter;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Granted;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
@@ -142,6 +144,14 @@ final class AcquisitionMachine {
             }
         } else if (event instanceof ReleaseSeen) {
             releaseSeen((ReleaseSeen) event, effects);
+        } else if (event instanceof GrantNamesThisWaiter) {
+            if (state instanceof Waiting || state instanceof Attempting) {
+                attempt(effects); // (in flight: asks again after the reply)
+            }
+        } else if (event instanceof GrantToAnotherSeen) {
+            if (((GrantToAnotherSeen) event).head()) {
+                grantToAnotherSeen();
+            }
         } else if (event instanceof Resubscribed) {
             if (((Resubscribed) event).head()) {
                 wakeUp(0, effects);
@@ -254,6 +264,24 @@ final class AcquisitionMachine {
         if (event.head()) {
             wakeUp(0, effects);
         }
+    }
+
+    /**
+     * A grant to another waiter: this waiter asks again once the grant's window has passed, if
+     * nothing wakes it first. A plain waiter otherwise asks only when the holder's TTL runs out (no
+     * polling), so a grant to a waiter whose process died would hold it up for a lease; this way a
+     * dead waiter costs it one grant window. (A fair waiter's renewal alarm is sooner anyway.)
+     */
+    private void grantToAnotherSeen() {
+        if (!(state instanceof Queued)) {
+            return;
+        }
+        long due = engine.now() + TimeUnit.MILLISECONDS.toNanos(GrantOrder.WAITER_LEASE_MS) + MIN_FALLBACK_NANOS;
+        Alarm current = ((Queued) state).alarm();
+        if (current != null && current.atNanos - due <= 0) {
+            return;
+        }
+        enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
     }
 
     /** Makes the current round the target of a releasing lease's handoff: its attempt in flight from now on. */
@@ -533,7 +561,7 @@ final class AcquisitionMachine {
     }
 
     private Alarm alarm(Consumer<Alarm> callback, long atNanos) {
-        Alarm alarm = new Alarm();
+        Alarm alarm = new Alarm(atNanos);
         alarm.timeout = engine.timer.scheduleAt(() -> callback.accept(alarm), atNanos);
         return alarm;
     }
@@ -563,8 +591,14 @@ final class AcquisitionMachine {
      */
     static final class Alarm {
 
+        /** When it fires, on the engine's ticker. */
+        private final long atNanos;
         /** Set right after scheduling, under the machine's monitor. */
         private EngineTimer.@Nullable Timeout timeout;
+
+        private Alarm(long atNanos) {
+            this.atNanos = atNanos;
+        }
 
         private void cancel() {
             if (timeout != null) {

@@ -105,12 +105,18 @@ enum GrantOrder {
      * (the queue grants in order, so asking would only renew its place).
      */
     static boolean wakes(@Nullable String message, Supplier<String> owner) {
-        if (message == null || !message.startsWith(GRANTED_PREFIX)) {
-            return true;
-        }
-        String me = owner.get();
-        return message.regionMatches(GRANTED_PREFIX.length(), me, 0, me.length())
-                && message.length() == GRANTED_PREFIX.length() + me.length();
+        return message == null || !isGrant(message) || names(message, owner.get());
+    }
+
+    /** Whether {@code message} is a grant's ({@code "granted <owner>"}, see release.lua). */
+    static boolean isGrant(String message) {
+        return message.startsWith(GRANTED_PREFIX);
+    }
+
+    /** Whether the grant message {@code message} names {@code owner}. */
+    static boolean names(String message, String owner) {
+        return message.length() == GRANTED_PREFIX.length() + owner.length()
+                && message.regionMatches(GRANTED_PREFIX.length(), owner, 0, owner.length());
     }
 
     /**

@@ -333,6 +333,29 @@ final class WaitQueues {
             for (Acquisition waiter : messageArrived()) {
                 waiter.releaseSeen(message);
             }
+            if (GrantOrder.isGrant(message)) {
+                Acquisition named = localWaiterBehindTheHead(message);
+                if (named != null) {
+                    named.grantedInRedis();
+                }
+            }
+        }
+
+        /**
+         * The local waiter behind the head whose owner the grant {@code message} names, or null. Such
+         * a waiter has a place in Redis's queue when its first attempt ran before an earlier waiter
+         * of this client had queued here (a burst of acquisitions), and a release or a yield may grant
+         * the lock to it: it does not hear release messages, so it is told here.
+         */
+        private synchronized @Nullable Acquisition localWaiterBehindTheHead(String message) {
+            boolean head = true;
+            for (Acquisition waiter : waiters) {
+                if (!head && GrantOrder.names(message, waiter.owner())) {
+                    return waiter;
+                }
+                head = false;
+            }
+            return null;
         }
 
         @Override

@@ -26,6 +26,7 @@ import io.leasehold.lock.internal.AcquisitionEvent.Closed;
 import io.leasehold.lock.internal.AcquisitionEvent.Contended;
 import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
@@ -127,6 +128,30 @@ class AcquisitionMachineTest {
                 machine.on(new Woken(TimeUnit.SECONDS.toNanos(3), null)),
                 "while a lease of this client holds the lock, its release hands it over");
         only(Send.class, machine.on(new Resubscribed(true)));
+    }
+
+    @Test
+    void shouldAskAgainOnceAGrantToAnotherWaiterHasHadItsWindow() throws Exception {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, 0)));
+        assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)), "nothing to ask yet");
+        assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)), "a second grant keeps the sooner alarm");
+        clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS + 10));
+        AcquisitionMachine.Alarm alarm = fallbacks.poll(10, TimeUnit.SECONDS);
+        assertTrue(alarm != null, "the alarm fires after the grant's window, not the holder's 30 s TTL");
+        only(Send.class, machine.on(new Woken(0, alarm)));
+        assertEquals(null, fallbacks.poll(100, TimeUnit.MILLISECONDS), "the holder's TTL alarm was replaced");
+    }
+
+    @Test
+    void shouldKeepASoonerAlarmWhenAGrantToAnotherWaiterIsSeen() throws Exception {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 100, 0)));
+        assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)));
+        clock.advance(Duration.ofMillis(100));
+        AcquisitionMachine.Alarm alarm = fallbacks.poll(10, TimeUnit.SECONDS);
+        assertTrue(alarm != null, "the holder's TTL alarm (100 ms) still fires");
+        only(Send.class, machine.on(new Woken(0, alarm)));
     }
 
     @Test

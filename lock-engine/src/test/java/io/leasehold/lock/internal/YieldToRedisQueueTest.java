@@ -120,6 +120,36 @@ class YieldToRedisQueueTest extends HandoffAttackSupport {
         assertFalse(redis.exists(lockKey(name)));
     }
 
+    @Test
+    void shouldTakeAGrantMadeToALocalWaiterBehindTheHeadAtOnce() throws Exception {
+        // Given another client holding the lock, and a burst of two local waiters whose first
+        // attempts both ran before either had queued here: the first one's reply comes late, so the
+        // second queues first and heads the local queue, while the first has the earlier place in
+        // Redis's queue
+        String name = "yield:burst";
+        LockClient node = client(Duration.ofSeconds(5));
+        other = LockClient.builder(othersBackend).ticker(clock).build();
+        Lease elsewhere = other.lock(name, NO_RENEW).acquire(Duration.ofSeconds(5));
+        gate.gateNextPlainAcquire(HandoffGateBackend.Gate.HOLD_REPLY);
+        CompletableFuture<Lease> first = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
+        Eventually.until("the first attempt ran, its reply held", gate::holding);
+        CompletableFuture<Lease> second = node.lock(name, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 2);
+        gate.letGo();
+        Eventually.until(
+                "the first waiter queued behind the second",
+                () -> redis.sortedSetMembers(queueKey(name)).size() == 2);
+        // When the other client releases: Redis grants the lock to the first waiter's place
+        assertTrue(elsewhere.release());
+        // Then the first waiter takes it at once, though it is not its client's head (the manual
+        // clock stands still: no fallback, no grant window, can have moved it)
+        Lease lease = first.get(10, TimeUnit.SECONDS);
+        assertFalse(second.isDone(), "the second waiter waits its turn");
+        assertTrue(lease.release());
+        assertTrue(second.get(10, TimeUnit.SECONDS).release());
+        assertFalse(redis.exists(lockKey(name)));
+    }
+
     /** A lease of the client under test holding {@code name}, the other client's waiter, and twelve local ones. */
     private record Queued(Lease held, CompletableFuture<Lease> other, List<CompletableFuture<Lease>> local) {}
 

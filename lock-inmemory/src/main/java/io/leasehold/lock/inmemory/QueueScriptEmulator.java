@@ -165,21 +165,24 @@ final class QueueScriptEmulator {
         long released = held != null ? 1L : 0L;
         if (queued) {
             long now = c.nowMillis();
-            purge(c, now);
-            String head = head(c);
-            if (head != null && !head.equals(me) && (held == null || "1".equals(c.arg(6)))) {
-                if (held != null) {
-                    store.del(c.key(LOCK), now);
-                    scripts.setPx(c, MARKER, releasing, 2, "lease"); // the yield marker
+            if (held == null || "1".equals(c.arg(6))) {
+                purge(c, now);
+                String head = head(c);
+                if (head != null && !head.equals(me)) {
+                    if (held != null) {
+                        store.del(c.key(LOCK), now);
+                        scripts.setPx(c, MARKER, releasing, 2, "lease"); // the yield marker
+                    }
+                    String granted = grantHead(c, 7, 3, 5);
+                    enqueue(c, me, now, 2 * c.integerArg(7, "tonumber"));
+                    expireQueue(c, now);
+                    return List.of(0L, granted, c.integerArg(7, "tonumber"), released);
                 }
-                String granted = grantHead(c, 7, 3, 5);
-                enqueue(c, me, now, 2 * c.integerArg(7, "tonumber"));
-                expireQueue(c, now);
-                return List.of(0L, granted, c.integerArg(7, "tonumber"), released);
             }
-            store.zrem(c.key(QUEUE), me, now);
-            store.zrem(c.key(WAITERS), me, now);
-            expireQueue(c, now);
+            if (store.zrem(c.key(QUEUE), me, now) == 1) {
+                store.zrem(c.key(WAITERS), me, now);
+                expireQueue(c, now);
+            }
         }
         String token = grant(c, me, 2, 3);
         return List.of(1L, token, c.integerArg(2, "tonumber"), released);

@@ -15,7 +15,7 @@ class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
             ScriptNames.ACQUIRE, "faf65161eb594fda8a1667603f1aa92b8c4c8e58",
-            ScriptNames.HANDOFF, "89bcedc75b7e95ceffb77ffadb415a7c0cd3dd85",
+            ScriptNames.HANDOFF, "8e95fdb96b8ca1a02d24bd8a3186a337cd4fd86d",
             ScriptNames.RELEASE, "74b7a2d7edddb0f103b6e744bc43c5cb2010c602",
             ScriptNames.RENEW, "796900ce30d3e91ccfd7e103ad0e93a36a6c12a0",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",

@@ -27,6 +27,7 @@ public final class CountingLockBackend extends ForwardingLockBackend {
 
     private final Map<String, LongAdder> evals = new ConcurrentHashMap<>();
     private final LongAdder subscribes = new LongAdder();
+    private final LongAdder publishModeQueries = new LongAdder();
     private final LongAdder unsubscribes = new LongAdder();
     private final LongAdder active = new LongAdder();
 
@@ -43,6 +44,21 @@ public final class CountingLockBackend extends ForwardingLockBackend {
     /** How many scripts of any name were evaluated since creation or {@link #reset()}. */
     public long total() {
         return evals.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /**
+     * How many times the engine asked which publish command to use ({@link #shardedPubSub()}): it
+     * asks before its first script call that names it, and again after a failure, so with an
+     * unreachable backend an attempt may show here rather than in {@link #count}.
+     */
+    public long publishModeQueries() {
+        return publishModeQueries.sum();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> shardedPubSub() {
+        publishModeQueries.increment();
+        return super.shardedPubSub();
     }
 
     /** How many {@link #subscribe} calls were made since creation or {@link #reset()}. */
@@ -78,6 +94,7 @@ public final class CountingLockBackend extends ForwardingLockBackend {
     public void reset() {
         evals.values().forEach(LongAdder::reset);
         subscribes.reset();
+        publishModeQueries.reset();
         unsubscribes.reset();
     }
 

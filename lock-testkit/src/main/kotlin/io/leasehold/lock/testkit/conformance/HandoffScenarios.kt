@@ -81,13 +81,14 @@ internal val handoffScenarios: List<Scenario> = listOf(
         val busy = newNode()
         val held = busy.client.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
         val order = CopyOnWriteArrayList<String>()
-        val local = (1..12).map { i ->
-            busy.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
-                .thenApplyAsync { lease -> order.add("A$i"); lease.release(); lease }
-        }
+        fun localWaiter(i: Int) = busy.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
+            .thenApplyAsync { lease -> order.add("A$i"); lease.release(); lease }
+        // (the first one asks Redis and queues; the others then queue behind it locally, without asking)
+        val local = mutableListOf(localWaiter(1))
         await("the busy node's first waiter has queued; ${busy.counter}") {
             busy.counter.count(ScriptNames.ACQUIRE) >= 2 && busy.counter.activeSubscriptions() >= 1
         }
+        (2..12).forEach { local.add(localWaiter(it)) }
         // And a waiter of another node that has taken its place in the lock's queue in Redis
         val other = newNode()
         val waiting = other.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
