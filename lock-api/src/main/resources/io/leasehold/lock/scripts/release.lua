@@ -9,11 +9,13 @@
 -- KEYS[3]  wait queue          <prefix>{<name>}:queue
 -- KEYS[4]  waiter leases       <prefix>{<name>}:waiters
 -- KEYS[5]  release channel     <prefix>{<name>}:released (same slot as the lock)
--- KEYS[6]  release marker      <prefix>{<name>}:yielded: a release writes its owner there (PX
---                              ARGV[5]), so that a resend of it, whose first reply was lost, can tell
---                              "released, and granted to the next or taken by another since" (1)
---                              from "lost before the release" (-1); one marker per name, so only
---                              the latest release is told
+-- KEYS[6]  release marker      <prefix>{<name>}:yielded: a release that finds the queue's keys
+--                              writes its owner there (PX ARGV[5]), so that a resend of it, whose
+--                              first reply was lost, can tell "released, and granted to the next or
+--                              taken by another since" (1) from "lost before the release" (-1); one
+--                              marker per name, so only the latest release is told. A release with
+--                              nobody queued writes none (as cheap as a plain DEL and publish): its
+--                              resend that finds another owner answers -1
 -- ARGV[1]  owner               the owner letting go
 -- ARGV[2]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- ARGV[3]  grant window, ms    integer > 0: the waiter lease of the queue's waiters
@@ -186,7 +188,6 @@ if redis.call('EXISTS', KEYS[3], KEYS[4]) == 0 then
     return movedOn() and 1 or -1
   end
   redis.call('DEL', KEYS[1])
-  redis.call('SET', KEYS[6], me, 'PX', ARGV[5])
   redis.call(ARGV[4], KEYS[5], 'released')
   return 1
 end

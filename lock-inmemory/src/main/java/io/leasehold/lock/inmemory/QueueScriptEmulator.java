@@ -100,7 +100,6 @@ final class QueueScriptEmulator {
                 return movedOn(c, owner, me) ? 1L : -1L;
             }
             store.del(c.key(LOCK), c.nowMillis());
-            scripts.setPx(c, MARKER, me, 5, "marker TTL");
             scripts.publish(c, 4, CHANNEL, "released");
             return 1L;
         }
