@@ -68,9 +68,9 @@ import org.jspecify.annotations.Nullable;
  * round's lock.
  *
  * <p><b>Across clients.</b> A waiter whose attempt finds the lock held takes a place in the lock's
- * wait queue in Redis (acquire.lua) and keeps it alive by asking again every
- * {@link GrantOrder#WAITER_RENEW_MS} ms; a release grants the lock straight to the queue's head and
- * names it in its message. A plain lock's local handoffs pass the queue by, but at most
+ * wait queue in Redis (acquire.lua; a fair waiter keeps it alive by asking again every
+ * {@link GrantOrder#WAITER_RENEW_MS} ms, a plain one's lasts until it asks again when the holder's
+ * TTL runs out); a release grants the lock straight to the queue's head and names it in its message. A plain lock's local handoffs pass the queue by, but at most
  * {@link WaitQueues#HANDOFFS_BEFORE_YIELD} in a row: that handoff yields instead (handoff.lua grants
  * the lock to the queue's head, if another owner is ahead of this waiter, and gives this waiter a
  * place in the queue), so another client's waiter gets its turn within that many handoffs, decided

@@ -240,7 +240,8 @@ final class AcquisitionMachine {
     private void wakeUp(long localHolderLeftNanos, List<AcquisitionEffect> effects) {
         if (state instanceof Attempting) {
             if (localHolderLeftNanos <= 0) {
-                state = new Attempting(true); // a release raced the attempt in flight: ask again after its reply
+                state = ((Attempting) state)
+                        .withWakePending(); // a release raced the attempt in flight: ask again after its reply
             }
             return;
         }
@@ -273,15 +274,25 @@ final class AcquisitionMachine {
      * dead waiter costs it one grant window. (A fair waiter's renewal alarm is sooner anyway.)
      */
     private void grantToAnotherSeen() {
+        if (state instanceof Attempting) {
+            // its message may beat the attempt's reply, whose holder's TTL must not then set the alarm
+            state = new Attempting(((Attempting) state).wakePending(), engine.now());
+            return;
+        }
         if (!(state instanceof Queued)) {
             return;
         }
-        long due = engine.now() + TimeUnit.MILLISECONDS.toNanos(GrantOrder.WAITER_LEASE_MS) + MIN_FALLBACK_NANOS;
+        long due = grantWindowPassed(engine.now());
         Alarm current = ((Queued) state).alarm();
         if (current != null && current.atNanos - due <= 0) {
             return;
         }
         enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
+    }
+
+    /** When a grant seen at {@code seenNanos} has had its window (and a waiter should ask again). */
+    private static long grantWindowPassed(long seenNanos) {
+        return seenNanos + TimeUnit.MILLISECONDS.toNanos(GrantOrder.WAITER_LEASE_MS) + MIN_FALLBACK_NANOS;
     }
 
     /** Makes the current round the target of a releasing lease's handoff: its attempt in flight from now on. */
@@ -303,7 +314,7 @@ final class AcquisitionMachine {
 
     private void attempt(List<AcquisitionEffect> effects) {
         if (state instanceof Attempting) {
-            state = new Attempting(true);
+            state = ((Attempting) state).withWakePending();
             return;
         }
         if (!(state instanceof Waiting) && !(state instanceof Starting)) {
@@ -344,6 +355,7 @@ final class AcquisitionMachine {
             return;
         }
         boolean wakePending = ((Attempting) state).wakePending();
+        long grantSeen = ((Attempting) state).grantSeenNanos();
         lastFailure = null;
         if (!wakePending) {
             releaseSeenNanos = NOT_SEEN; // someone else took the lock after that release
@@ -364,7 +376,11 @@ final class AcquisitionMachine {
             retryNow = true;
         } else {
             long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(event.holderTtlMs()), MIN_FALLBACK_NANOS);
-            enter(new Queued(alarm(onFallback, Math.min(now + fallback, deadlineNanos))));
+            long due = now + fallback;
+            if (grantSeen != Attempting.NO_GRANT_SEEN && grantWindowPassed(grantSeen) - due < 0) {
+                due = grantWindowPassed(grantSeen); // a grant to another waiter was seen while it asked
+            }
+            enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
         }
         if (join) {
             // The first waiter subscribes the release channel; once it is active the queue wakes its

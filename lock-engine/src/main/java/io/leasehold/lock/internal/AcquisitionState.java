@@ -25,12 +25,27 @@ sealed interface AcquisitionState {
     /**
      * An attempt (or a handoff to this waiter) of the current round is in flight: its reply decides.
      *
-     * @param wakePending a wake-up came meanwhile: if the reply is contended, ask again at once (a
-     *                    release raced the attempt). Acting on the wake-up before the reply would
-     *                    send a second acquire with the same owner, which (being idempotent) also
-     *                    succeeds, and undoing that duplicate would delete the caller's own lock.
+     * @param wakePending    a wake-up came meanwhile: if the reply is contended, ask again at once (a
+     *                       release raced the attempt). Acting on the wake-up before the reply would
+     *                       send a second acquire with the same owner, which (being idempotent) also
+     *                       succeeds, and undoing that duplicate would delete the caller's own lock.
+     * @param grantSeenNanos when a grant to another waiter was seen meanwhile (its message may beat
+     *                       this attempt's reply), or {@link #NO_GRANT_SEEN}: if the reply is
+     *                       contended, ask again once that grant's window has passed at the latest
      */
-    record Attempting(boolean wakePending) implements AcquisitionState {}
+    record Attempting(boolean wakePending, long grantSeenNanos) implements AcquisitionState {
+
+        static final long NO_GRANT_SEEN = Long.MIN_VALUE;
+
+        Attempting(boolean wakePending) {
+            this(wakePending, NO_GRANT_SEEN);
+        }
+
+        /** This state with a wake-up pending, keeping what else it saw. */
+        Attempting withWakePending() {
+            return new Attempting(true, grantSeenNanos);
+        }
+    }
 
     /** Nothing in flight: the acquisition waits for a wake-up, an alarm or a handoff. */
     sealed interface Waiting extends AcquisitionState {

@@ -144,6 +144,19 @@ class AcquisitionMachineTest {
     }
 
     @Test
+    void shouldAskAgainAfterTheGrantsWindowWhenItsMessageBeatTheContendedReply() throws Exception {
+        // (a waiter whose process died heads the queue: the grant to it lapses after its window, and
+        // the contended reply's 30 s holder's TTL must not make this waiter sleep past that)
+        Send first = only(Send.class, machine.on(new Start(false)));
+        assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)), "in flight: noted");
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, 0)));
+        clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS + 10));
+        AcquisitionMachine.Alarm alarm = fallbacks.poll(10, TimeUnit.SECONDS);
+        assertTrue(alarm != null, "the alarm fires after the grant's window, not the holder's 30 s TTL");
+        only(Send.class, machine.on(new Woken(0, alarm)));
+    }
+
+    @Test
     void shouldKeepASoonerAlarmWhenAGrantToAnotherWaiterIsSeen() throws Exception {
         Send first = only(Send.class, machine.on(new Start(false)));
         only(JoinQueue.class, machine.on(new Contended(first.round(), 100, 0)));
