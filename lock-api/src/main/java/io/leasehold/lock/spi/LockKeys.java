@@ -10,7 +10,7 @@ import java.util.Objects;
  * &lt;prefix&gt;{&lt;name&gt;}            the lock: "&lt;owner&gt;:&lt;token&gt;", PX lease
  * &lt;prefix&gt;{&lt;name&gt;}:fence      the fencing counter: the last token (idle TTL; see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:released   the release channel
- * &lt;prefix&gt;{&lt;name&gt;}:yielded    the owner whose release last yielded or granted the lock on (PX; see handoff.lua, release.lua)
+ * &lt;prefix&gt;{&lt;name&gt;}:yielded    the release marker: a zset of the owners whose release recently let the lock go (see release.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:queue      the wait queue: a zset of waiting owners by enqueue order (see acquire.lua)
  * &lt;prefix&gt;{&lt;name&gt;}:waiters    the waiters' leases: a zset of the same owners by deadline (server ms)
  * </pre>
@@ -50,10 +50,10 @@ public final class LockKeys {
     }
 
     /**
-     * The yield marker of {@code name}: the lock key and {@code :yielded}. A release that hands the
-     * lock to another client's waiters instead of its own client's (handoff.lua's yield) writes its
-     * owner there, so that a resend of that release can tell it released from it was lost; so does
-     * every release (release.lua).
+     * The release marker of {@code name}: the lock key and {@code :yielded}, a sorted set of releasing
+     * owners by deadline. A release that finds waiters queued in Redis (release.lua), or a handoff
+     * that yields (handoff.lua), adds its owner for as long as it may be resent, so that a resend of
+     * that release can tell it released from it was lost.
      */
     public static String yieldMarkerKey(String prefix, String name) {
         return lockKey(prefix, name) + ":yielded";

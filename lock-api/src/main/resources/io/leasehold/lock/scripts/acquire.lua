@@ -182,6 +182,21 @@ local function expireQueue(now)
   redis.call('PEXPIRE', KEYS[3], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
+-- the release marker (KEYS[6]): a zset of the owners whose release let the lock go recently,
+-- each until its own deadline (server ms), so that a resend of any of them, not only the latest,
+-- can tell that it ran; a foreign value there is passed over (pcall): the marker is a hint
+local function mark(owner, now, ttl)
+  redis.pcall('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+  redis.pcall('ZADD', KEYS[6], now + tonumber(ttl), owner)
+  local last = redis.pcall('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
+  if type(last) == 'table' and not last.err and #last > 0 then
+    redis.call('PEXPIRE', KEYS[6], math.max(tonumber(last[2]) - now, 1))
+  end
+end
+local function marked(owner, now)
+  local deadline = redis.pcall('ZSCORE', KEYS[6], owner)
+  return type(deadline) == 'string' and tonumber(deadline) > now
+end
 -- [shared:queue] end
 local me = ARGV[1]
 local owner, token, renewed, err = readLock()

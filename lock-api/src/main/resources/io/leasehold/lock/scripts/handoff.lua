@@ -7,10 +7,10 @@
 -- KEYS[3]  wait queue          <prefix>{<name>}:queue    (as in acquire.lua)
 -- KEYS[4]  waiter leases       <prefix>{<name>}:waiters
 -- KEYS[5]  release channel     <prefix>{<name>}:released
--- KEYS[6]  yield marker        <prefix>{<name>}:yielded: a yield writes the releasing owner there
---                              (PX lease), so that a resend of the same handoff, whose first reply
---                              was lost, can tell "yielded, then another owner took it" (released)
---                              from "lost before the release" (-1)
+-- KEYS[6]  release marker      <prefix>{<name>}:yielded (as in release.lua): a yield adds the
+--                              releasing owner for the lease ARGV[2], so that a resend of the same
+--                              handoff, whose first reply was lost, can tell "yielded, then another
+--                              owner took it" (released) from "lost before the release" (-1)
 -- ARGV[1]  waiter's owner      32 hex chars, random per acquisition: the owner the lock is handed to
 -- ARGV[2]  lease, ms           integer > 0 (the waiter's lease; also the yield marker's TTL)
 -- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
@@ -185,6 +185,21 @@ local function expireQueue(now)
   redis.call('PEXPIRE', KEYS[3], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
+-- the release marker (KEYS[6]): a zset of the owners whose release let the lock go recently,
+-- each until its own deadline (server ms), so that a resend of any of them, not only the latest,
+-- can tell that it ran; a foreign value there is passed over (pcall): the marker is a hint
+local function mark(owner, now, ttl)
+  redis.pcall('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+  redis.pcall('ZADD', KEYS[6], now + tonumber(ttl), owner)
+  local last = redis.pcall('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
+  if type(last) == 'table' and not last.err and #last > 0 then
+    redis.call('PEXPIRE', KEYS[6], math.max(tonumber(last[2]) - now, 1))
+  end
+end
+local function marked(owner, now)
+  local deadline = redis.pcall('ZSCORE', KEYS[6], owner)
+  return type(deadline) == 'string' and tonumber(deadline) > now
+end
 -- [shared:queue] end
 local me = ARGV[1]
 local releasing = ARGV[4]
@@ -200,7 +215,7 @@ if owner == me then
   return {1, token, tonumber(ARGV[2]), 1}
 end
 if owner and owner ~= releasing then
-  if redis.pcall('GET', KEYS[6]) == releasing then
+  if releasing and marked(releasing, nowMillis()) then
     return {0, token, redis.call('PTTL', KEYS[1]), 2}
   end
   return {0, token, redis.call('PTTL', KEYS[1]), -1}
@@ -226,7 +241,7 @@ if queued then
     if head and head ~= me then
       if owner then
         redis.call('DEL', KEYS[1])
-        redis.call('SET', KEYS[6], releasing, 'PX', ARGV[2])
+        mark(releasing, now, ARGV[2])
       end
       local _, granted = grantHead(ARGV[7], ARGV[3], ARGV[5])
       enqueue(me, now, 2 * tonumber(ARGV[7]))

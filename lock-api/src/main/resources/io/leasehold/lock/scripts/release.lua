@@ -9,13 +9,13 @@
 -- KEYS[3]  wait queue          <prefix>{<name>}:queue
 -- KEYS[4]  waiter leases       <prefix>{<name>}:waiters
 -- KEYS[5]  release channel     <prefix>{<name>}:released (same slot as the lock)
--- KEYS[6]  release marker      <prefix>{<name>}:yielded: a release that finds the queue's keys
---                              writes its owner there (PX ARGV[5]), so that a resend of it, whose
---                              first reply was lost, can tell "released, and granted to the next or
---                              taken by another since" (1) from "lost before the release" (-1); one
---                              marker per name, so only the latest release is told. A release with
---                              nobody queued writes none (as cheap as a plain DEL and publish): its
---                              resend that finds another owner answers -1
+-- KEYS[6]  release marker      <prefix>{<name>}:yielded: a zset of releasing owners -> deadline;
+--                              a release that finds the queue's keys adds its owner for ARGV[5] ms
+--                              (see mark()), so that a resend of it, whose first reply was lost, can
+--                              tell "released, and granted to the next or taken by another since"
+--                              (1) from "lost before the release" (-1), however many releases came
+--                              between. A release with nobody queued marks nothing (as cheap as a
+--                              plain DEL and publish): its resend that finds another owner answers -1
 -- ARGV[1]  owner               the owner letting go
 -- ARGV[2]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- ARGV[3]  grant window, ms    integer > 0: the waiter lease of the queue's waiters
@@ -170,6 +170,21 @@ local function expireQueue(now)
   redis.call('PEXPIRE', KEYS[3], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
+-- the release marker (KEYS[6]): a zset of the owners whose release let the lock go recently,
+-- each until its own deadline (server ms), so that a resend of any of them, not only the latest,
+-- can tell that it ran; a foreign value there is passed over (pcall): the marker is a hint
+local function mark(owner, now, ttl)
+  redis.pcall('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+  redis.pcall('ZADD', KEYS[6], now + tonumber(ttl), owner)
+  local last = redis.pcall('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
+  if type(last) == 'table' and not last.err and #last > 0 then
+    redis.call('PEXPIRE', KEYS[6], math.max(tonumber(last[2]) - now, 1))
+  end
+end
+local function marked(owner, now)
+  local deadline = redis.pcall('ZSCORE', KEYS[6], owner)
+  return type(deadline) == 'string' and tonumber(deadline) > now
+end
 -- [shared:queue] end
 local me = ARGV[1]
 local owner, token, renewed, err = readLock()
@@ -177,7 +192,7 @@ if err then
   return -1
 end
 local function movedOn()
-  return (ARGV[6] and owner == ARGV[6]) or redis.pcall('GET', KEYS[6]) == me
+  return (ARGV[6] and owner == ARGV[6]) or marked(me, nowMillis())
 end
 if redis.call('EXISTS', KEYS[3], KEYS[4]) == 0 then
   -- nobody queued
@@ -216,7 +231,7 @@ if not foreignCounter then
   head = grantHead(ARGV[3], ARGV[2], ARGV[4])
 end
 if released == 1 then
-  redis.call('SET', KEYS[6], me, 'PX', ARGV[5])
+  mark(me, now, ARGV[5])
   if not head then
     redis.call(ARGV[4], KEYS[5], 'released')
   end

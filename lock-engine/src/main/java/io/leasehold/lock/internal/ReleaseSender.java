@@ -315,10 +315,10 @@ final class ReleaseSender {
                         released = ReleaseReply.DELETED;
                     }
                     // An earlier send may have run and granted the waiter (this send then finds the waiter's
-                    // owner and answers 1) or yielded (the marker makes it answer 2, released, even if another
-                    // client holds the lock by now); someone else's lock with no marker of ours is a loss:
-                    // nothing of ours can have moved the lock on, since the waiter neither retries nor cleans
-                    // up while this release is pending.
+                    // owner and answers 1) or yielded (the release marker, which keeps every recent releasing
+                    // owner, makes it answer 2, released, however often the lock moved on since); someone
+                    // else's lock with no mark of ours is a loss: nothing of ours can have moved the lock on,
+                    // since the waiter neither retries nor cleans up while this release is pending.
                     done.complete(ReleaseReply.answered(released, resent, true, engine.now()));
                     tellWaiter(parsed, null, sent);
                 } else if (!engine.isTransient(failure)) {

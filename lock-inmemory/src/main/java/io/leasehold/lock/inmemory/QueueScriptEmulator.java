@@ -121,7 +121,7 @@ final class QueueScriptEmulator {
         }
         String grantedToken = foreignCounter ? null : grantHead(c, 3, 2, 4); // null when nobody waits
         if (released == 1L) {
-            scripts.setPx(c, MARKER, me, 5, "marker TTL");
+            mark(c, me, now, c.integerArg(5, "tonumber"));
             if (grantedToken == null) {
                 scripts.publish(c, 4, CHANNEL, "released");
             }
@@ -147,9 +147,7 @@ final class QueueScriptEmulator {
         }
         if (held != null && !held.owner().equals(releasing)) {
             long pttl = store.pttl(c.key(LOCK), c.nowMillis());
-            // (GET answers a string or false, never nil: a missing ARGV[4] matches no marker)
-            if (releasing != null
-                    && releasing.equals(scripts.pcallGet(c, MARKER).value())) {
+            if (releasing != null && marked(c, releasing, c.nowMillis())) {
                 // an earlier send of this handoff yielded, and another owner took the lock since
                 return List.of(0L, held.token(), pttl, 2L);
             }
@@ -170,7 +168,7 @@ final class QueueScriptEmulator {
                 if (head != null && !head.equals(me)) {
                     if (held != null) {
                         store.del(c.key(LOCK), now);
-                        scripts.setPx(c, MARKER, releasing, 2, "lease"); // the yield marker
+                        mark(c, releasing, now, c.integerArg(2, "tonumber")); // the yield marker
                     }
                     String granted = grantHead(c, 7, 3, 5);
                     enqueue(c, me, now, 2 * c.integerArg(7, "tonumber"));
@@ -187,6 +185,49 @@ final class QueueScriptEmulator {
         return List.of(1L, token, c.integerArg(2, "tonumber"), released);
     }
 
+    /**
+     * mark(owner, now, ttl): the owner added to the release marker (a zset of releasing owners by
+     * deadline) until now + ttl, lapsed ones dropped, the key's TTL the last deadline; a marker
+     * key of another type is passed over (the script's pcalls).
+     */
+    private void mark(ScriptCall c, String owner, long now, long ttlMs) {
+        String marker = c.key(MARKER);
+        try {
+            for (Map.Entry<String, Double> entry : store.zrange(marker, now)) {
+                if (entry.getValue() <= now) {
+                    store.zrem(marker, entry.getKey(), now);
+                }
+            }
+        } catch (InMemoryStore.WrongTypeException foreign) {
+            // pcall: passed over
+        }
+        try {
+            store.zadd(marker, now + ttlMs, owner, now);
+        } catch (InMemoryStore.WrongTypeException foreign) {
+            // pcall: passed over
+        }
+        List<Map.Entry<String, Double>> all;
+        try {
+            all = store.zrange(marker, now);
+        } catch (InMemoryStore.WrongTypeException foreign) {
+            return;
+        }
+        if (!all.isEmpty()) {
+            store.pexpire(
+                    marker, Math.max((long) (double) all.get(all.size() - 1).getValue() - now, 1), now);
+        }
+    }
+
+    /** marked(owner, now): the release marker names the owner with a deadline after now. */
+    private boolean marked(ScriptCall c, String owner, long now) {
+        try {
+            Double deadline = store.zscore(c.key(MARKER), owner, now);
+            return deadline != null && deadline > now;
+        } catch (InMemoryStore.WrongTypeException foreign) {
+            return false;
+        }
+    }
+
     /** EXISTS queue waiters > 0: whether anyone is queued (the queue keys come and go together). */
     private boolean queued(ScriptCall c) {
         long now = c.nowMillis();
@@ -196,7 +237,7 @@ final class QueueScriptEmulator {
 
     /** release.lua's movedOn(): the owner a handoff granted to holds it, or the marker names the caller. */
     private boolean movedOn(ScriptCall c, String owner, String me) {
-        return owner.equals(c.arg(6)) || me.equals(scripts.pcallGet(c, MARKER).value());
+        return owner.equals(c.arg(6)) || marked(c, me, c.nowMillis());
     }
 
     /** checkKeys(): the counter readable (readCounter()), the queue keys zsets or absent. */

@@ -320,6 +320,22 @@ abstract class QueueScriptContractTestBase {
     }
 
     @Test
+    void shouldAnswerReleasedToAResentYieldAfterLaterReleasesMarkedTheirOwnersToo() {
+        take("releasing");
+        waitInQueue("other");
+        waitInQueue("third");
+        assertEquals(0L, handoff("waiter", "releasing", true).get(0), "yielded to other");
+        assertEquals(1L, acquire("other").get(0));
+
+        assertEquals(1L, release("other"), "other's release grants third, and marks other");
+        assertEquals(1L, acquire("third").get(0));
+
+        assertEquals(2L, handoff("waiter", "releasing", true).get(3), "the marker still names the yield's owner");
+        assertEquals(1L, release("third"), "third's release");
+        assertEquals(1L, release("other"), "a resend of other's release: marked, released");
+    }
+
+    @Test
     void shouldHandTheLockPastTheQueueWhenNotAskedToYield() {
         long releasingToken = take("releasing");
         waitInQueue("other");
