@@ -62,16 +62,22 @@ local function readLock()
   return string.sub(current, 1, sep - 1), seqSep and string.sub(rest, 1, seqSep - 1) or rest, seqSep ~= nil
 end
 -- the fencing counter (nil when absent), or nil and an error reply when it is not a decimal integer
--- below 2^53 - 1 (so that + 1 stays exact in a double)
+-- below 2^53 - 1 (so that + 1 stays exact in a double); read once per call (the checks and the
+-- grant ask for it, and only a grant writes it, see grant())
+local counterRead
 local function readCounter()
+  if counterRead then
+    return counterRead.value, counterRead.err
+  end
   local counter = redis.pcall('GET', KEYS[2])
   if type(counter) == 'table' and counter.err then
-    return nil, foreign(KEYS[2], 'fencing counter', 'a string holding a decimal integer')
+    counterRead = {err = foreign(KEYS[2], 'fencing counter', 'a string holding a decimal integer')}
+  elseif counter and (not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991) then
+    counterRead = {err = foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')}
+  else
+    counterRead = {value = counter or nil}
   end
-  if counter and (not string.match(counter, '^%d+$') or tonumber(counter) >= 9007199254740991) then
-    return nil, foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
-  end
-  return counter
+  return counterRead.value, counterRead.err
 end
 -- nil when the queue keys are zsets (or absent); else the error reply naming the foreign key
 local function checkQueue()
@@ -129,6 +135,7 @@ local function grant(owner, px, counterTtl)
   end
   token = string.format('%.0f', token)
   redis.call('SET', KEYS[2], token, 'PX', counterTtl)
+  counterRead = {value = token}
   redis.call('SET', KEYS[1], owner .. ':' .. token, 'PX', px)
   return token
 end

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "61629e874c1430dc3aa63be0990bad7bbc7c2a0c",
-            ScriptNames.HANDOFF, "14a49c5b086d37cc6cd081da11837d112b8fa09a",
-            ScriptNames.RELEASE, "d90bc71570267fb69677095f6429fca2e206f600",
+            ScriptNames.ACQUIRE, "a2b0d148370d70b19d508fa0e79eb6e89ceefced",
+            ScriptNames.HANDOFF, "d0f411f17473d58f2d37fdc55ee9f8588275f082",
+            ScriptNames.RELEASE, "a80c739e939d34c3e74e74b11349bb790a3ddb38",
             ScriptNames.RENEW, "796900ce30d3e91ccfd7e103ad0e93a36a6c12a0",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
