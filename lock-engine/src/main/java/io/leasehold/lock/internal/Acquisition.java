@@ -36,6 +36,7 @@ import io.leasehold.lock.internal.AcquisitionEvent.Woken;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -344,6 +345,7 @@ final class Acquisition {
     }
 
     private void run(List<AcquisitionEffect> effects) {
+        CompletableFuture<?> cleanedUp = null; // the clean-up a Finish registered, for the Fail after it
         for (AcquisitionEffect effect : effects) {
             if (effect instanceof Send) {
                 send(((Send) effect).round(), ((Send) effect).settled());
@@ -370,12 +372,9 @@ final class Acquisition {
             } else if (effect instanceof DropLease) {
                 dropLease((DropLease) effect);
             } else if (effect instanceof Finish) {
-                finish((Finish) effect);
+                cleanedUp = finish((Finish) effect);
             } else if (effect instanceof Fail) {
-                Throwable failure = ((Fail) effect).failure();
-                // Through the callback executor: a continuation must not run on (and stretch) an I/O,
-                // timer or close() thread.
-                deliver(() -> result.completeExceptionally(failure));
+                fail((Fail) effect, cleanedUp);
             } else if (effect instanceof ReportFailed) {
                 engine.listeners.acquireFailed(name, ((ReportFailed) effect).failure(), machine.waited());
             } else if (effect instanceof ReportCancelled) {
@@ -448,15 +447,39 @@ final class Acquisition {
      * close() waits for {@link #finished}: it sees either the acquisition or its clean-up, never
      * neither. Then it leaves the queue, so that the next local waiter becomes head.
      */
-    private void finish(Finish finish) {
+    private @Nullable CompletableFuture<?> finish(Finish finish) {
+        CompletableFuture<?> cleanedUp = null;
         if (finish.cleanUp()) {
-            lock.client().releases().releaseEventuallyAfter(finish.settledFirst(), name, finish.last().owner, leaseMs);
+            cleanedUp = lock.client()
+                    .releases()
+                    .releaseEventuallyAfter(finish.settledFirst(), name, finish.last().owner, leaseMs);
         }
         lock.client().acquisitionEnded(this);
         if (finish.queued()) {
             lock.client().waitQueues().leave(name, this);
         }
         finished.complete(null);
+        return cleanedUp;
+    }
+
+    /**
+     * Completes the caller's future with the failure, through the callback executor (a continuation
+     * must not run on, and stretch, an I/O, timer or close() thread). A wait that timed out does so
+     * once its clean-up has been answered: the clean-up takes its place out of the lock's wait queue
+     * in Redis, and a release that follows the timeout (the caller's own, say) must not grant the
+     * lock to the waiter that left. That costs the timeout one round trip; should the clean-up go
+     * unanswered, the timeout comes at most one command timeout later (its place then expires, or the
+     * clean-up's resend releases what was granted to it).
+     */
+    private void fail(Fail fail, @Nullable CompletableFuture<?> cleanedUp) {
+        Runnable complete = () -> deliver(() -> result.completeExceptionally(fail.failure()));
+        if (!fail.afterCleanUp() || cleanedUp == null) {
+            complete.run();
+            return;
+        }
+        cleanedUp // (a copy: completing it leaves the tracked clean-up alone)
+                .completeOnTimeout(null, engine.commandTimeoutNanos, TimeUnit.NANOSECONDS)
+                .whenComplete((done, error) -> complete.run());
     }
 
     private void deliver(Runnable completion) {

@@ -54,8 +54,11 @@ sealed interface AcquisitionEffect {
             boolean cleanUp, AcquireRound last, @Nullable CompletableFuture<?> settledFirst, boolean queued)
             implements AcquisitionEffect {}
 
-    /** Completes the caller's future with {@code failure}. */
-    record Fail(Throwable failure) implements AcquisitionEffect {}
+    /**
+     * Completes the caller's future with {@code failure}; with {@code afterCleanUp}, once the clean-up
+     * registered by the {@link Finish} before it has been answered (see {@code Acquisition#fail}).
+     */
+    record Fail(Throwable failure, boolean afterCleanUp) implements AcquisitionEffect {}
 
     /** Reports the acquisition failed to the listeners. */
     record ReportFailed(LockException failure) implements AcquisitionEffect {}

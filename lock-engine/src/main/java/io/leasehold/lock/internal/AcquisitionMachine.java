@@ -527,13 +527,17 @@ final class AcquisitionMachine {
         effects.add(new Finish(cleanUp, round, round.settledFirst(), queued));
         switch (ending) {
             case FAILED:
-                effects.add(new Fail(failure));
+                // A waiter that timed out leaves the Redis queue before its caller hears of it: a
+                // release that follows the timeout must not grant the lock to its place.
+                effects.add(new Fail(failure, cleanUp && failure instanceof LockTimeoutException));
                 effects.add(new ReportFailed(failure));
                 break;
             case CLOSED:
                 effects.add(new ReportCancelled());
-                effects.add(new Fail(new IllegalStateException(
-                        "client must be open, but was closed while waiting (lock '" + name + "')")));
+                effects.add(new Fail(
+                        new IllegalStateException(
+                                "client must be open, but was closed while waiting (lock '" + name + "')"),
+                        false));
                 break;
             case CANCELLED:
             case CANCELLED_AT_HAND_OUT:

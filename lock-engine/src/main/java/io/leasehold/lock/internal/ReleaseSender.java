@@ -86,9 +86,11 @@ final class ReleaseSender {
 
     /**
      * {@link #releaseEventually}, sent once {@code before} (may be null) has completed, either way:
-     * tracked from now on, so that {@code close()} waits for it.
+     * tracked from now on, so that {@code close()} waits for it. Returns a future that completes
+     * once the clean-up has settled (answered, or given up), with nothing.
      */
-    void releaseEventuallyAfter(@Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
+    CompletableFuture<?> releaseEventuallyAfter(
+            @Nullable CompletableFuture<?> before, String name, String owner, long leaseMs) {
         CompletableFuture<Object> settled = new CompletableFuture<>();
         long budget = TimeUnit.MILLISECONDS.toNanos(leaseMs);
         Runnable settle =
@@ -97,7 +99,7 @@ final class ReleaseSender {
         settled.whenComplete((done, error) -> cleanUps.remove(settled));
         if (before == null) {
             settle.run();
-            return;
+            return settled.copy();
         }
         // close() may send it ahead, near the end of its timeout (see sendDeferredCleanUpsNow); it is
         // settled only by the release that follows what it waits for, which may yet take the lock.
@@ -106,6 +108,7 @@ final class ReleaseSender {
             deferredCleanUps.remove(settled);
             settle.run();
         });
+        return settled.copy();
     }
 
     /** Clean-up releases not settled yet, each with its lock's name (for {@code close()}). */

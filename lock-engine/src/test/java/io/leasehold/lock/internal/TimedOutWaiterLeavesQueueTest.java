@@ -1,0 +1,111 @@
+package io.leasehold.lock.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.DistributedLock;
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A waiter that timed out has left the lock's wait queue in Redis by the time its call returns: a
+ * release that follows (on any thread that saw the timeout) finds nobody to grant the lock to, and
+ * the lock is free at once. Its clean-up reaches Redis here 200 ms after it is sent (a slow network),
+ * so a timeout that returned before its clean-up was answered would leave its place to be granted.
+ */
+class TimedOutWaiterLeavesQueueTest {
+
+    private static final String PREFIX = LockClient.Builder.DEFAULT_KEY_PREFIX;
+
+    private final InMemoryLockBackend redis = new InMemoryLockBackend();
+    private final List<String> order = new CopyOnWriteArrayList<>();
+    private LockClient holder;
+    private LockClient waiter;
+
+    @AfterEach
+    void close() {
+        if (holder != null) {
+            holder.close();
+        }
+        if (waiter != null) {
+            waiter.close();
+        }
+        redis.close();
+    }
+
+    @Test
+    void shouldHaveLeftTheRedisQueueWhenATimedOutTryAcquireReturns() throws Exception {
+        // Given a lock held by one client, and another client whose releases reach Redis late
+        holder = LockClient.builder(redis.newNode()).build();
+        waiter = LockClient.builder(new SlowReleasesBackend(redis.newNode(), order))
+                .build();
+        String name = "timed-out:leaves";
+        Lease held = holder.lock(name).tryAcquire().orElseThrow();
+        // When a waiter of the other client times out
+        DistributedLock lock = waiter.lock(name);
+        assertTrue(lock.tryAcquire(Duration.ofMillis(100)).isEmpty(), "tryAcquire while held");
+        order.add("tryAcquire returned");
+        // Then its place in the queue was removed before its call returned
+        assertEquals(List.of("release of the waiter ran", "tryAcquire returned"), order);
+        assertEquals(List.of(), redis.sortedSetMembers(LockKeys.queueKey(PREFIX, name)), "queue places");
+        // And the holder's release leaves the lock free, not granted to the waiter that left
+        assertTrue(held.release());
+        assertFalse(holder.lock(name).isLocked(), "isLocked() after the release");
+    }
+
+    @Test
+    void shouldHaveLeftTheRedisQueueWhenATimedOutAsyncAcquisitionCompletes() throws Exception {
+        holder = LockClient.builder(redis.newNode()).build();
+        waiter = LockClient.builder(new SlowReleasesBackend(redis.newNode(), order))
+                .build();
+        String name = "timed-out:leaves-async";
+        Lease held = holder.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> attempt = waiter.lock(name).acquireAsync(Duration.ofMillis(100));
+        CompletableFuture<Void> observed = attempt.handle((lease, error) -> {
+            order.add("acquireAsync completed");
+            return null;
+        });
+        observed.get(10, TimeUnit.SECONDS);
+        assertTrue(attempt.isCompletedExceptionally(), "acquireAsync while held");
+        assertEquals(List.of("release of the waiter ran", "acquireAsync completed"), order);
+        assertTrue(held.release());
+        assertFalse(holder.lock(name).isLocked(), "isLocked() after the release");
+    }
+
+    /** Runs release.lua 200 ms after it is sent, and notes when it ran. */
+    private static final class SlowReleasesBackend extends ForwardingLockBackend {
+
+        private final Executor late = CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS);
+        private final List<String> order;
+
+        SlowReleasesBackend(LockBackend delegate, List<String> order) {
+            super(delegate);
+            this.order = order;
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            if (!script.name().equals(ScriptNames.RELEASE)) {
+                return super.eval(script, keys, args);
+            }
+            return CompletableFuture.supplyAsync(() -> null, late)
+                    .thenCompose(ignored -> super.eval(script, keys, args))
+                    .whenComplete((reply, error) -> order.add("release of the waiter ran"));
+        }
+    }
+}
