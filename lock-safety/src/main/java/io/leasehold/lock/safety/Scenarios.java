@@ -22,7 +22,8 @@ final class Scenarios {
                 PauseHandoffHolder::new,
                 PauseReleasingHandoff::new,
                 CutResendingRelease::new,
-                FairQueueKillAndPause::new);
+                WaitQueueKillAndPause::fairLock,
+                WaitQueueKillAndPause::plainLock);
     }
 
     /**

@@ -7,8 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code fairLock} under faults aimed at its waiters: every worker's two threads take the locks in
- * the queue's order; while one worker is inside a section, another worker is killed with
+ * The Redis wait queue under faults aimed at its waiters, for {@code fairLock} (every worker's two
+ * threads take the locks in the queue's order) and for {@code lock} (whose waiters take places in
+ * the same queue once the lock is contended across workers, and are granted the lock directly by a
+ * release): while one worker is inside a section, another worker is killed with
  * {@code kill -9} (its threads' places in the queues, and any grant made to them, are never taken
  * or given back) and a third is frozen with {@code SIGSTOP} for longer than a waiter lease (its
  * places lapse while it sleeps; on {@code SIGCONT} it must queue again and go on). The queues must
@@ -16,7 +18,7 @@ import java.util.Map;
  * dead-waiter bound for each of the dead and frozen places, and nothing of the queues is left in
  * Redis after the run.
  */
-final class FairQueueKillAndPause implements Scenario {
+final class WaitQueueKillAndPause implements Scenario {
 
     /** fairLock's waiter lease (GrantOrder.WAITER_LEASE_MS): a place lapses this long after its waiter's last call. */
     private static final Duration WAITER_LEASE = Duration.ofMillis(1500);
@@ -25,20 +27,36 @@ final class FairQueueKillAndPause implements Scenario {
     /** Longer than a waiter lease, so that the frozen worker's places lapse. */
     private static final Duration FROZEN = WAITER_LEASE.multipliedBy(2);
 
+    private final boolean fair;
     private WorkerProcess killed;
     private WorkerProcess frozen;
     private long killedAt;
     private long resumedAt;
     private String queuedAtKill = "";
 
+    private WaitQueueKillAndPause(boolean fair) {
+        this.fair = fair;
+    }
+
+    /** The scenario on {@code fairLock}. */
+    static WaitQueueKillAndPause fairLock() {
+        return new WaitQueueKillAndPause(true);
+    }
+
+    /** The scenario on {@code lock}: a plain waiter's place lasts the holder's TTL plus a waiter lease. */
+    static WaitQueueKillAndPause plainLock() {
+        return new WaitQueueKillAndPause(false);
+    }
+
     @Override
     public String name() {
-        return "fair-kill-pause-waiters";
+        return fair ? "fair-kill-pause-waiters" : "queue-kill-pause-waiters";
     }
 
     @Override
     public String description() {
-        return "fairLock, 2 threads per worker: kill -9 of one worker and SIGSTOP of another for "
+        return (fair ? "fairLock" : "lock")
+                + ", 2 threads per worker: kill -9 of one worker and SIGSTOP of another for "
                 + FROZEN.toMillis() + " ms (their threads queued or holding): each lock is taken again within a lease"
                 + " + " + DEAD_WAITER.toSeconds() + " s per dead place + " + RunContext.MARGIN.toMillis()
                 + " ms, and no queue key is left after the run";
@@ -46,7 +64,7 @@ final class FairQueueKillAndPause implements Scenario {
 
     @Override
     public boolean fair() {
-        return true;
+        return fair;
     }
 
     @Override
