@@ -179,7 +179,7 @@ final class Acquisition {
      */
     void releaseSeen(@Nullable String message) {
         if (GrantOrder.wakes(message, machine::owner)) {
-            run(new ReleaseSeen(isHead(), message));
+            run(new ReleaseSeen(isHead()));
         } else {
             run(new GrantToAnotherSeen(isHead()));
         }

@@ -22,7 +22,7 @@ sealed interface AcquisitionEvent {
     record Woken(long localHolderLeftNanos, AcquisitionMachine.@Nullable Alarm firedBy) implements AcquisitionEvent {}
 
     /** A release message reached the queue while this waiter was its head (or, with {@code head} false, just before it left). */
-    record ReleaseSeen(boolean head, @Nullable String message) implements AcquisitionEvent {}
+    record ReleaseSeen(boolean head) implements AcquisitionEvent {}
 
     /**
      * A release granted the lock to another waiter (its message names that waiter): nothing to ask
