@@ -7,4 +7,6 @@ module io.leasehold.jpms.consumer {
     requires io.leasehold.lock.inmemory;
     // lock-testkit is an automatic module (a stable Automatic-Module-Name in its manifest).
     requires io.leasehold.lock.testkit;
+    // lock-history too (an automatic module: it reads the testkit).
+    requires io.leasehold.lock.history;
 }

@@ -6,6 +6,7 @@ import io.leasehold.lock.jedis.JedisLockBackend;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.micrometer.LeaseholdMetrics;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.history.checker.CheckOptions;
 import io.leasehold.lock.testkit.InMemoryFixture;
 import redis.clients.jedis.RedisClient;
 import java.lang.module.ModuleDescriptor;
@@ -93,6 +94,8 @@ public final class Main {
         System.out.println("micrometer module: " + LeaseholdMetrics.class.getModule().getName());
         System.out.println("inmemory module: " + InMemoryLockBackend.class.getModule().getName());
         System.out.println("testkit module: " + InMemoryFixture.class.getModule().getName());
+        System.out.println("history module: " + CheckOptions.class.getModule().getName() + ", max silence "
+                + CheckOptions.defaults().maxSilence());
         System.out.println("done");
     }
 

@@ -80,6 +80,7 @@ class ModulePathTest {
                         "micrometer module: io.leasehold.lock.micrometer",
                         "inmemory module: io.leasehold.lock.inmemory",
                         "testkit module: io.leasehold.lock.testkit",
+                        "history module: io.leasehold.lock.history, max silence PT1M",
                         "done");
         assertThat(run.lines())
                 .anySatisfy(line -> assertThat(line).startsWith("client class: io.leasehold.lock.internal."));
