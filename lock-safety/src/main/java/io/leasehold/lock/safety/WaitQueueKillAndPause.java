@@ -83,6 +83,9 @@ final class WaitQueueKillAndPause implements Scenario {
         }
         killed = others.get(0);
         frozen = others.get(1);
+        List<WorkerProcess> live =
+                run.workers().stream().filter(w -> w != killed && w != frozen).toList();
+        int[] liveLinesAtKill = live.stream().mapToInt(WorkerProcess::lineCount).toArray();
         queuedAtKill = run.queuedPlaces().toString();
         long pausedAt = RunContext.now();
         frozen.pause();
@@ -96,6 +99,44 @@ final class WaitQueueKillAndPause implements Scenario {
             frozen.resume();
         }
         run.declare("sigstop", FaultEffect.PAUSE, frozen.name(), pausedAt, RunContext.now());
+        awaitEveryLockTakenByTheLive(live, liveLinesAtKill);
+    }
+
+    /**
+     * Keeps the run going until a live worker (neither killed nor frozen) has entered a section of
+     * every lock since the faults, or the bound of {@link #judge} has passed: the run may not end
+     * before a stalled queue could show. (Its threads take the locks in turn, but both may wait for
+     * the same lock for seconds after the faults, and the run's steady time alone is shorter than the
+     * bound.)
+     */
+    private void awaitEveryLockTakenByTheLive(List<WorkerProcess> live, int[] from) throws InterruptedException {
+        java.util.Set<String> left = new java.util.HashSet<>(SuiteSettings.LOCKS);
+        long deadline = killedAt + bound() + RunContext.MARGIN.toNanos() / 1000;
+        while (!left.isEmpty() && RunContext.now() < deadline) {
+            for (int i = 0; i < live.size(); i++) {
+                WorkerProcess worker = live.get(i);
+                int index = worker.awaitLine(from[i], line -> line.startsWith("IN "), Duration.ZERO);
+                while (index >= 0) {
+                    String[] fields = worker.line(index).split(" "); // IN <lock> <token> <waiters>
+                    if (Long.parseLong(fields[2]) >= killedAt) { // (tokens are the server's µs: granted since)
+                        left.remove(fields[1]);
+                    }
+                    from[i] = index + 1;
+                    index = worker.awaitLine(from[i], line -> line.startsWith("IN "), Duration.ZERO);
+                }
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** How long after the faults each lock must be taken again, in µs: see {@link #judge}. */
+    private long bound() {
+        // Each of the dead worker's and the frozen worker's threads may head a queue once: 4 places at most.
+        return Scenario.LEASE
+                        .plus(DEAD_WAITER.multipliedBy(2L * threadsPerWorker()))
+                        .plus(RunContext.MARGIN)
+                        .toNanos()
+                / 1000;
     }
 
     @Override
@@ -106,12 +147,7 @@ final class WaitQueueKillAndPause implements Scenario {
     @Override
     public void judge(RunContext run, CheckReport report) {
         run.figure("queue places when the faults began: " + queuedAtKill);
-        // Each of the dead worker's and the frozen worker's threads may head a queue once: 4 places at most.
-        long bound = Scenario.LEASE
-                        .plus(DEAD_WAITER.multipliedBy(2L * threadsPerWorker()))
-                        .plus(RunContext.MARGIN)
-                        .toNanos()
-                / 1000;
+        long bound = bound();
         for (String lock : SuiteSettings.LOCKS) {
             Long taken = run.facts().spans().stream()
                     .filter(s -> s.lock().equals(lock)
