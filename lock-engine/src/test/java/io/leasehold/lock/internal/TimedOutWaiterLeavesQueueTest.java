@@ -34,26 +34,22 @@ class TimedOutWaiterLeavesQueueTest {
 
     private final InMemoryLockBackend redis = new InMemoryLockBackend();
     private final List<String> order = new CopyOnWriteArrayList<>();
-    private LockClient holder;
-    private LockClient waiter;
+    /** A client that holds the lock. */
+    private final LockClient holder = LockClient.builder(redis.newNode()).build();
+    /** Another client, whose releases reach Redis late. */
+    private final LockClient waiter =
+            LockClient.builder(new SlowReleasesBackend(redis.newNode(), order)).build();
 
     @AfterEach
     void close() {
-        if (holder != null) {
-            holder.close();
-        }
-        if (waiter != null) {
-            waiter.close();
-        }
+        holder.close();
+        waiter.close();
         redis.close();
     }
 
     @Test
     void shouldHaveLeftTheRedisQueueWhenATimedOutTryAcquireReturns() throws Exception {
         // Given a lock held by one client, and another client whose releases reach Redis late
-        holder = LockClient.builder(redis.newNode()).build();
-        waiter = LockClient.builder(new SlowReleasesBackend(redis.newNode(), order))
-                .build();
         String name = "timed-out:leaves";
         Lease held = holder.lock(name).tryAcquire().orElseThrow();
         // When a waiter of the other client times out
@@ -70,9 +66,6 @@ class TimedOutWaiterLeavesQueueTest {
 
     @Test
     void shouldHaveLeftTheRedisQueueWhenATimedOutAsyncAcquisitionCompletes() throws Exception {
-        holder = LockClient.builder(redis.newNode()).build();
-        waiter = LockClient.builder(new SlowReleasesBackend(redis.newNode(), order))
-                .build();
         String name = "timed-out:leaves-async";
         Lease held = holder.lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> attempt = waiter.lock(name).acquireAsync(Duration.ofMillis(100));
