@@ -95,7 +95,9 @@ public interface LockClient extends AutoCloseable {
      *
      * <p><b>Faults.</b> A waiter's call whose reply is lost is sent again after at most 0.5 s (not
      * after the command timeout), with the same owner, so it keeps its place and takes a grant made
-     * to it meanwhile. A release whose reply is lost is sent again as for {@code lock(name)}; if the
+     * to it meanwhile; once one of its calls went unanswered that long, its later calls wait the
+     * whole command timeout, so that a client whose round trip to Redis is longer than 0.5 s still
+     * takes its grant. A release whose reply is lost is sent again as for {@code lock(name)}; if the
      * lock has moved on twice since, the resend cannot tell its own release from a theft and reports
      * the release unconfirmed ({@link Lease#release()} answers false), never a loss. A Redis server
      * that stalls for longer than 1.5 s (a slow command, a fork on a large data set) makes every

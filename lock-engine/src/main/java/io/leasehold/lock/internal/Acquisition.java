@@ -348,7 +348,7 @@ final class Acquisition {
         CompletableFuture<?> cleanedUp = null; // the clean-up a Finish registered, for the Fail after it
         for (AcquisitionEffect effect : effects) {
             if (effect instanceof Send) {
-                send(((Send) effect).round(), ((Send) effect).settled());
+                send((Send) effect);
             } else if (effect instanceof JoinQueue) {
                 joinQueue((JoinQueue) effect);
             } else if (effect instanceof Wake) {
@@ -385,8 +385,10 @@ final class Acquisition {
         }
     }
 
-    /** Sends the attempt of {@code round} (acquire.lua): the round's attempt in flight. */
-    private void send(AcquireRound round, CompletableFuture<Void> settled) {
+    /** Sends the attempt of the effect's round (acquire.lua): the round's attempt in flight. */
+    private void send(Send effect) {
+        AcquireRound round = effect.round();
+        CompletableFuture<Void> settled = effect.settled();
         // The lease counts from when the backend writes the command (after any wait for a connection),
         // which is before Redis can run it: never later than its TTL starts.
         AtomicLong sent = new AtomicLong(engine.now());
@@ -396,6 +398,7 @@ final class Acquisition {
                         name,
                         round,
                         wait.isZero(),
+                        effect.patient(),
                         (late, lateError) -> onLateReply(round, late, lateError),
                         () -> sent.set(engine.now()))
                 .whenComplete((reply, error) -> {

@@ -11,8 +11,12 @@ import org.jspecify.annotations.Nullable;
  */
 sealed interface AcquisitionEffect {
 
-    /** Sends acquire.lua for {@code round}; {@code settled} completes once its reply has been acted on. */
-    record Send(AcquireRound round, CompletableFuture<Void> settled) implements AcquisitionEffect {}
+    /**
+     * Sends acquire.lua for {@code round}; {@code settled} completes once its reply has been acted on.
+     * {@code patient} once an attempt of this wait went unanswered within its timeout: this one waits
+     * the whole command timeout (see {@link GrantOrder#attempt}).
+     */
+    record Send(AcquireRound round, CompletableFuture<Void> settled, boolean patient) implements AcquisitionEffect {}
 
     /**
      * Joins the name's local queue (the first waiter subscribes its release channel). Then, unless the

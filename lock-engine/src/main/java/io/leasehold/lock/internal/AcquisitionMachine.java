@@ -101,6 +101,8 @@ final class AcquisitionMachine {
     private @Nullable Throwable lastFailure;
 
     private int transientFailures;
+    /** How many attempts of this wait went unanswered within their timeout (of those transient failures). */
+    private int timedOutAttempts;
     /** The wait's deadline, armed once the wait has nothing in flight (an acquisition that gets the lock at once never arms it). */
     private EngineTimer.@Nullable Timeout deadlineTimer;
 
@@ -325,7 +327,7 @@ final class AcquisitionMachine {
         round.sent = true;
         round.attemptSettled = settled;
         askedRedis = true;
-        effects.add(new Send(round, settled));
+        effects.add(new Send(round, settled, timedOutAttempts > 0));
     }
 
     private void granted(Granted event, List<AcquisitionEffect> effects) {
@@ -405,6 +407,9 @@ final class AcquisitionMachine {
         }
         lastFailure = cause;
         transientFailures++;
+        if (cause instanceof TimeoutException) {
+            timedOutAttempts++;
+        }
         armDeadline();
         long backoff = Math.min(FIRST_RETRY_NANOS << Math.min(transientFailures - 1, 10), MAX_RETRY_NANOS);
         enter(new BackingOff(alarm(onRetryDue, now + Math.min(backoff, deadlineNanos - now))));

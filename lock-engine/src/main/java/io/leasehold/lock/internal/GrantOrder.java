@@ -52,15 +52,20 @@ enum GrantOrder {
     }
 
     /**
-     * Sends the attempt of {@code round} (acquire.lua), with the command timeout (a fair one's at
-     * most {@link #WAITER_RENEW_MS}: a stalled reply must not hold up the renewal of its place);
-     * {@code onlyTry} for an acquisition that will not wait, which takes no place in Redis's queue.
+     * Sends the attempt of {@code round} (acquire.lua), with the command timeout; a fair one's is at
+     * most {@link #WAITER_RENEW_MS}, so that a lost reply does not hold up the renewal of its place,
+     * unless it is {@code patient}: an earlier attempt of the wait went unanswered that long. A client
+     * whose round trip is longer (a slow link) would otherwise never hear back, while each retry
+     * (the same owner) reset the TTL of the lock granted to it: the lock held for nobody for the
+     * whole wait. {@code onlyTry} for an acquisition that will not wait, which takes no place in
+     * Redis's queue.
      */
     CompletableFuture<Object> attempt(
             Engine engine,
             String name,
             AcquireRound round,
             boolean onlyTry,
+            boolean patient,
             BiConsumer<Object, Throwable> lateReply,
             Runnable writing) {
         return engine.publishingCall(
@@ -76,7 +81,7 @@ enum GrantOrder {
                 },
                 lateReply,
                 writing,
-                this == REDIS_QUEUE);
+                this == REDIS_QUEUE && !patient);
     }
 
     /**

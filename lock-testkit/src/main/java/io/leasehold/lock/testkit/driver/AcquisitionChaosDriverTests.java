@@ -1,6 +1,7 @@
 package io.leasehold.lock.testkit.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.leasehold.lock.Lease;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,6 +32,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
 
 /**
  * Adversarial tests of the acquisition (the state machine of commit 9878700) on a real Redis with a
@@ -107,6 +110,45 @@ public abstract class AcquisitionChaosDriverTests {
                     TimeUnit.MILLISECONDS);
         });
         run.checkEnd(true);
+    }
+
+    /**
+     * A fair waiter whose client's round trip (600 ms through a proxy) is longer than the 0.5 s a fair
+     * attempt first waits, but within its 2 s command timeout: the lock the queue grants it reaches it
+     * (its later attempts wait the command timeout), and the lock is free for the others once it has
+     * released. Were its attempts cut at 0.5 s, each retry would reset the granted lock's TTL unseen,
+     * and nobody could take the lock for the slow waiter's whole wait.
+     */
+    @Test
+    void shouldHandAFairGrantToAWaiterWhoseRoundTripIsLongerThanHalfASecond() throws Exception {
+        String name = "acq-slow-fair:" + UUID.randomUUID();
+        FaultProxy proxy = FaultProxy.start(redis.endpoint());
+        resources.add(proxy);
+        LockClient fast = LockClient.builder(open(redis.endpoint())).build();
+        clients.add(fast);
+        LockClient slow = LockClient.builder(open(proxy.endpoint()))
+                .commandTimeout(Duration.ofSeconds(2))
+                .build();
+        clients.add(slow);
+        // (connected before its link slows down)
+        slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
+        proxy.latency(Duration.ofMillis(300));
+        Lease first = fast.fairLock(name).acquire(Duration.ofSeconds(5));
+        CompletableFuture<Lease> slowWaiter = slow.fairLock(name).acquireAsync(Duration.ofSeconds(20));
+        String queue = LockKeys.queueKey(PREFIX, name);
+        Eventually.until(
+                "the slow waiter has its place in the queue",
+                () -> Long.valueOf(1).equals(redis.server().command("ZCARD", queue)));
+        assertTrue(first.release(), "release() of the first holder");
+        Lease granted = slowWaiter.get(10, TimeUnit.SECONDS);
+        assertTrue(granted.fencingToken() > first.fencingToken(), "tokens rise along the queue");
+        assertTrue(granted.release(), "release() of the slow waiter's lease");
+        assertTrue(
+                fast.fairLock(name)
+                        .tryAcquire(Duration.ofSeconds(2))
+                        .map(Lease::release)
+                        .orElse(false),
+                "the fast client takes the lock after the slow waiter released it");
     }
 
     // ---- the run ----------------------------------------------------------------------------------
