@@ -470,18 +470,21 @@ final class Acquisition {
      * must not run on, and stretch, an I/O, timer or close() thread). A wait that timed out does so
      * once its clean-up has been answered: the clean-up takes its place out of the lock's wait queue
      * in Redis, and a release that follows the timeout (the caller's own, say) must not grant the
-     * lock to the waiter that left. That costs the timeout one round trip; should the clean-up go
-     * unanswered, the timeout comes at most one command timeout later (its place then expires, or the
-     * clean-up's resend releases what was granted to it).
+     * lock to the waiter that left. That costs the timeout one round trip, within the promise that a
+     * call returns within its wait plus one command timeout: should the clean-up not be answered by
+     * then (a link gone silent), the timeout comes without it, and until the clean-up's resend gets
+     * through (or the place lapses) a release may grant the lock to the waiter that left, for one
+     * grant window.
      */
     private void fail(Fail fail, @Nullable CompletableFuture<?> cleanedUp) {
         Runnable complete = () -> deliver(() -> result.completeExceptionally(fail.failure()));
-        if (!fail.afterCleanUp() || cleanedUp == null) {
+        long left = machine.deadlineNanos() + engine.commandTimeoutNanos - engine.now();
+        if (!fail.afterCleanUp() || cleanedUp == null || left <= 0) {
             complete.run();
             return;
         }
         cleanedUp // (a copy: completing it leaves the tracked clean-up alone)
-                .completeOnTimeout(null, engine.commandTimeoutNanos, TimeUnit.NANOSECONDS)
+                .completeOnTimeout(null, Math.min(left, engine.commandTimeoutNanos), TimeUnit.NANOSECONDS)
                 .whenComplete((done, error) -> complete.run());
     }
 

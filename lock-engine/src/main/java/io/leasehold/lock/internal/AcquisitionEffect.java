@@ -13,8 +13,9 @@ sealed interface AcquisitionEffect {
 
     /**
      * Sends acquire.lua for {@code round}; {@code settled} completes once its reply has been acted on.
-     * {@code patient} once an attempt of this wait went unanswered within its timeout: this one waits
-     * the whole command timeout (see {@link GrantOrder#attempt}).
+     * {@code patient} once an attempt of this wait went unanswered within its timeout, or when the
+     * wait ends before a fair attempt's short first wait would: this one waits the whole command
+     * timeout (see {@link GrantOrder#attempt}).
      */
     record Send(AcquireRound round, CompletableFuture<Void> settled, boolean patient) implements AcquisitionEffect {}
 

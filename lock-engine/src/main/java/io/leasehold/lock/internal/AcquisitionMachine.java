@@ -211,6 +211,11 @@ final class AcquisitionMachine {
         return state instanceof Done;
     }
 
+    /** When the wait ends, on the engine's ticker. */
+    long deadlineNanos() {
+        return deadlineNanos;
+    }
+
     /** Whether the wait's deadline has passed. */
     boolean pastDeadline() {
         return engine.now() - deadlineNanos >= 0;
@@ -327,7 +332,10 @@ final class AcquisitionMachine {
         round.sent = true;
         round.attemptSettled = settled;
         askedRedis = true;
-        effects.add(new Send(round, settled, timedOutAttempts > 0));
+        // Patient (the whole command timeout) once an attempt went unanswered within a fair waiter's
+        // short first wait, and when the wait ends before that short wait would: its reply decides.
+        boolean patient = timedOutAttempts > 0 || deadlineNanos - engine.now() <= engine.placeTimeoutNanos;
+        effects.add(new Send(round, settled, patient));
     }
 
     private void granted(Granted event, List<AcquisitionEffect> effects) {
@@ -401,7 +409,10 @@ final class AcquisitionMachine {
         }
         Throwable cause = event.cause();
         long now = engine.now();
-        if (!engine.isTransient(cause) || now - deadlineNanos >= 0) {
+        // A fair attempt cut short (PlaceTimeoutException) is no evidence that Redis is out of reach:
+        // asked again at once with the whole command timeout, its reply decides, past the deadline too.
+        boolean cutShort = cause instanceof PlaceTimeoutException;
+        if (!engine.isTransient(cause) || (now - deadlineNanos >= 0 && !cutShort)) {
             end(Ending.FAILED, new LockBackendException(name, "could not acquire", cause), effects);
             return;
         }
@@ -411,6 +422,11 @@ final class AcquisitionMachine {
             timedOutAttempts++;
         }
         armDeadline();
+        if (cutShort) {
+            enter(new Queued(null)); // (passed through: the attempt below is in flight at once)
+            attempt(effects);
+            return;
+        }
         long backoff = Math.min(FIRST_RETRY_NANOS << Math.min(transientFailures - 1, 10), MAX_RETRY_NANOS);
         enter(new BackingOff(alarm(onRetryDue, now + Math.min(backoff, deadlineNanos - now))));
     }

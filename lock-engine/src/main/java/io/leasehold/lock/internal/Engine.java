@@ -174,7 +174,15 @@ final class Engine {
         Supplier<CompletableFuture<Object>> send =
                 () -> publishCommand().thenCompose(publish -> backend.eval(script, keys, args.apply(publish), writing));
         return place
-                ? timedCall(script.name(), send, lateReply, placeTimeouts, placeTimeoutNanos)
+                ? timedCall(
+                        send,
+                        lateReply,
+                        placeTimeouts,
+                        placeTimeoutNanos,
+                        () -> new PlaceTimeoutException("no reply to '" + script.name() + "' within the "
+                                + Durations.human(Duration.ofNanos(placeTimeoutNanos))
+                                + " a fair waiter's call first waits (the command timeout is "
+                                + Durations.human(Duration.ofNanos(commandTimeoutNanos)) + ")"))
                 : timedCall(script.name(), send, lateReply);
     }
 
@@ -287,15 +295,21 @@ final class Engine {
      */
     CompletableFuture<Object> timedCall(
             String what, Supplier<CompletableFuture<Object>> send, @Nullable BiConsumer<Object, Throwable> lateReply) {
-        return timedCall(what, send, lateReply, commandTimeouts, commandTimeoutNanos);
+        return timedCall(
+                send,
+                lateReply,
+                commandTimeouts,
+                commandTimeoutNanos,
+                () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
+                        + Durations.human(Duration.ofNanos(commandTimeoutNanos))));
     }
 
     private CompletableFuture<Object> timedCall(
-            String what,
             Supplier<CompletableFuture<Object>> send,
             @Nullable BiConsumer<Object, Throwable> lateReply,
             CommandTimeouts timeouts,
-            long timeoutNanos) {
+            long timeoutNanos,
+            Supplier<TimeoutException> timedOut) {
         long sent = now();
         CompletableFuture<Object> raw;
         try {
@@ -312,11 +326,7 @@ final class Engine {
             }
         });
         if (!result.isDone()) { // (an in-process backend may have answered already)
-            timeouts.watch(
-                    result,
-                    sent,
-                    () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
-                            + Durations.human(Duration.ofNanos(timeoutNanos))));
+            timeouts.watch(result, sent, timedOut);
         }
         return result;
     }

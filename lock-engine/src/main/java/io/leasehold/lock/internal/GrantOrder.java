@@ -54,11 +54,13 @@ enum GrantOrder {
     /**
      * Sends the attempt of {@code round} (acquire.lua), with the command timeout; a fair one's is at
      * most {@link #WAITER_RENEW_MS}, so that a lost reply does not hold up the renewal of its place,
-     * unless it is {@code patient}: an earlier attempt of the wait went unanswered that long. A client
+     * unless it is {@code patient}: an earlier attempt of the wait went unanswered that long, or the
+     * wait ends sooner (then only the reply can tell whether the lock was free). A client
      * whose round trip is longer (a slow link) would otherwise never hear back, while each retry
      * (the same owner) reset the TTL of the lock granted to it: the lock held for nobody for the
      * whole wait. {@code onlyTry} for an acquisition that will not wait, which takes no place in
-     * Redis's queue.
+     * Redis's queue (so it waits the command timeout too). A fair attempt cut short fails with
+     * {@link PlaceTimeoutException}, after which the wait asks again, patiently.
      */
     CompletableFuture<Object> attempt(
             Engine engine,
@@ -81,7 +83,7 @@ enum GrantOrder {
                 },
                 lateReply,
                 writing,
-                this == REDIS_QUEUE && !patient);
+                this == REDIS_QUEUE && !patient && !onlyTry);
     }
 
     /**

@@ -1,10 +1,13 @@
 package io.leasehold.lock.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
@@ -14,6 +17,7 @@ import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +72,33 @@ class FairWaiterOnSlowLinkTest {
                         .map(Lease::release)
                         .orElse(false),
                 "the fast client takes the lock after the slow waiter released it");
+    }
+
+    @Test
+    void shouldTakeAFreeFairLockWithoutAWaitWhenTheReplyComesWithinTheCommandTimeout() {
+        // A call that will not wait takes no place in the queue: it waits for its reply as any call does
+        Optional<Lease> taken = slow.fairLock("fair:slow-try").tryAcquire();
+        assertTrue(taken.isPresent(), "tryAcquire() of a free fair lock, answered after 600 ms");
+        assertTrue(taken.get().release());
+    }
+
+    @Test
+    void shouldLetTheReplyDecideAFairWaitShorterThanTheRoundTrip() {
+        // Given a wait (300 ms) that is over before the first reply (600 ms) comes
+        String free = "fair:slow-short-wait-free";
+        // Then a free lock is taken, from the reply
+        Optional<Lease> taken = slow.fairLock(free).tryAcquire(Duration.ofMillis(300));
+        assertTrue(taken.isPresent(), "tryAcquire(300 ms) of a free fair lock, answered after 600 ms");
+        assertTrue(taken.get().release());
+        // And a held one times out as contended, not as a backend failure
+        String held = "fair:slow-short-wait-held";
+        Lease holder = fast.fairLock(held).acquire(Duration.ofSeconds(5));
+        assertThrows(
+                LockTimeoutException.class,
+                () -> slow.fairLock(held).acquire(Duration.ofMillis(300)),
+                "acquire(300 ms) of a held fair lock, answered after 600 ms");
+        assertTrue(holder.release());
+        assertFalse(fast.lock(held).isLocked(), "isLocked() once the holder released (the slow waiter left)");
     }
 
     /** Answers acquire.lua 600 ms after it ran in the store. */

@@ -80,6 +80,45 @@ class TimedOutWaiterLeavesQueueTest {
         assertFalse(holder.lock(name).isLocked(), "isLocked() after the release");
     }
 
+    @Test
+    void shouldReturnATimedOutWaitWithinItsWaitPlusOneCommandTimeoutWhenRepliesAreSlow() throws Exception {
+        // Given a client whose replies come 1.9 s after its calls ran (its command timeout is 2 s), and
+        // a lock held by another client
+        try (InMemoryLockBackend store = new InMemoryLockBackend();
+                LockClient other = LockClient.builder(store.newNode()).build();
+                LockClient slowClient = LockClient.builder(new SlowRepliesBackend(store.newNode()))
+                        .commandTimeout(Duration.ofSeconds(2))
+                        .build()) {
+            String name = "timed-out:slow-replies";
+            Lease held = other.lock(name).tryAcquire().orElseThrow();
+            // When it waits 1 s: its attempt's reply (contended) comes after the deadline, and its
+            // clean-up's reply would come 1.9 s after that
+            long start = System.nanoTime();
+            assertTrue(slowClient.lock(name).tryAcquire(Duration.ofSeconds(1)).isEmpty(), "tryAcquire while held");
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            // Then the call still returns within its wait plus one command timeout (3 s; 3.8 s if the
+            // clean-up's reply were awaited in full), with a margin for a slow machine
+            assertTrue(tookMs < 3_500, "tryAcquire(1 s) returned after " + tookMs + " ms");
+            assertTrue(held.release());
+        }
+    }
+
+    /** Answers every call 1.9 s after it ran in the store. */
+    private static final class SlowRepliesBackend extends ForwardingLockBackend {
+
+        private final Executor late = CompletableFuture.delayedExecutor(1_900, TimeUnit.MILLISECONDS);
+
+        SlowRepliesBackend(LockBackend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            CompletableFuture<Object> reply = super.eval(script, keys, args);
+            return reply.handleAsync((value, error) -> value, late).thenCompose(value -> reply);
+        }
+    }
+
     /** Runs release.lua 200 ms after it is sent, and notes when it ran. */
     private static final class SlowReleasesBackend extends ForwardingLockBackend {
 

@@ -151,6 +151,35 @@ public abstract class AcquisitionChaosDriverTests {
                 "the fast client takes the lock after the slow waiter released it");
     }
 
+    /**
+     * A fair call whose wait ends before a fair attempt's short first wait (0.5 s) on a client whose
+     * round trip is 600 ms: its reply decides (the lock taken if free, a timeout if held), never a
+     * backend failure while Redis answers within the command timeout; and a waiter that timed out
+     * has left the queue, so the holder's release leaves the lock free.
+     */
+    @Test
+    void shouldLetTheReplyDecideAShortFairWaitOnASlowLink() throws Exception {
+        String name = "acq-slow-fair-short:" + UUID.randomUUID();
+        FaultProxy proxy = FaultProxy.start(redis.endpoint());
+        resources.add(proxy);
+        LockClient fast = LockClient.builder(open(redis.endpoint())).build();
+        clients.add(fast);
+        LockClient slow = LockClient.builder(open(proxy.endpoint()))
+                .commandTimeout(Duration.ofSeconds(2))
+                .build();
+        clients.add(slow);
+        slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
+        proxy.latency(Duration.ofMillis(300));
+        Lease free = slow.fairLock(name)
+                .tryAcquire()
+                .orElseThrow(() -> new AssertionError("tryAcquire() of a free fair lock"));
+        assertTrue(free.release(), "release() of the slow client's lease");
+        Lease held = fast.fairLock(name).acquire(Duration.ofSeconds(5));
+        assertTrue(slow.fairLock(name).tryAcquire(Duration.ofMillis(300)).isEmpty(), "tryAcquire(300 ms) while held");
+        assertTrue(held.release(), "release() of the holder");
+        assertEquals(false, fast.lock(name).isLocked(), "isLocked() after the holder's release (the waiter left)");
+    }
+
     // ---- the run ----------------------------------------------------------------------------------
 
     private final class Run {
