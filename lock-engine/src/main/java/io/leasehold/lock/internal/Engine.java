@@ -178,7 +178,6 @@ final class Engine {
                         send,
                         lateReply,
                         placeTimeouts,
-                        placeTimeoutNanos,
                         () -> new PlaceTimeoutException("no reply to '" + script.name() + "' within the "
                                 + Durations.human(Duration.ofNanos(placeTimeoutNanos))
                                 + " a fair waiter's call first waits (the command timeout is "
@@ -299,7 +298,6 @@ final class Engine {
                 send,
                 lateReply,
                 commandTimeouts,
-                commandTimeoutNanos,
                 () -> new TimeoutException("no reply to '" + what + "' within the command timeout of "
                         + Durations.human(Duration.ofNanos(commandTimeoutNanos))));
     }
@@ -308,7 +306,6 @@ final class Engine {
             Supplier<CompletableFuture<Object>> send,
             @Nullable BiConsumer<Object, Throwable> lateReply,
             CommandTimeouts timeouts,
-            long timeoutNanos,
             Supplier<TimeoutException> timedOut) {
         long sent = now();
         CompletableFuture<Object> raw;
