@@ -9,17 +9,12 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
-import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
-import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +34,8 @@ class FairWaiterOnSlowLinkTest {
     private final InMemoryLockBackend redis = new InMemoryLockBackend();
     private final LockClient fast = LockClient.builder(redis.newNode()).build();
     /** Its acquire replies arrive 600 ms after the script ran (a slow link); its command timeout is 2 s. */
-    private final LockClient slow = LockClient.builder(new SlowAcquireRepliesBackend(redis.newNode()))
+    private final LockClient slow = LockClient.builder(
+                    new SlowRepliesBackend(redis.newNode(), Duration.ofMillis(600), ScriptNames.ACQUIRE::equals))
             .commandTimeout(Duration.ofSeconds(2))
             .build();
 
@@ -99,24 +95,5 @@ class FairWaiterOnSlowLinkTest {
                 "acquire(300 ms) of a held fair lock, answered after 600 ms");
         assertTrue(holder.release());
         assertFalse(fast.lock(held).isLocked(), "isLocked() once the holder released (the slow waiter left)");
-    }
-
-    /** Answers acquire.lua 600 ms after it ran in the store. */
-    private static final class SlowAcquireRepliesBackend extends ForwardingLockBackend {
-
-        private final Executor late = CompletableFuture.delayedExecutor(600, TimeUnit.MILLISECONDS);
-
-        SlowAcquireRepliesBackend(LockBackend delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            CompletableFuture<Object> reply = super.eval(script, keys, args);
-            if (!script.name().equals(ScriptNames.ACQUIRE)) {
-                return reply;
-            }
-            return reply.handleAsync((value, error) -> value, late).thenCompose(value -> reply);
-        }
     }
 }

@@ -86,7 +86,8 @@ class TimedOutWaiterLeavesQueueTest {
         // a lock held by another client
         try (InMemoryLockBackend store = new InMemoryLockBackend();
                 LockClient other = LockClient.builder(store.newNode()).build();
-                LockClient slowClient = LockClient.builder(new SlowRepliesBackend(store.newNode()))
+                LockClient slowClient = LockClient.builder(
+                                new SlowRepliesBackend(store.newNode(), Duration.ofMillis(1_900), script -> true))
                         .commandTimeout(Duration.ofSeconds(2))
                         .build()) {
             String name = "timed-out:slow-replies";
@@ -100,22 +101,6 @@ class TimedOutWaiterLeavesQueueTest {
             // clean-up's reply were awaited in full), with a margin for a slow machine
             assertTrue(tookMs < 3_500, "tryAcquire(1 s) returned after " + tookMs + " ms");
             assertTrue(held.release());
-        }
-    }
-
-    /** Answers every call 1.9 s after it ran in the store. */
-    private static final class SlowRepliesBackend extends ForwardingLockBackend {
-
-        private final Executor late = CompletableFuture.delayedExecutor(1_900, TimeUnit.MILLISECONDS);
-
-        SlowRepliesBackend(LockBackend delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            CompletableFuture<Object> reply = super.eval(script, keys, args);
-            return reply.handleAsync((value, error) -> value, late).thenCompose(value -> reply);
         }
     }
 

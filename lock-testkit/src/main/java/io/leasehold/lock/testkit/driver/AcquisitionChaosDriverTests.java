@@ -122,17 +122,9 @@ public abstract class AcquisitionChaosDriverTests {
     @Test
     void shouldHandAFairGrantToAWaiterWhoseRoundTripIsLongerThanHalfASecond() throws Exception {
         String name = "acq-slow-fair:" + UUID.randomUUID();
-        FaultProxy proxy = FaultProxy.start(redis.endpoint());
-        resources.add(proxy);
-        LockClient fast = LockClient.builder(open(redis.endpoint())).build();
-        clients.add(fast);
-        LockClient slow = LockClient.builder(open(proxy.endpoint()))
-                .commandTimeout(Duration.ofSeconds(2))
-                .build();
-        clients.add(slow);
-        // (connected before its link slows down)
-        slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
-        proxy.latency(Duration.ofMillis(300));
+        SlowLink link = slowLink(name);
+        LockClient fast = link.fast();
+        LockClient slow = link.slow();
         Lease first = fast.fairLock(name).acquire(Duration.ofSeconds(5));
         CompletableFuture<Lease> slowWaiter = slow.fairLock(name).acquireAsync(Duration.ofSeconds(20));
         String queue = LockKeys.queueKey(PREFIX, name);
@@ -160,16 +152,9 @@ public abstract class AcquisitionChaosDriverTests {
     @Test
     void shouldLetTheReplyDecideAShortFairWaitOnASlowLink() throws Exception {
         String name = "acq-slow-fair-short:" + UUID.randomUUID();
-        FaultProxy proxy = FaultProxy.start(redis.endpoint());
-        resources.add(proxy);
-        LockClient fast = LockClient.builder(open(redis.endpoint())).build();
-        clients.add(fast);
-        LockClient slow = LockClient.builder(open(proxy.endpoint()))
-                .commandTimeout(Duration.ofSeconds(2))
-                .build();
-        clients.add(slow);
-        slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
-        proxy.latency(Duration.ofMillis(300));
+        SlowLink link = slowLink(name);
+        LockClient fast = link.fast();
+        LockClient slow = link.slow();
         Lease free = slow.fairLock(name)
                 .tryAcquire()
                 .orElseThrow(() -> new AssertionError("tryAcquire() of a free fair lock"));
@@ -178,6 +163,24 @@ public abstract class AcquisitionChaosDriverTests {
         assertTrue(slow.fairLock(name).tryAcquire(Duration.ofMillis(300)).isEmpty(), "tryAcquire(300 ms) while held");
         assertTrue(held.release(), "release() of the holder");
         assertEquals(false, fast.lock(name).isLocked(), "isLocked() after the holder's release (the waiter left)");
+    }
+
+    /** A client straight to Redis, and one whose link has 300 ms each way (its command timeout 2 s). */
+    private record SlowLink(LockClient fast, LockClient slow) {}
+
+    private SlowLink slowLink(String name) {
+        FaultProxy proxy = FaultProxy.start(redis.endpoint());
+        resources.add(proxy);
+        LockClient fast = LockClient.builder(open(redis.endpoint())).build();
+        clients.add(fast);
+        LockClient slow = LockClient.builder(open(proxy.endpoint()))
+                .commandTimeout(Duration.ofSeconds(2))
+                .build();
+        clients.add(slow);
+        // (connected before its link slows down)
+        slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
+        proxy.latency(Duration.ofMillis(300));
+        return new SlowLink(fast, slow);
     }
 
     // ---- the run ----------------------------------------------------------------------------------
