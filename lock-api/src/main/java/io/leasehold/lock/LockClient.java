@@ -97,7 +97,9 @@ public interface LockClient extends AutoCloseable {
      * after the command timeout), with the same owner, so it keeps its place and takes a grant made
      * to it meanwhile; once one of its calls went unanswered that long, its later calls wait the
      * whole command timeout, so that a client whose round trip to Redis is longer than 0.5 s still
-     * takes its grant. A release whose reply is lost is sent again as for {@code lock(name)}; if the
+     * takes its grant (one whose round trip reaches the command timeout never hears back, while its
+     * retries keep a lock granted to it alive for its whole wait: set the command timeout well above
+     * the worst round trip). A release whose reply is lost is sent again as for {@code lock(name)}; if the
      * lock has moved on twice since, the resend cannot tell its own release from a theft and reports
      * the release unconfirmed ({@link Lease#release()} answers false), never a loss. A Redis server
      * that stalls for longer than 1.5 s (a slow command, a fork on a large data set) makes every
