@@ -327,6 +327,11 @@ final class AcquisitionMachine {
         if (!(state instanceof Waiting) && !(state instanceof Starting)) {
             return;
         }
+        send(effects);
+    }
+
+    /** Sends the current round's attempt: from now on it is the attempt in flight. */
+    private void send(List<AcquisitionEffect> effects) {
         enter(new Attempting(false));
         CompletableFuture<Void> settled = new CompletableFuture<>();
         round.sent = true;
@@ -423,8 +428,7 @@ final class AcquisitionMachine {
         }
         armDeadline();
         if (cutShort) {
-            enter(new Queued(null)); // (passed through: the attempt below is in flight at once)
-            attempt(effects);
+            send(effects);
             return;
         }
         long backoff = Math.min(FIRST_RETRY_NANOS << Math.min(transientFailures - 1, 10), MAX_RETRY_NANOS);
