@@ -472,7 +472,8 @@ final class Acquisition {
      * in Redis, and a release that follows the timeout (the caller's own, say) must not grant the
      * lock to the waiter that left. That costs the timeout one round trip, within the promise that a
      * call returns within its wait plus one command timeout: should the clean-up not be answered by
-     * then (a link gone silent), the timeout comes without it, and until the clean-up's resend gets
+     * then (a link gone silent, or one so slow that the clean-up, sent once the last attempt's reply
+     * came, cannot be answered in time), the timeout comes without it, and until the clean-up gets
      * through (or the place lapses) a release may grant the lock to the waiter that left, for one
      * grant window.
      */
