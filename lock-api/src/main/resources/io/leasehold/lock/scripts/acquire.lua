@@ -39,8 +39,12 @@
 -- The grant: a release (release.lua) or any call that finds the lock free (expired, deleted, or a
 -- grant not taken within its window) and a live waiter at the head gives the lock to that waiter
 -- in the same step: "<owner>:<token>" with a fresh fencing token and a TTL of the waiter lease, and
--- publishes 'granted <owner>'. A dead waiter so costs the queue at most one waiter lease (its place
--- expires) or one grant window (it never takes its grant), never the lock's lease. Waiters whose
+-- publishes 'granted <owner> <token>'. The waiter may take the lock from that message without
+-- asking again: the grant's token above the holder's token that its last contended reply named
+-- proves that the grant ran after that call was sent, so its TTL (the waiter lease) runs out no
+-- sooner than the waiter lease after that send. A dead waiter so costs the queue at most one
+-- waiter lease (its place expires) or one grant window (it never takes its grant), never the
+-- lock's lease. Waiters whose
 -- lease ran out are dropped by every call. The queue keys expire with the last waiter's lease, so
 -- nothing outlives the clients that wrote it. Without a queue (no waiter takes places), a call
 -- reads the two queue keys' existence and nothing more of them.
@@ -151,8 +155,9 @@ local function grant(owner, px, counterTtl)
   redis.call('SET', KEYS[1], owner .. ':' .. token, 'PX', px)
   return token
 end
--- the lock is free: grants it to the head waiter, if any, for the grant window, and names it on
--- the channel; the head and its token, or nil when the queue is empty
+-- the lock is free: grants it to the head waiter, if any, for the grant window, and names it and
+-- its token on the channel ('granted <head> <token>': the waiter can take the grant from the
+-- message, see acquire.lua's header); the head and its token, or nil when the queue is empty
 local function grantHead(window, counterTtl, publish)
   local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
   if not head then
@@ -161,7 +166,7 @@ local function grantHead(window, counterTtl, publish)
   redis.call('ZREM', KEYS[3], head)
   redis.call('ZREM', KEYS[4], head)
   local token = grant(head, window, counterTtl)
-  redis.call(publish, KEYS[5], 'granted ' .. head)
+  redis.call(publish, KEYS[5], 'granted ' .. head .. (token and (' ' .. token) or ''))
   return head, token
 end
 -- gives owner a place at the tail of the queue unless it has one (the enqueue order: the server's

@@ -19,7 +19,7 @@
 -- ARGV[5]  publish command     'SPUBLISH' or 'PUBLISH'
 -- ARGV[6]  '1' to yield        when the live head of the wait queue is another owner (another
 --                              client's waiter, or a fair waiter), the lock goes to it instead: a
---                              grant for its grant window, 'granted <head>' published (as
+--                              grant for its grant window, 'granted <head> <token>' published (as
 --                              release.lua grants), and ARGV[1] keeps its place in the queue or
 --                              takes one at its tail, so that one client's waiters cannot keep the
 --                              lock from the others'; anything else (the engine sends '0') never
@@ -154,8 +154,9 @@ local function grant(owner, px, counterTtl)
   redis.call('SET', KEYS[1], owner .. ':' .. token, 'PX', px)
   return token
 end
--- the lock is free: grants it to the head waiter, if any, for the grant window, and names it on
--- the channel; the head and its token, or nil when the queue is empty
+-- the lock is free: grants it to the head waiter, if any, for the grant window, and names it and
+-- its token on the channel ('granted <head> <token>': the waiter can take the grant from the
+-- message, see acquire.lua's header); the head and its token, or nil when the queue is empty
 local function grantHead(window, counterTtl, publish)
   local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
   if not head then
@@ -164,7 +165,7 @@ local function grantHead(window, counterTtl, publish)
   redis.call('ZREM', KEYS[3], head)
   redis.call('ZREM', KEYS[4], head)
   local token = grant(head, window, counterTtl)
-  redis.call(publish, KEYS[5], 'granted ' .. head)
+  redis.call(publish, KEYS[5], 'granted ' .. head .. (token and (' ' .. token) or ''))
   return head, token
 end
 -- gives owner a place at the tail of the queue unless it has one (the enqueue order: the server's

@@ -139,8 +139,9 @@ local function grant(owner, px, counterTtl)
   redis.call('SET', KEYS[1], owner .. ':' .. token, 'PX', px)
   return token
 end
--- the lock is free: grants it to the head waiter, if any, for the grant window, and names it on
--- the channel; the head and its token, or nil when the queue is empty
+-- the lock is free: grants it to the head waiter, if any, for the grant window, and names it and
+-- its token on the channel ('granted <head> <token>': the waiter can take the grant from the
+-- message, see acquire.lua's header); the head and its token, or nil when the queue is empty
 local function grantHead(window, counterTtl, publish)
   local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
   if not head then
@@ -149,7 +150,7 @@ local function grantHead(window, counterTtl, publish)
   redis.call('ZREM', KEYS[3], head)
   redis.call('ZREM', KEYS[4], head)
   local token = grant(head, window, counterTtl)
-  redis.call(publish, KEYS[5], 'granted ' .. head)
+  redis.call(publish, KEYS[5], 'granted ' .. head .. (token and (' ' .. token) or ''))
   return head, token
 end
 -- gives owner a place at the tail of the queue unless it has one (the enqueue order: the server's

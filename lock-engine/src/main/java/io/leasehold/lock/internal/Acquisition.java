@@ -1,6 +1,7 @@
 package io.leasehold.lock.internal;
 
 import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.internal.AcquisitionEffect.DropLease;
 import io.leasehold.lock.internal.AcquisitionEffect.Fail;
@@ -13,6 +14,7 @@ import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
 import io.leasehold.lock.internal.AcquisitionEffect.Send;
 import io.leasehold.lock.internal.AcquisitionEffect.StartLease;
+import io.leasehold.lock.internal.AcquisitionEffect.TakeGrant;
 import io.leasehold.lock.internal.AcquisitionEffect.Wake;
 import io.leasehold.lock.internal.AcquisitionEvent.Cancelled;
 import io.leasehold.lock.internal.AcquisitionEvent.ClaimHandoff;
@@ -142,7 +144,20 @@ final class Acquisition {
                 this::timedOut,
                 alarm -> wake(false, alarm),
                 alarm -> run(new RetryDue(isHead(), alarm)),
-                () -> run(new DeadlinePassed()));
+                () -> run(new DeadlinePassed()),
+                takesGrantsFromMessages(lock.options()));
+    }
+
+    /**
+     * Whether a grant message may hand this acquisition its lease (see {@link AcquisitionMachine}): a
+     * renewed lease no shorter than the grant window (its first TTL), with no max-hold bound (which
+     * counts from the acquisition's send, and the grant's is only known to follow the last contended
+     * attempt's).
+     */
+    private static boolean takesGrantsFromMessages(LockOptions options) {
+        return options.autoRenew()
+                && options.leaseTime().toMillis() >= GrantOrder.WAITER_LEASE_MS
+                && options.maxHoldTime().isEmpty();
     }
 
     CompletableFuture<Lease> start() {
@@ -178,7 +193,9 @@ final class Acquisition {
      * waiter of a fair lock hears every message); a waiter passes over the grants that name others.
      */
     void releaseSeen(@Nullable String message) {
-        if (GrantOrder.wakes(message, machine::owner)) {
+        if (message != null && GrantOrder.isGrant(message) && GrantOrder.names(message, machine.owner())) {
+            run(new GrantNamesThisWaiter(GrantOrder.grantedToken(message)));
+        } else if (GrantOrder.wakes(message, machine::owner)) {
             run(new ReleaseSeen(isHead()));
         } else {
             run(new GrantToAnotherSeen(isHead()));
@@ -252,8 +269,8 @@ final class Acquisition {
      * local waiter queued here): it takes the grant now, out of the local order, or the lock would
      * sit unused for the grant's window.
      */
-    void grantedInRedis() {
-        run(new GrantNamesThisWaiter());
+    void grantedInRedis(String message) {
+        run(new GrantNamesThisWaiter(GrantOrder.grantedToken(message)));
     }
 
     /** The owner of the current round (for the wait queue to find the waiter a grant names). */
@@ -298,25 +315,29 @@ final class Acquisition {
             return;
         }
         if (!parsed.granted()) {
-            run(new Contended(from, lock.order().fallbackMs(parsed.holderTtlMs()), sent));
+            run(new Contended(from, lock.order().fallbackMs(parsed.holderTtlMs()), sent, parsed.token()));
         } else if (engine.now() - (Validity.validUntil(sent, leaseMs) - Validity.leadNanos(leaseMs)) >= 0) {
             // The reply came after the lease it grants had run out (or so late that its loss would be
             // declared at once): never hand that out (G6).
             run(new GrantedTooLate(from));
         } else {
-            run(new Granted(
-                    from,
-                    new DefaultLease(
-                            lock.client(),
-                            name,
-                            from.owner,
-                            lock.options(),
-                            parsed.token(),
-                            sent,
-                            streak,
-                            callerThread,
-                            lock.order())));
+            run(new Granted(from, lease(from, parsed.token(), sent, leaseMs, streak)));
         }
+    }
+
+    /** The lease of {@code from}'s grant: its TTL of {@code firstTtlMs} ran from no sooner than {@code sent}. */
+    private DefaultLease lease(AcquireRound from, long token, long sent, long firstTtlMs, int streak) {
+        return new DefaultLease(
+                lock.client(),
+                name,
+                from.owner,
+                lock.options(),
+                token,
+                sent,
+                firstTtlMs,
+                streak,
+                callerThread,
+                lock.order());
     }
 
     /** A reply that came after its command timed out (the command ran, and may have taken the lock). */
@@ -356,6 +377,11 @@ final class Acquisition {
             } else if (effect instanceof ReleaseOwner) {
                 ReleaseOwner release = (ReleaseOwner) effect;
                 lock.client().releases().releaseEventuallyAfter(release.after(), name, release.round().owner, leaseMs);
+            } else if (effect instanceof TakeGrant) {
+                TakeGrant take = (TakeGrant) effect;
+                run(new Granted(
+                        take.round(),
+                        lease(take.round(), take.token(), take.sentNanos(), GrantOrder.WAITER_LEASE_MS, 0)));
             } else if (effect instanceof StartLease) {
                 DefaultLease lease = ((StartLease) effect).lease();
                 lock.client().leaseStarted(lease);

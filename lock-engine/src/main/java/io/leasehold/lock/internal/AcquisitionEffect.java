@@ -44,6 +44,14 @@ sealed interface AcquisitionEffect {
     /** Registers {@code lease} with the client (renewal, loss deadline) and hands it out to the caller. */
     record StartLease(DefaultLease lease) implements AcquisitionEffect {}
 
+    /**
+     * Makes the lease that a grant message handed {@code round} (fencing token {@code token}), valid
+     * for the grant window from {@code sentNanos}, the send of the round's last contended attempt
+     * (the grant ran after it), and feeds it back as {@link AcquisitionEvent.Granted}: the message
+     * stands for the reply of an attempt (see {@link AcquisitionMachine}'s grant from a message).
+     */
+    record TakeGrant(AcquireRound round, long token, long sentNanos) implements AcquisitionEffect {}
+
     /** Completes the caller's future with {@code lease} (released at once if the caller gave up in the last instant). */
     record GiveLease(DefaultLease lease) implements AcquisitionEffect {}
 

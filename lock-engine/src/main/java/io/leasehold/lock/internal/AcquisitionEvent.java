@@ -32,8 +32,13 @@ sealed interface AcquisitionEvent {
      */
     record GrantToAnotherSeen(boolean head) implements AcquisitionEvent {}
 
-    /** A release granted the lock in Redis to this waiter's owner while it is not its client's head: ask now. */
-    record GrantNamesThisWaiter() implements AcquisitionEvent {}
+    /**
+     * A release granted the lock in Redis to this waiter's owner (its message names it): take the
+     * grant from the message if it proves when the grant ran, else ask now.
+     *
+     * @param token the grant's fencing token, or {@link GrantOrder#NO_TOKEN} if the message has none
+     */
+    record GrantNamesThisWaiter(long token) implements AcquisitionEvent {}
 
     /** The release channel was subscribed again: a release may have been published while it was down. */
     record Resubscribed(boolean head) implements AcquisitionEvent {}
@@ -59,8 +64,11 @@ sealed interface AcquisitionEvent {
      * @param holderTtlMs the holder's TTL left (or when the waiter's place in Redis's queue is due
      *                    for renewal, if sooner): the fallback alarm
      * @param sentNanos   when the attempt was sent (a lingering subscription may have seen a release since)
+     * @param holderToken the holder's fencing token (a grant to this waiter with a higher one ran
+     *                    after {@code sentNanos})
      */
-    record Contended(AcquireRound from, long holderTtlMs, long sentNanos) implements AcquisitionEvent {}
+    record Contended(AcquireRound from, long holderTtlMs, long sentNanos, long holderToken)
+            implements AcquisitionEvent {}
 
     /** An attempt of {@code from} failed (or its reply was malformed). */
     record Failed(AcquireRound from, Throwable cause) implements AcquisitionEvent {}

@@ -14,6 +14,7 @@ import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
 import io.leasehold.lock.internal.AcquisitionEffect.Send;
 import io.leasehold.lock.internal.AcquisitionEffect.StartLease;
+import io.leasehold.lock.internal.AcquisitionEffect.TakeGrant;
 import io.leasehold.lock.internal.AcquisitionEffect.Wake;
 import io.leasehold.lock.internal.AcquisitionEvent.Cancelled;
 import io.leasehold.lock.internal.AcquisitionEvent.ClaimHandoff;
@@ -77,6 +78,13 @@ final class AcquisitionMachine {
 
     static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long NOT_SEEN = Long.MIN_VALUE;
+    /** The grant window, the TTL of a lock granted to a waiter until it takes it (see acquire.lua). */
+    private static final long GRANT_WINDOW_MS = GrantOrder.WAITER_LEASE_MS;
+    /**
+     * The least validity a lease taken from a grant message must have left (its validity counts from
+     * the last contended attempt's send): else the waiter asks, and gets the whole lease time.
+     */
+    static final long MIN_GRANT_LEFT_NANOS = TimeUnit.MILLISECONDS.toNanos(GRANT_WINDOW_MS / 2);
 
     private final Engine engine;
     private final String name;
@@ -88,6 +96,8 @@ final class AcquisitionMachine {
     private final Consumer<Alarm> onFallback;
     private final Consumer<Alarm> onRetryDue;
     private final Runnable onDeadline;
+    /** Whether a grant message may stand for an attempt's reply (see {@link #grantNamesThisWaiter}). */
+    private final boolean takesGrantsFromMessages;
 
     private AcquisitionState state = new Starting();
     private AcquireRound round;
@@ -97,6 +107,8 @@ final class AcquisitionMachine {
     private boolean askedRedis;
     /** When a release message last woke this waiter ({@link #NOT_SEEN} if none since its last contended reply). */
     private long releaseSeenNanos = NOT_SEEN;
+    /** The current round's latest contended reply (when sent, and the holder it named), or null. */
+    private @Nullable ContendedReply lastContended;
     /** Why the last attempt did not end contended (a failure, or a lease that came too late), or null. */
     private @Nullable Throwable lastFailure;
 
@@ -111,6 +123,9 @@ final class AcquisitionMachine {
      * @param onFallback called when a {@link Queued} alarm fires
      * @param onRetryDue called when a {@link BackingOff} alarm fires
      * @param onDeadline called when the wait's deadline passes
+     * @param takesGrantsFromMessages whether a grant message may stand for the reply of an attempt:
+     *                   only for a lease that is renewed (its first TTL is the grant window, which the
+     *                   watchdog lifts to the lease time) and not shorter than that window
      */
     AcquisitionMachine(
             Engine engine,
@@ -120,7 +135,8 @@ final class AcquisitionMachine {
             Supplier<LockTimeoutException> timedOut,
             Consumer<Alarm> onFallback,
             Consumer<Alarm> onRetryDue,
-            Runnable onDeadline) {
+            Runnable onDeadline,
+            boolean takesGrantsFromMessages) {
         this.engine = engine;
         this.name = name;
         this.wait = wait;
@@ -131,6 +147,7 @@ final class AcquisitionMachine {
         this.onFallback = onFallback;
         this.onRetryDue = onRetryDue;
         this.onDeadline = onDeadline;
+        this.takesGrantsFromMessages = takesGrantsFromMessages;
         this.round = new AcquireRound(leaseTime.toMillis());
     }
 
@@ -147,9 +164,7 @@ final class AcquisitionMachine {
         } else if (event instanceof ReleaseSeen) {
             releaseSeen((ReleaseSeen) event, effects);
         } else if (event instanceof GrantNamesThisWaiter) {
-            if (state instanceof Waiting || state instanceof Attempting) {
-                attempt(effects); // (in flight: asks again after the reply)
-            }
+            grantNamesThisWaiter(((GrantNamesThisWaiter) event).token(), effects);
         } else if (event instanceof GrantToAnotherSeen) {
             if (((GrantToAnotherSeen) event).head()) {
                 grantToAnotherSeen();
@@ -302,6 +317,41 @@ final class AcquisitionMachine {
         return seenNanos + TimeUnit.MILLISECONDS.toNanos(GrantOrder.WAITER_LEASE_MS) + MIN_FALLBACK_NANOS;
     }
 
+    /**
+     * A release granted the lock to this waiter in Redis and named it, with the grant's fencing
+     * token, in its message. A waiter with no attempt in flight takes the lease from the message,
+     * without asking, when the message proves when the grant ran: its token is above the holder's
+     * token that the round's latest contended reply named, so the grant ran after that attempt ran,
+     * hence after it was sent, and the grant's TTL (the grant window) runs out no sooner than the
+     * window after that send. That saves the waiter a round trip (and Redis a call) on every grant
+     * across clients; the lease starts with the window's validity, and its watchdog lifts it to the
+     * lease time (a third of it into the validity left, or at its release if sooner). Otherwise (no
+     * token, no such reply, too little of the window left, or an attempt in flight, whose reply will
+     * grant) it asks, as for a release message: the same owner gets the same lock for a whole lease.
+     */
+    private void grantNamesThisWaiter(long token, List<AcquisitionEffect> effects) {
+        if (!(state instanceof Waiting) && !(state instanceof Attempting)) {
+            return;
+        }
+        releaseSeenNanos = engine.now(); // the handoff latency runs from the grant's message
+        ContendedReply last = lastContended;
+        if (state instanceof Waiting
+                && takesGrantsFromMessages
+                && last != null
+                && token != GrantOrder.NO_TOKEN
+                && token > last.holderToken()) {
+            long left = Validity.validUntil(last.sentNanos(), GRANT_WINDOW_MS)
+                    - Validity.leadNanos(GRANT_WINDOW_MS)
+                    - engine.now();
+            if (left >= MIN_GRANT_LEFT_NANOS) {
+                enter(new Attempting(false)); // the message stands for the reply of an attempt
+                effects.add(new TakeGrant(round, token, last.sentNanos()));
+                return;
+            }
+        }
+        attempt(effects); // (in flight: asks again after the reply)
+    }
+
     /** Makes the current round the target of a releasing lease's handoff: its attempt in flight from now on. */
     private void claimHandoff(ClaimHandoff event, List<AcquisitionEffect> effects) {
         if (!(state instanceof Waiting)) {
@@ -372,6 +422,7 @@ final class AcquisitionMachine {
         boolean wakePending = ((Attempting) state).wakePending();
         long grantSeen = ((Attempting) state).grantSeenNanos();
         lastFailure = null;
+        lastContended = new ContendedReply(event.sentNanos(), event.holderToken());
         if (!wakePending) {
             releaseSeenNanos = NOT_SEEN; // someone else took the lock after that release
         }
@@ -614,6 +665,7 @@ final class AcquisitionMachine {
     /** Starts a new round (a fresh owner) after a lease that must not be handed out. */
     private void nextRound(Throwable why) {
         round = new AcquireRound(leaseTime.toMillis());
+        lastContended = null;
         lastFailure = why;
     }
 
@@ -628,6 +680,9 @@ final class AcquisitionMachine {
     private @Nullable Duration sinceReleaseSeen() {
         return releaseSeenNanos == NOT_SEEN ? null : Duration.ofNanos(engine.now() - releaseSeenNanos);
     }
+
+    /** A contended reply of the current round: when its attempt was sent, and the holder's fencing token it named. */
+    private record ContendedReply(long sentNanos, long holderToken) {}
 
     /**
      * A timer armed by one state. It counts only while that state is current: a state that is left

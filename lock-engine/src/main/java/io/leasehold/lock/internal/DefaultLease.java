@@ -92,7 +92,17 @@ final class DefaultLease implements EngineLease {
             long token,
             long sentNanos,
             int handoffStreak) {
-        this(client, name, owner, options, token, sentNanos, handoffStreak, null, GrantOrder.CLIENT_QUEUE);
+        this(
+                client,
+                name,
+                owner,
+                options,
+                token,
+                sentNanos,
+                options.leaseTime().toMillis(),
+                handoffStreak,
+                null,
+                GrantOrder.CLIENT_QUEUE);
     }
 
     DefaultLease(
@@ -102,6 +112,7 @@ final class DefaultLease implements EngineLease {
             LockOptions options,
             long token,
             long sentNanos,
+            long firstTtlMs,
             int handoffStreak,
             @Nullable Thread takenBy,
             GrantOrder order) {
@@ -121,8 +132,8 @@ final class DefaultLease implements EngineLease {
         this.maxHoldDeadlineNanos =
                 options.maxHoldTime().map(hold -> sentNanos + hold.toNanos()).orElse(Long.MAX_VALUE);
         this.lifecycle = new LeaseLifecycle(name, token, engine.listeners, engine::runCallback);
-        this.deadline =
-                new LeaseDeadline(engine, lifecycle, sentNanos, leaseMs, maxHoldDeadlineNanos, this::declareRunOut);
+        this.deadline = new LeaseDeadline(
+                engine, lifecycle, sentNanos, firstTtlMs, leaseMs, maxHoldDeadlineNanos, this::declareRunOut);
     }
 
     @Override

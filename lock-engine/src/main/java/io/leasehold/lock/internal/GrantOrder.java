@@ -45,6 +45,8 @@ enum GrantOrder {
     static final long WAITER_RENEW_MS = WAITER_LEASE_MS / 3;
 
     private static final String GRANTED_PREFIX = "granted ";
+    /** {@link #grantedToken} of a grant message without a (well-formed) token. */
+    static final long NO_TOKEN = -1;
 
     /** Whether this client's waiters of a name queue behind one another locally (one asks, handoffs). */
     boolean ordersLocally() {
@@ -115,15 +117,34 @@ enum GrantOrder {
         return message == null || !isGrant(message) || names(message, owner.get());
     }
 
-    /** Whether {@code message} is a grant's ({@code "granted <owner>"}, see release.lua). */
+    /** Whether {@code message} is a grant's ({@code "granted <owner> <token>"}, see release.lua). */
     static boolean isGrant(String message) {
         return message.startsWith(GRANTED_PREFIX);
     }
 
     /** Whether the grant message {@code message} names {@code owner}. */
     static boolean names(String message, String owner) {
-        return message.length() == GRANTED_PREFIX.length() + owner.length()
-                && message.regionMatches(GRANTED_PREFIX.length(), owner, 0, owner.length());
+        int end = GRANTED_PREFIX.length() + owner.length();
+        return message.regionMatches(GRANTED_PREFIX.length(), owner, 0, owner.length())
+                && (message.length() == end || message.charAt(end) == ' ');
+    }
+
+    /**
+     * The fencing token of the grant message {@code message}, which {@link #names} a waiter, or
+     * {@link #NO_TOKEN} if it carries none or one that is not a positive decimal (the waiter then asks
+     * for its grant, as it did before messages carried tokens).
+     */
+    static long grantedToken(String message) {
+        int space = message.indexOf(' ', GRANTED_PREFIX.length());
+        if (space < 0 || space == message.length() - 1) {
+            return NO_TOKEN;
+        }
+        try {
+            long token = Long.parseLong(message.substring(space + 1));
+            return token > 0 ? token : NO_TOKEN;
+        } catch (NumberFormatException malformed) {
+            return NO_TOKEN;
+        }
     }
 
     /**

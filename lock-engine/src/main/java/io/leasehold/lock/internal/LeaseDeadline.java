@@ -36,14 +36,17 @@ final class LeaseDeadline {
     private EngineTimer.@Nullable Timeout timer; // guarded by timerLock
 
     /**
-     * The deadline of a lease whose acquisition was sent at {@code sentNanos} with a lease of
-     * {@code leaseMs}, bounded by {@code maxHoldDeadlineNanos} ({@link Long#MAX_VALUE} for none);
-     * {@code onLossCheck} runs on the timer thread when the check is reached while the lease is held.
+     * The deadline of a lease of {@code leaseMs} whose acquisition was sent at {@code sentNanos} and
+     * set a TTL of {@code firstTtlMs} (the lease time, or the grant window of a grant taken from its
+     * message: a shorter lease in force until a renewal lifts it), bounded by
+     * {@code maxHoldDeadlineNanos} ({@link Long#MAX_VALUE} for none); {@code onLossCheck} runs on the
+     * timer thread when the check is reached while the lease is held.
      */
     LeaseDeadline(
             Engine engine,
             LeaseLifecycle lifecycle,
             long sentNanos,
+            long firstTtlMs,
             long leaseMs,
             long maxHoldDeadlineNanos,
             Runnable onLossCheck) {
@@ -51,7 +54,7 @@ final class LeaseDeadline {
         this.lifecycle = lifecycle;
         this.leaseMs = leaseMs;
         this.maxHoldDeadlineNanos = maxHoldDeadlineNanos;
-        this.validity = new LeaseValidity(sentNanos, leaseMs);
+        this.validity = new LeaseValidity(sentNanos, firstTtlMs);
         this.onLossCheck = onLossCheck;
     }
 

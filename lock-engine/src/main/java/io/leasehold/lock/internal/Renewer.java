@@ -59,12 +59,16 @@ final class Renewer {
         this.engine = engine;
     }
 
-    /** Starts renewing {@code lease}, first a third of its lease after its acquisition was sent. O(log n). */
+    /**
+     * Starts renewing {@code lease}, first a third of its lease after its acquisition was sent, or a
+     * third into the validity left if its first TTL was shorter (a grant taken from its message). O(log n).
+     */
     void add(DefaultLease lease) {
         synchronized (lock) {
             Entry entry = new Entry(lease);
             entries.put(lease, entry);
-            scheduleLocked(entry, lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs));
+            long due = lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs);
+            scheduleLocked(entry, lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due);
             armTickLocked();
         }
     }

@@ -336,7 +336,7 @@ final class WaitQueues {
             if (GrantOrder.isGrant(message)) {
                 Acquisition named = localWaiterBehindTheHead(message);
                 if (named != null) {
-                    named.grantedInRedis();
+                    named.grantedInRedis(message);
                 }
             }
         }

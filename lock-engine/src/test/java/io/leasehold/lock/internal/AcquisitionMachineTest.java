@@ -19,6 +19,7 @@ import io.leasehold.lock.internal.AcquisitionEffect.ReleaseOwner;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
 import io.leasehold.lock.internal.AcquisitionEffect.Send;
+import io.leasehold.lock.internal.AcquisitionEffect.TakeGrant;
 import io.leasehold.lock.internal.AcquisitionEffect.Wake;
 import io.leasehold.lock.internal.AcquisitionEvent.Cancelled;
 import io.leasehold.lock.internal.AcquisitionEvent.ClaimHandoff;
@@ -26,6 +27,7 @@ import io.leasehold.lock.internal.AcquisitionEvent.Closed;
 import io.leasehold.lock.internal.AcquisitionEvent.Contended;
 import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantNamesThisWaiter;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
@@ -75,7 +77,8 @@ class AcquisitionMachineTest {
             () -> new LockTimeoutException(NAME, WAIT),
             fallbacks::add,
             retries::add,
-            () -> deadlines.add("deadline"));
+            () -> deadlines.add("deadline"),
+            true);
 
     @AfterEach
     void stop() {
@@ -133,7 +136,7 @@ class AcquisitionMachineTest {
     @Test
     void shouldAskAgainOnceAGrantToAnotherWaiterHasHadItsWindow() throws Exception {
         Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, 0)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, 0, 100)));
         assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)), "nothing to ask yet");
         assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)), "a second grant keeps the sooner alarm");
         clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS + 10));
@@ -149,7 +152,7 @@ class AcquisitionMachineTest {
         // the contended reply's 30 s holder's TTL must not make this waiter sleep past that)
         Send first = only(Send.class, machine.on(new Start(false)));
         assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)), "in flight: noted");
-        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, 0)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, 0, 100)));
         clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS + 10));
         AcquisitionMachine.Alarm alarm = fallbacks.poll(10, TimeUnit.SECONDS);
         assertTrue(alarm != null, "the alarm fires after the grant's window, not the holder's 30 s TTL");
@@ -159,12 +162,76 @@ class AcquisitionMachineTest {
     @Test
     void shouldKeepASoonerAlarmWhenAGrantToAnotherWaiterIsSeen() throws Exception {
         Send first = only(Send.class, machine.on(new Start(false)));
-        only(JoinQueue.class, machine.on(new Contended(first.round(), 100, 0)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 100, 0, 100)));
         assertEquals(List.of(), machine.on(new GrantToAnotherSeen(true)));
         clock.advance(Duration.ofMillis(100));
         AcquisitionMachine.Alarm alarm = fallbacks.poll(10, TimeUnit.SECONDS);
         assertTrue(alarm != null, "the holder's TTL alarm (100 ms) still fires");
         only(Send.class, machine.on(new Woken(0, alarm)));
+    }
+
+    @Test
+    void shouldTakeAGrantFromItsMessageWhenItsTokenIsAboveTheHolderItsLastContendedReplyNamed() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        long sent = engine.now();
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, sent, 100)));
+        clock.advance(Duration.ofMillis(200));
+        TakeGrant take = only(TakeGrant.class, machine.on(new GrantNamesThisWaiter(101)));
+        assertSame(first.round(), take.round());
+        assertEquals(101, take.token());
+        assertEquals(sent, take.sentNanos(), "the grant's TTL counts from the contended attempt's send");
+        assertEquals(List.of(), machine.on(new Woken(0, null)), "the message stands for an attempt in flight");
+        assertEquals(List.of(), machine.on(new GrantNamesThisWaiter(101)), "a second message changes nothing");
+    }
+
+    @Test
+    void shouldAskForAGrantWhoseMessageDoesNotProveItRanAfterTheLastContendedAttempt() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, engine.now(), 100)));
+        Send again = only(Send.class, machine.on(new GrantNamesThisWaiter(100)));
+        assertSame(first.round(), again.round(), "the same owner: Redis's grant is its lock");
+    }
+
+    @Test
+    void shouldAskForAGrantWhoseMessageCarriesNoToken() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, engine.now(), 100)));
+        only(Send.class, machine.on(new GrantNamesThisWaiter(GrantOrder.NO_TOKEN)));
+    }
+
+    @Test
+    void shouldAskForAGrantWhenLessThanHalfItsWindowIsLeftSinceTheLastContendedAttempt() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 30_000, engine.now(), 100)));
+        clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS / 2));
+        only(Send.class, machine.on(new GrantNamesThisWaiter(101)));
+    }
+
+    @Test
+    void shouldAskAfterTheReplyWhenAGrantMessageComesWhileAnAttemptIsInFlight() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, engine.now(), 100)));
+        Send second = only(Send.class, machine.on(new Woken(0, null)));
+        assertEquals(List.of(), machine.on(new GrantNamesThisWaiter(101)), "its reply will tell");
+        only(Wake.class, machine.on(new Contended(second.round(), 1_000, engine.now(), 100)));
+    }
+
+    @Test
+    void shouldAskForAGrantWhenItsLeaseIsNotRenewed() {
+        AcquisitionMachine fixedLease = new AcquisitionMachine(
+                engine,
+                NAME,
+                WAIT,
+                Duration.ofSeconds(30),
+                () -> new LockTimeoutException(NAME, WAIT),
+                fallbacks::add,
+                retries::add,
+                () -> deadlines.add("deadline"),
+                false);
+        Send first = only(Send.class, fixedLease.on(new Start(false)));
+        only(JoinQueue.class, fixedLease.on(new Contended(first.round(), 1_000, engine.now(), 100)));
+        only(Send.class, fixedLease.on(new GrantNamesThisWaiter(101)));
+        fixedLease.on(new Closed());
     }
 
     @Test
@@ -306,7 +373,7 @@ class AcquisitionMachineTest {
     }
 
     private static Contended contended(AcquireRound round) {
-        return new Contended(round, 1_000, 0);
+        return new Contended(round, 1_000, 0, 100);
     }
 
     private static <T extends AcquisitionEffect> T only(Class<T> type, List<AcquisitionEffect> effects) {

@@ -308,7 +308,7 @@ final class QueueScriptEmulator {
         store.zrem(c.key(QUEUE), head, now);
         store.zrem(c.key(WAITERS), head, now);
         String token = grant(c, head, windowArg, counterTtlArg);
-        scripts.publish(c, publishArg, CHANNEL, "granted " + head);
+        scripts.publish(c, publishArg, CHANNEL, "granted " + head + (token == null ? "" : " " + token));
         return token;
     }
 

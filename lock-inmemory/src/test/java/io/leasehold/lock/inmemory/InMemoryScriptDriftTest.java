@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "a2b0d148370d70b19d508fa0e79eb6e89ceefced",
-            ScriptNames.HANDOFF, "d0f411f17473d58f2d37fdc55ee9f8588275f082",
-            ScriptNames.RELEASE, "a80c739e939d34c3e74e74b11349bb790a3ddb38",
+            ScriptNames.ACQUIRE, "86766e070150ee5c0d0376999390516dcae1c8ab",
+            ScriptNames.HANDOFF, "406b3d9077ecc751edb20268308b679338451ad4",
+            ScriptNames.RELEASE, "7fba7fc74849857b916b9981596cbb281429c130",
             ScriptNames.RENEW, "796900ce30d3e91ccfd7e103ad0e93a36a6c12a0",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",

@@ -42,10 +42,11 @@ class InMemoryQueueScriptContractTest extends QueueScriptContractTestBase {
             waitInQueue("bob");
 
             release("alice");
+            long granted = holderToken();
             take("bob");
             release("bob");
 
-            assertEquals(channel + " granted bob", listener.next());
+            assertEquals(channel + " granted bob " + granted, listener.next(), "the grant names its owner and token");
             assertEquals(channel + " released", listener.next());
             assertEquals(List.of(), List.copyOf(listener.messages), "nothing else");
         }

@@ -3,11 +3,14 @@ package io.leasehold.lock.testkit.conformance
 import io.leasehold.lock.DistributedLock
 import io.leasehold.lock.Lease
 import io.leasehold.lock.LockClient
+import io.leasehold.lock.LockOptions
 import io.leasehold.lock.LockTimeoutException
 import io.leasehold.lock.spi.LockBackend
 import io.leasehold.lock.spi.LockKeys
 import io.leasehold.lock.spi.LuaScript
+import io.leasehold.lock.spi.MessageListener
 import io.leasehold.lock.spi.ScriptNames
+import io.leasehold.lock.spi.Subscription
 import io.leasehold.lock.testkit.FaultInjectingBackend
 import io.leasehold.lock.testkit.ForwardingLockBackend
 import io.leasehold.lock.withLock
@@ -29,9 +32,11 @@ private val DEAD_WAITER_BOUND: Duration = Duration.ofSeconds(2).plus(Timing.SLAC
 /**
  * A backend whose process is dead (or frozen) as far as Redis can tell between [die] and [revive]:
  * no command reaches Redis (each hangs until the engine's command timeout), so the client neither
- * renews nor cleans up. Its subscription still delivers, which only makes it try, in vain.
+ * renews nor cleans up. A dead process hears nothing either; with [hearsMessages], its subscription
+ * still delivers (a client whose commands are cut off while its subscription's connection holds), so
+ * a grant's message may hand it the lock, which it cannot renew.
  */
-private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+private class DyingBackend(delegate: LockBackend, private val hearsMessages: Boolean) : ForwardingLockBackend(delegate) {
     private val dead = AtomicBoolean()
 
     fun die() = dead.set(true)
@@ -41,6 +46,20 @@ private class DyingBackend(delegate: LockBackend) : ForwardingLockBackend(delega
 
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> =
         if (dead.get()) CompletableFuture() else delegate().eval(script, keys, args)
+
+    override fun subscribe(channel: String, listener: MessageListener): CompletableFuture<Subscription> =
+        delegate().subscribe(
+            channel,
+            object : MessageListener {
+                override fun onMessage(channel: String, message: String) {
+                    if (hearsMessages || !dead.get()) listener.onMessage(channel, message)
+                }
+
+                override fun onResubscribed(channel: String) {
+                    if (hearsMessages || !dead.get()) listener.onResubscribed(channel)
+                }
+            },
+        )
 }
 
 /**
@@ -128,14 +147,21 @@ private fun ScenarioContext.queueKeys(name: String = lockName): List<String> = l
 /**
  * A holder, a waiter of another node whose process dies while it heads the lock's queue in Redis, and
  * a live waiter of a third node behind it: the holder's release grants the lock to the dead waiter,
- * and the live waiter must get it within the dead-waiter bound, not after a lease (30 s).
+ * and the live waiter must get it within the dead-waiter bound, not after a lease (30 s). With
+ * [hearsMessages], the "dead" waiter's commands are cut off but its subscription still delivers: it
+ * may take the lock from the grant's message, and must then be told of the lease's loss (it cannot
+ * renew it) while the live waiter still gets the lock within the same bound.
  */
-private fun ScenarioContext.handPastADeadWaiter(lockOf: (LockClient, String) -> DistributedLock) {
+private fun ScenarioContext.handPastADeadWaiter(
+    hearsMessages: Boolean = false,
+    lockOf: (LockClient, String) -> DistributedLock,
+) {
     // Given a holder, a waiter whose process will die while it heads the queue, and a live waiter behind it
     val holder = newClient()
     val held = lockOf(holder, lockName).acquire(Timing.ACQUIRE_WAIT)
     var dying: DyingBackend? = null
-    val (doomed, doomedAnswered) = answeringNode(inner = { backend -> DyingBackend(backend).also { dying = it } })
+    val (doomed, doomedAnswered) =
+        answeringNode(inner = { backend -> DyingBackend(backend, hearsMessages).also { dying = it } })
     val doomedWait = lockOf(doomed.client, lockName).acquireAsync(Duration.ofSeconds(60))
     await("the doomed waiter heads the queue") { doomedAnswered.replies(ScriptNames.ACQUIRE) >= 1 }
     val (live, liveAnswered) = answeringNode()
@@ -150,7 +176,16 @@ private fun ScenarioContext.handPastADeadWaiter(lockOf: (LockClient, String) -> 
     withClue("time from the release to the live waiter's lease (bound $DEAD_WAITER_BOUND)") {
         elapsedSince(releasedAt) shouldBeLessThan DEAD_WAITER_BOUND
     }
-    withClue("the dead waiter has no lease") { doomedWait.isDone shouldBe false }
+    if (hearsMessages) {
+        // It took the grant from its message if no attempt of its was in flight when the message
+        // came (else it asked, and never heard back): then it cannot renew, and is told of the loss.
+        if (doomedWait.isDone) {
+            val doomedLease = doomedWait.value("the cut-off waiter's lease")
+            doomedLease.lost().value("the loss of the cut-off waiter's lease")
+        }
+    } else {
+        withClue("the dead waiter has no lease") { doomedWait.isDone shouldBe false }
+    }
     withClue("release() of the live waiter's lease") { lease.release() shouldBe true }
     dying!!.revive()
     doomedWait.cancel(true)
@@ -187,6 +222,14 @@ internal val fairnessScenarios: List<Scenario> = listOf(
 
     scenario("shouldHandAFairLockPastADeadWaiterWithinTheBound", "G7") {
         handPastADeadWaiter { client, name -> client.fairLock(name) }
+    },
+
+    scenario("shouldHandAFairLockPastAWaiterThatHearsItsGrantButCannotReachRedisWithinTheBound", "G4, G7") {
+        handPastADeadWaiter(hearsMessages = true) { client, name -> client.fairLock(name) }
+    },
+
+    scenario("shouldHandAPlainLockPastAWaiterThatHearsItsGrantButCannotReachRedisWithinTheBound", "G4, G7") {
+        handPastADeadWaiter(hearsMessages = true) { client, name -> client.lock(name) }
     },
 
     scenario("shouldHandAPlainLockPastAnotherClientsDeadWaiterWithinTheBound", "G7") {
@@ -345,7 +388,9 @@ internal val fairnessScenarios: List<Scenario> = listOf(
     },
 
     scenario("shouldTakeAFairGrantWhoseConfirmReplyWasLost", "G1, G3, G9") {
-        // Given a holder, and a waiter on another node the reply of whose confirm of its grant will be lost
+        // Given a holder, and a waiter on another node the reply of whose confirm of its grant will be
+        // lost (a lease that is not renewed confirms its grant, which sets its lease time: a renewed
+        // one may take it from the grant's message instead, with no call to lose)
         val holder = newClient()
         val held = holder.fairLock(lockName).acquire(Timing.ACQUIRE_WAIT)
         var losing: GrantReplyLosingBackend? = null
@@ -353,7 +398,8 @@ internal val fairnessScenarios: List<Scenario> = listOf(
             commandTimeout = Timing.FAST_COMMAND_TIMEOUT,
             wrap = { backend -> GrantReplyLosingBackend(backend).also { losing = it } },
         )
-        val waiting = waiter.client.fairLock(lockName).acquireAsync(Duration.ofSeconds(30))
+        val confirming = LockOptions.builder().autoRenew(false).build()
+        val waiting = waiter.client.fairLock(lockName, confirming).acquireAsync(Duration.ofSeconds(30))
         await("the waiter is queued") { waiter.counter.count(ScriptNames.ACQUIRE) >= 1 && fixture.pttl(queueKeys()[0]) > 0 }
         // When the holder releases, granting the lock to the waiter, whose confirm runs in Redis but
         // whose reply is lost
