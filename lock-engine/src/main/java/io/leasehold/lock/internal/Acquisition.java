@@ -437,13 +437,26 @@ final class Acquisition {
     }
 
     private void joinQueue(JoinQueue join) {
-        boolean missed = lock.client().waitQueues().join(name, this, join.lastSentNanos());
+        WaitQueues.Missed missed = lock.client().waitQueues().join(name, this, join.lastSentNanos());
         if (machine.isDone()) {
             // Ended (deadline, cancel, close) between deciding to queue and queueing: its leave may have
             // come first, and a stale head would hold up every local waiter behind it.
             lock.client().waitQueues().leave(name, this);
-        } else if (join.wakeAfter() || missed) {
-            wake(join.evenUnderLocalLease() || missed, null);
+            return;
+        }
+        if (missed.unknown()) {
+            wake(true, null); // more messages came than the queue remembers: ask
+            return;
+        }
+        for (String message : missed.messages()) { // as if it had heard them (null: a resubscription)
+            if (message == null) {
+                wakeAfterResubscribe();
+            } else {
+                releaseSeen(message);
+            }
+        }
+        if (join.wakeAfter()) {
+            wake(join.evenUnderLocalLease(), null);
         }
     }
 

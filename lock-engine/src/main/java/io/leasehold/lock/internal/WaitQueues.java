@@ -19,8 +19,12 @@ import org.jspecify.annotations.Nullable;
  * {@link #LINGER_NANOS} after the last waiter left (a hot lock's waiters come and go all the time:
  * without the linger, every handoff within a client would unsubscribe and subscribe again). A
  * release message (or a resubscription after a reconnect) wakes the head; when the head leaves, the
- * next waiter becomes head and is woken; a waiter that becomes head of a lingering queue is woken if
- * a release message came after its last attempt was sent (it would otherwise wait for its fallback).
+ * next waiter becomes head and is woken. A waiter that joins as head (or a fair waiter) is handed the
+ * messages that came after its last attempt was sent, before it joined, as if it had heard them
+ * (the queue remembers its latest {@link #REMEMBERED_MESSAGES}): a release would otherwise leave it
+ * waiting for its fallback, and a grant to another waiter would set no alarm for that grant's window;
+ * grants to others do not make it ask (on a hot fair lock, some grant nearly always comes within a
+ * waiter's round trip).
  *
  * <p>A fair lock's waiters ({@link GrantOrder#REDIS_QUEUE}) share the name's subscription but not
  * its order: Redis's queue orders them, so each hears every message (and passes over grants to
@@ -49,6 +53,12 @@ final class WaitQueues {
      * that another client's waiter waits a few handoffs, not for a whole run.
      */
     static final int HANDOFFS_BEFORE_YIELD = 8;
+    /**
+     * How many of its latest release messages a queue remembers for the waiters that join it: a
+     * waiter's attempt is a round trip, and at most a few grants fit in one on a hot lock; a waiter
+     * that missed more asks Redis.
+     */
+    static final int REMEMBERED_MESSAGES = 16;
 
     private final Engine engine;
     private final ConcurrentMap<String, Queue> queues = new ConcurrentHashMap<>();
@@ -58,14 +68,15 @@ final class WaitQueues {
     }
 
     /**
-     * Queues {@code waiter}; the first waiter of a name subscribes its release channel. Returns true
-     * if the waiter should try again at once: it became head of a lingering queue that saw a release
-     * message at or after {@code lastSentNanos} (when its last attempt was sent; pass
-     * {@link Long#MAX_VALUE} if it made none), which was delivered while nobody waited.
+     * Queues {@code waiter}; the first waiter of a name subscribes its release channel. Returns the
+     * release messages that the waiter missed, to be handed to it as if it had heard them: those that
+     * reached the queue at or after {@code lastSentNanos} (when its last attempt was sent; pass
+     * {@link Long#MAX_VALUE} if it made none), before it joined, if it became the head of its client's
+     * queue (or is a fair waiter, which hears every message); see {@link Missed}.
      */
-    boolean join(String name, Acquisition waiter, long lastSentNanos) {
+    Missed join(String name, Acquisition waiter, long lastSentNanos) {
         Queue[] created = new Queue[1];
-        boolean[] missed = new boolean[1];
+        Missed[] missed = new Missed[1];
         queues.compute(name, (key, existing) -> {
             Queue q = existing;
             if (q == null) {
@@ -79,6 +90,16 @@ final class WaitQueues {
             created[0].subscribe();
         }
         return missed[0];
+    }
+
+    /**
+     * The release messages a joining waiter missed, oldest first; a null message stands for a
+     * resubscription (a release may have been missed then). {@code unknown} when the queue no longer
+     * remembers them all (more than {@link #REMEMBERED_MESSAGES} came since): the waiter must ask.
+     */
+    record Missed(List<@Nullable String> messages, boolean unknown) {
+        static final Missed NONE = new Missed(List.of(), false);
+        static final Missed UNKNOWN = new Missed(List.of(), true);
     }
 
     /** Removes {@code waiter}; wakes the next head, or lets the subscription linger when nobody waits. */
@@ -190,17 +211,19 @@ final class WaitQueues {
         private int failures;
         private EngineTimer.@Nullable Timeout retry;
         private EngineTimer.@Nullable Timeout lingering;
-        /** When the latest release message (or resubscription) reached this queue; see {@link #join}. */
-        private long lastMessageNanos = Long.MIN_VALUE;
+        /** The latest release messages (null for a resubscription), oldest first, at most {@link #REMEMBERED_MESSAGES}; see {@link #join}. */
+        private final ArrayDeque<HeardMessage> recent = new ArrayDeque<>();
+        /** When the latest message that {@link #recent} no longer holds reached this queue. */
+        private long forgottenNanos = Long.MIN_VALUE;
 
-        private boolean messageSeen;
+        private boolean messageForgotten;
 
         Queue(String name) {
             this.name = name;
         }
 
-        /** Adds {@code waiter}, ending a linger; true if it became head after a message it missed (see {@link #join}). */
-        synchronized boolean add(Acquisition waiter, long lastSentNanos) {
+        /** Adds {@code waiter}, ending a linger; the messages it missed (see {@link #join}). */
+        synchronized Missed add(Acquisition waiter, long lastSentNanos) {
             if (lingering != null) {
                 lingering.cancel();
                 lingering = null;
@@ -213,10 +236,19 @@ final class WaitQueues {
                 missedCounts = true;
                 fairWaiters.add(waiter);
             }
-            return missedCounts
-                    && messageSeen
-                    && lastSentNanos != Long.MAX_VALUE
-                    && lastMessageNanos - lastSentNanos >= 0;
+            if (!missedCounts || lastSentNanos == Long.MAX_VALUE) {
+                return Missed.NONE;
+            }
+            if (messageForgotten && forgottenNanos - lastSentNanos >= 0) {
+                return Missed.UNKNOWN;
+            }
+            List<@Nullable String> missed = new ArrayList<>(0);
+            for (HeardMessage heard : recent) {
+                if (heard.nanos() - lastSentNanos >= 0) {
+                    missed.add(heard.message());
+                }
+            }
+            return missed.isEmpty() ? Missed.NONE : new Missed(missed, false);
         }
 
         /** Nobody waits: keep the subscription for {@link #LINGER_NANOS}, then drop it unless someone joined. */
@@ -330,7 +362,7 @@ final class WaitQueues {
 
         @Override
         public void onMessage(String channel, String message) {
-            for (Acquisition waiter : messageArrived()) {
+            for (Acquisition waiter : messageArrived(message)) {
                 waiter.releaseSeen(message);
             }
             if (GrantOrder.isGrant(message)) {
@@ -361,18 +393,21 @@ final class WaitQueues {
         @Override
         public void onResubscribed(String channel) {
             // a release may have been published while the connection was down
-            for (Acquisition waiter : messageArrived()) {
+            for (Acquisition waiter : messageArrived(null)) {
                 waiter.wakeAfterResubscribe();
             }
         }
 
         /**
-         * Notes when a message came (for a waiter that joins a lingering queue) and returns who hears
-         * it: the head and the fair waiters.
+         * Remembers the message (for a waiter that joins after it, see {@link #join}) and returns who
+         * hears it: the head and the fair waiters.
          */
-        private synchronized List<Acquisition> messageArrived() {
-            lastMessageNanos = engine.now();
-            messageSeen = true;
+        private synchronized List<Acquisition> messageArrived(@Nullable String message) {
+            if (recent.size() == REMEMBERED_MESSAGES) {
+                forgottenNanos = recent.removeFirst().nanos();
+                messageForgotten = true;
+            }
+            recent.addLast(new HeardMessage(engine.now(), message));
             return listeners();
         }
 
@@ -407,4 +442,7 @@ final class WaitQueues {
             return "WaitQueue{" + name + "}";
         }
     }
+
+    /** A release message (null for a resubscription) and when it reached the queue. */
+    private record HeardMessage(long nanos, @Nullable String message) {}
 }

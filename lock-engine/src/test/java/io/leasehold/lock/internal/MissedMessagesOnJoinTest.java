@@ -1,0 +1,223 @@
+package io.leasehold.lock.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.inmemory.ManualClock;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.spi.Subscription;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A waiter that joins its client's queue of a name after release messages reached that queue (they
+ * came while its contended attempt's reply was on its way) is handed them as if it had heard them:
+ * grants to other waiters do not make it ask again (on a hot fair lock some grant nearly always
+ * comes within a round trip), a grant to itself hands it the lock, and a plain release makes it ask.
+ * On a clock that stands still (no renewal of places, no fallback alarm fires) and the in-memory
+ * store, whose channel delivers on one thread in order.
+ */
+class MissedMessagesOnJoinTest {
+
+    private static final String NAME = "orders:42";
+    private static final String CHANNEL = LockKeys.releaseChannel("leasehold:", NAME);
+    private static final long BOUND_SECONDS = 10;
+
+    private ManualClock clock;
+    private InMemoryLockBackend redis;
+    private HeldReplies joiningBackend;
+    private LockClient joiningClient;
+    private final List<LockClient> others = new CopyOnWriteArrayList<>();
+    /** Every message on the lock's channel, heard after the joining client's own subscription. */
+    private final List<String> heard = new CopyOnWriteArrayList<>();
+
+    private Subscription listening;
+
+    @BeforeEach
+    void start() {
+        clock = new ManualClock();
+        redis = InMemoryLockBackend.withClock(clock);
+        joiningBackend = new HeldReplies(redis.newNode());
+        joiningClient = LockClient.builder(joiningBackend).ticker(clock).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (listening != null) {
+            listening.unsubscribe();
+        }
+        joiningClient.close();
+        others.forEach(LockClient::close);
+        redis.close();
+    }
+
+    private LockClient otherClient() {
+        LockClient client = LockClient.builder(redis.newNode()).ticker(clock).build();
+        others.add(client);
+        return client;
+    }
+
+    /** Subscribes the test's own listener, after the joining client's: it hears each message after that client did. */
+    private void listen() throws Exception {
+        listening = redis.newNode()
+                .subscribe(CHANNEL, (channel, message) -> heard.add(message))
+                .get(BOUND_SECONDS, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void shouldNotAskAgainForGrantsToOthersItMissedWhileJoiningAndTakeItsOwnFromItsMessage() throws Exception {
+        // Given a holder, a fair waiter of the joining client (its subscription active), and another client's fair
+        // waiter
+        Lease held = otherClient().fairLock(NAME).acquire(Duration.ZERO);
+        CompletableFuture<Lease> first = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("the joining client is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        listen();
+        LockClient otherWaiterClient = otherClient();
+        CompletableFuture<Lease> other = otherWaiterClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("two places in Redis's queue", () -> queueSize() == 2);
+        // And a second fair waiter of the joining client whose contended reply is held on its way
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> joining = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("its attempt took the third place", () -> queueSize() == 3);
+        String joiner = joiningBackend.heldOwner.get();
+
+        // When, before its reply arrives, the lock is granted to the first waiter, then to the other client's
+        assertTrue(held.release());
+        Lease firstLease = first.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertTrue(firstLease.release());
+        Lease otherLease = other.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        eventually("both grants were heard", () -> heard.size() == 2);
+        joiningBackend.releaseHeldReply();
+
+        // Then the joining waiter does not ask again for those grants to others
+        eventually("the joining waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        assertEquals(1, joiningBackend.attempts(joiner), "one attempt: " + heard);
+        assertFalse(joining.isDone());
+        // And the release that grants it the lock hands it over by its message, with no further attempt
+        assertTrue(otherLease.release());
+        Lease lease = joining.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(1, joiningBackend.attempts(joiner), "the grant's message handed it the lock");
+        assertTrue(lease.fencingToken() > otherLease.fencingToken());
+        assertTrue(lease.release());
+    }
+
+    @Test
+    void shouldTakeAGrantToItselfThatItMissedWhileJoiningFromItsMessage() throws Exception {
+        // Given a holder, and the joining client's subscription lingering after its waiter gave up
+        Lease held = otherClient().fairLock(NAME).acquire(Duration.ZERO);
+        CompletableFuture<Lease> gaveUp = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("the joining client is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        gaveUp.cancel(true);
+        eventually("the waiter that gave up left Redis's queue", () -> queueSize() == 0);
+        listen();
+        // And a fair waiter of the joining client whose contended reply is held on its way
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> joining = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("its attempt took a place", () -> queueSize() == 1);
+        String joiner = joiningBackend.heldOwner.get();
+
+        // When the holder releases before the reply arrives, granting the lock to that waiter
+        assertTrue(held.release());
+        eventually("the grant was heard", () -> heard.size() == 1);
+        joiningBackend.releaseHeldReply();
+
+        // Then the waiter takes the lock from the grant's message it missed, with no further attempt
+        Lease lease = joining.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertEquals(1, joiningBackend.attempts(joiner), "the missed grant's message handed it the lock: " + heard);
+        assertEquals(GrantOrder.WAITER_LEASE_MS, redis.pttl("leasehold:{" + NAME + "}"), "the grant's TTL");
+        assertTrue(lease.fencingToken() > held.fencingToken());
+        assertTrue(lease.release());
+    }
+
+    private int queueSize() {
+        return redis.sortedSetMembers("leasehold:{" + NAME + "}:queue").size();
+    }
+
+    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** Counts acquire attempts per owner, and holds back the reply of the next acquire when asked (the command runs). */
+    private static final class HeldReplies extends ForwardingLockBackend {
+        final AtomicReference<String> heldOwner = new AtomicReference<>();
+        private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        private volatile boolean holdNext;
+        private final AtomicReference<Runnable> held = new AtomicReference<>();
+        private volatile boolean replyHeld;
+
+        HeldReplies(InMemoryLockBackend delegate) {
+            super(delegate);
+        }
+
+        void holdNextAcquireReply() {
+            holdNext = true;
+        }
+
+        void releaseHeldReply() {
+            Runnable reply = held.getAndSet(null);
+            if (reply == null) {
+                throw new AssertionError("no reply was held");
+            }
+            reply.run();
+        }
+
+        boolean replyHeld() {
+            return replyHeld;
+        }
+
+        int attempts(String owner) {
+            AtomicInteger count = attempts.get(owner);
+            return count == null ? 0 : count.get();
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            if (!script.name().equals(ScriptNames.ACQUIRE)) {
+                return super.eval(script, keys, args);
+            }
+            attempts.computeIfAbsent(args.get(0), owner -> new AtomicInteger()).incrementAndGet();
+            CompletableFuture<Object> ran = super.eval(script, keys, args);
+            if (!holdNext) {
+                return ran;
+            }
+            holdNext = false;
+            replyHeld = true;
+            heldOwner.set(args.get(0));
+            CompletableFuture<Object> reply = new CompletableFuture<>();
+            held.set(() -> ran.whenComplete((value, error) -> {
+                if (error == null) {
+                    reply.complete(value); // (runs the engine's handling of it, in this thread)
+                } else {
+                    reply.completeExceptionally(error);
+                }
+                replyHeld = false;
+            }));
+            return reply;
+        }
+    }
+}
