@@ -72,7 +72,8 @@ final class WaitQueues {
      * release messages that the waiter missed, to be handed to it as if it had heard them: those that
      * reached the queue at or after {@code lastSentNanos} (when its last attempt was sent; pass
      * {@link Long#MAX_VALUE} if it made none), before it joined, if it became the head of its client's
-     * queue (or is a fair waiter, which hears every message); see {@link Missed}.
+     * queue (or is a fair waiter, which hears every message); for a waiter behind the head, a grant
+     * that names it (it takes that out of the local order); see {@link Missed}.
      */
     Missed join(String name, Acquisition waiter, long lastSentNanos) {
         Queue[] created = new Queue[1];
@@ -236,8 +237,11 @@ final class WaitQueues {
                 missedCounts = true;
                 fairWaiters.add(waiter);
             }
-            if (!missedCounts || lastSentNanos == Long.MAX_VALUE) {
+            if (lastSentNanos == Long.MAX_VALUE) {
                 return Missed.NONE;
+            }
+            if (!missedCounts) {
+                return grantMissedBy(waiter, lastSentNanos);
             }
             if (messageForgotten && forgottenNanos - lastSentNanos >= 0) {
                 return Missed.UNKNOWN;
@@ -249,6 +253,25 @@ final class WaitQueues {
                 }
             }
             return missed.isEmpty() ? Missed.NONE : new Missed(missed, false);
+        }
+
+        /**
+         * For a waiter that joins behind its client's head: the grant to it among the messages since
+         * {@code lastSentNanos}, if any (its attempt took a place in Redis's queue, see
+         * {@link #localWaiterBehindTheHead}); it hears no other message.
+         */
+        private Missed grantMissedBy(Acquisition waiter, long lastSentNanos) {
+            String owner = waiter.owner();
+            for (HeardMessage heard : recent) {
+                String message = heard.message();
+                if (heard.nanos() - lastSentNanos >= 0
+                        && message != null
+                        && GrantOrder.isGrant(message)
+                        && GrantOrder.names(message, owner)) {
+                    return new Missed(List.of(message), false);
+                }
+            }
+            return Missed.NONE;
         }
 
         /** Nobody waits: keep the subscription for {@link #LINGER_NANOS}, then drop it unless someone joined. */

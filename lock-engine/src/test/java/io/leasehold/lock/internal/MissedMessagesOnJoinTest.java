@@ -148,6 +148,35 @@ class MissedMessagesOnJoinTest {
         assertTrue(lease.release());
     }
 
+    @Test
+    void shouldTakeAGrantThatNamesAWaiterBehindItsClientsHeadThatItMissedWhileJoining() throws Exception {
+        // Given a holder, and two plain waiters of the joining client whose attempts both took places in
+        // Redis's queue: the first to reach Redis has its reply held on its way, so the second joins
+        // its client's queue first, as its head
+        Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> behind = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("the first attempt took a place", () -> queueSize() == 1);
+        String joiner = joiningBackend.heldOwner.get();
+        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        eventually("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        eventually("the head took the second place", () -> queueSize() == 2);
+        listen();
+
+        // When the holder releases, granting the lock to the first place's waiter, before its reply arrives
+        assertTrue(held.release());
+        eventually("the grant was heard", () -> heard.size() == 1);
+        joiningBackend.releaseHeldReply();
+
+        // Then that waiter, queued behind its client's head, takes the lock from the message it missed
+        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertEquals(1, joiningBackend.attempts(joiner), "the missed grant's message handed it the lock: " + heard);
+        assertFalse(head.isDone(), "the head waits on");
+        assertTrue(lease.release());
+        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+    }
+
     private int queueSize() {
         return redis.sortedSetMembers("leasehold:{" + NAME + "}:queue").size();
     }
