@@ -85,6 +85,13 @@ final class AcquisitionMachine {
      * the last contended attempt's send): else the waiter asks, and gets the whole lease time.
      */
     static final long MIN_GRANT_LEFT_NANOS = TimeUnit.MILLISECONDS.toNanos(GRANT_WINDOW_MS / 2);
+    /**
+     * How many of the last contended attempt's round trips the validity of a lease taken from a
+     * grant message must hold, at least: its first renewal, sent a third into it, must be answered
+     * well before its loss check, or a client on a slow link would take leases it cannot keep
+     * (asking gets it the whole lease time instead).
+     */
+    static final long ROUND_TRIPS_LEFT = 4;
 
     private final Engine engine;
     private final String name;
@@ -326,7 +333,8 @@ final class AcquisitionMachine {
      * window after that send. That saves the waiter a round trip (and Redis a call) on every grant
      * across clients; the lease starts with the window's validity, and its watchdog lifts it to the
      * lease time (a third of it into the validity left, or at its release if sooner). Otherwise (no
-     * token, no such reply, too little of the window left, or an attempt in flight, whose reply will
+     * token, no such reply, too little of the window left, at least half of it and
+     * {@link #ROUND_TRIPS_LEFT} round trips of that reply, or an attempt in flight, whose reply will
      * grant) it asks, as for a release message: the same owner gets the same lock for a whole lease.
      */
     private void grantNamesThisWaiter(long token, List<AcquisitionEffect> effects) {
@@ -343,7 +351,7 @@ final class AcquisitionMachine {
             long left = Validity.validUntil(last.sentNanos(), GRANT_WINDOW_MS)
                     - Validity.leadNanos(GRANT_WINDOW_MS)
                     - engine.now();
-            if (left >= MIN_GRANT_LEFT_NANOS) {
+            if (left >= Math.max(MIN_GRANT_LEFT_NANOS, ROUND_TRIPS_LEFT * last.roundTripNanos())) {
                 enter(new Attempting(false)); // the message stands for the reply of an attempt
                 effects.add(new TakeGrant(round, token, last.sentNanos()));
                 return;
@@ -422,11 +430,11 @@ final class AcquisitionMachine {
         boolean wakePending = ((Attempting) state).wakePending();
         long grantSeen = ((Attempting) state).grantSeenNanos();
         lastFailure = null;
-        lastContended = new ContendedReply(event.sentNanos(), event.holderToken());
+        long now = engine.now();
+        lastContended = new ContendedReply(event.sentNanos(), event.holderToken(), now - event.sentNanos());
         if (!wakePending) {
             releaseSeenNanos = NOT_SEEN; // someone else took the lock after that release
         }
-        long now = engine.now();
         if (now - deadlineNanos >= 0) {
             end(Ending.FAILED, timedOut.get(), effects);
             return;
@@ -681,8 +689,11 @@ final class AcquisitionMachine {
         return releaseSeenNanos == NOT_SEEN ? null : Duration.ofNanos(engine.now() - releaseSeenNanos);
     }
 
-    /** A contended reply of the current round: when its attempt was sent, and the holder's fencing token it named. */
-    private record ContendedReply(long sentNanos, long holderToken) {}
+    /**
+     * A contended reply of the current round: when its attempt was sent, the holder's fencing token
+     * it named, and how long it took to come back.
+     */
+    private record ContendedReply(long sentNanos, long holderToken, long roundTripNanos) {}
 
     /**
      * A timer armed by one state. It counts only while that state is current: a state that is left

@@ -208,6 +208,25 @@ class AcquisitionMachineTest {
     }
 
     @Test
+    void shouldAskForAGrantWhenItsValidityWouldNotHoldFourRoundTripsOfTheLastContendedReply() {
+        // (a slow link: the lease's first renewal could not be answered before its loss check)
+        Send first = only(Send.class, machine.on(new Start(false)));
+        long sent = engine.now();
+        clock.advance(Duration.ofMillis(300)); // the contended reply took 300 ms: 4 of them are 1.2 s
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, sent, 100)));
+        only(Send.class, machine.on(new GrantNamesThisWaiter(101)));
+    }
+
+    @Test
+    void shouldTakeAGrantFromItsMessageWhenItsValidityHoldsFourRoundTrips() {
+        Send first = only(Send.class, machine.on(new Start(false)));
+        long sent = engine.now();
+        clock.advance(Duration.ofMillis(150)); // 4 round trips: 600 ms, of some 1.25 s left
+        only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, sent, 100)));
+        only(TakeGrant.class, machine.on(new GrantNamesThisWaiter(101)));
+    }
+
+    @Test
     void shouldAskAfterTheReplyWhenAGrantMessageComesWhileAnAttemptIsInFlight() {
         Send first = only(Send.class, machine.on(new Start(false)));
         only(JoinQueue.class, machine.on(new Contended(first.round(), 1_000, engine.now(), 100)));

@@ -1,6 +1,7 @@
 package io.leasehold.lock.testkit.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -30,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -141,6 +143,33 @@ public abstract class AcquisitionChaosDriverTests {
                         .map(Lease::release)
                         .orElse(false),
                 "the fast client takes the lock after the slow waiter released it");
+    }
+
+    /**
+     * A waiter on a link whose round trip is 600 ms gets a fair grant across clients and holds it
+     * past the grant window (1.5 s): its lease must last, since Redis answers (a lease taken from the
+     * grant's message starts with the window's validity only: on a link this slow the waiter asks
+     * for its grant, which sets its whole lease time).
+     */
+    @Test
+    void shouldKeepAFairGrantTakenOnASlowLinkPastTheGrantWindow() throws Exception {
+        String name = "acq-slow-fair-hold:" + UUID.randomUUID();
+        SlowLink link = slowLink(name);
+        Lease first = link.fast().fairLock(name).acquire(Duration.ofSeconds(5));
+        CompletableFuture<Lease> slowWaiter = link.slow().fairLock(name).acquireAsync(Duration.ofSeconds(20));
+        String queue = LockKeys.queueKey(PREFIX, name);
+        Eventually.until(
+                "the slow waiter has its place in the queue",
+                () -> Long.valueOf(1).equals(redis.server().command("ZCARD", queue)));
+        assertTrue(first.release(), "release() of the first holder");
+        Lease granted = slowWaiter.get(10, TimeUnit.SECONDS);
+        CompletableFuture<io.leasehold.lock.LeaseLoss> loss = granted.lost();
+        assertThrows(
+                TimeoutException.class,
+                () -> loss.get(2_500, TimeUnit.MILLISECONDS),
+                "held 2.5 s on the slow link, past the grant window");
+        assertTrue(granted.isValid(), "still valid");
+        assertTrue(granted.release(), "release() of the slow waiter's lease");
     }
 
     /**
