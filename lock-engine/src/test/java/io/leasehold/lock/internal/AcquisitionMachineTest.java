@@ -69,16 +69,21 @@ class AcquisitionMachineTest {
     private final BlockingQueue<AcquisitionMachine.Alarm> fallbacks = new LinkedBlockingQueue<>();
     private final BlockingQueue<AcquisitionMachine.Alarm> retries = new LinkedBlockingQueue<>();
     private final BlockingQueue<String> deadlines = new LinkedBlockingQueue<>();
-    private final AcquisitionMachine machine = new AcquisitionMachine(
-            engine,
-            NAME,
-            WAIT,
-            Duration.ofSeconds(30),
-            () -> new LockTimeoutException(NAME, WAIT),
-            fallbacks::add,
-            retries::add,
-            () -> deadlines.add("deadline"),
-            true);
+    private final AcquisitionMachine machine = newMachine(true);
+
+    /** A machine for a 30 s lease; {@code takesGrantsFromMessages} as for a renewed lease (true) or not. */
+    private AcquisitionMachine newMachine(boolean takesGrantsFromMessages) {
+        return new AcquisitionMachine(
+                engine,
+                NAME,
+                WAIT,
+                Duration.ofSeconds(30),
+                () -> new LockTimeoutException(NAME, WAIT),
+                fallbacks::add,
+                retries::add,
+                () -> deadlines.add("deadline"),
+                takesGrantsFromMessages);
+    }
 
     @AfterEach
     void stop() {
@@ -237,16 +242,7 @@ class AcquisitionMachineTest {
 
     @Test
     void shouldAskForAGrantWhenItsLeaseIsNotRenewed() {
-        AcquisitionMachine fixedLease = new AcquisitionMachine(
-                engine,
-                NAME,
-                WAIT,
-                Duration.ofSeconds(30),
-                () -> new LockTimeoutException(NAME, WAIT),
-                fallbacks::add,
-                retries::add,
-                () -> deadlines.add("deadline"),
-                false);
+        AcquisitionMachine fixedLease = newMachine(false);
         Send first = only(Send.class, fixedLease.on(new Start(false)));
         only(JoinQueue.class, fixedLease.on(new Contended(first.round(), 1_000, engine.now(), 100)));
         only(Send.class, fixedLease.on(new GrantNamesThisWaiter(101)));

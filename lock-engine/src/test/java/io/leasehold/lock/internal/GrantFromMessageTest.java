@@ -16,13 +16,13 @@ import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.CountingLockBackend;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.driver.Eventually;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,11 +88,11 @@ class GrantFromMessageTest {
             throws Exception {
         Lease held = lock.apply(holderClient, options).acquire(Duration.ZERO);
         CompletableFuture<Lease> waiting = lock.apply(waiterClient, options).acquireAsync(WAIT);
-        eventually(
+        Eventually.until(
                 "the waiter took its place in Redis's queue",
                 () -> redis.sortedSetMembers(KEY + ":queue").size() == 1);
         assertFalse(waiting.isDone(), "contended");
-        eventually("the waiter's subscription is active", () -> redis.subscriberCount(KEY + ":released") == 1);
+        Eventually.until("the waiter's subscription is active", () -> redis.subscriberCount(KEY + ":released") == 1);
         assertTrue(held.release(), "the holder's release");
         Lease lease = waiting.get(BOUND_SECONDS, TimeUnit.SECONDS);
         assertTrue(lease.fencingToken() > held.fencingToken(), "a fresh token above the holder's");
@@ -134,8 +134,9 @@ class GrantFromMessageTest {
         Lease lease = handOver(GrantFromMessageTest::plain, lease(LEASE, true));
 
         clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS / 3));
-        eventually("the watchdog renewed it", () -> redis.pttl(KEY) == LEASE.toMillis());
-        eventually("its validity is the lease time's", () -> lease.remaining().compareTo(Duration.ofSeconds(29)) > 0);
+        Eventually.until("the watchdog renewed it", () -> redis.pttl(KEY) == LEASE.toMillis());
+        Eventually.until(
+                "its validity is the lease time's", () -> lease.remaining().compareTo(Duration.ofSeconds(29)) > 0);
         assertFalse(lease.lost().isDone());
         lease.release();
     }
@@ -147,7 +148,7 @@ class GrantFromMessageTest {
 
         long window = GrantOrder.WAITER_LEASE_MS;
         clock.advance(Duration.ofMillis(window / 3 + 10));
-        eventually("a renewal was tried", () -> waiterCalls.count(ScriptNames.RENEW) >= 1);
+        Eventually.until("a renewal was tried", () -> waiterCalls.count(ScriptNames.RENEW) >= 1);
         long ttlLeft = redis.pttl(KEY);
         long beforeTheTtlEnds = window - 2 - window / 100 - (window / 3 + 10); // validity: the window less the drift
         assertTrue(
@@ -179,16 +180,5 @@ class GrantFromMessageTest {
 
     private static String ownerOf(Lease lease) {
         return ((DefaultLease) lease).owner;
-    }
-
-    /** Waits (in real time, briefly) for the engines to act on a message or a clock move. */
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(1);
-        }
     }
 }

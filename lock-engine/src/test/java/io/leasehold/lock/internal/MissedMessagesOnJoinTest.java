@@ -13,6 +13,7 @@ import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.spi.Subscription;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,15 +88,15 @@ class MissedMessagesOnJoinTest {
         // waiter
         Lease held = otherClient().fairLock(NAME).acquire(Duration.ZERO);
         CompletableFuture<Lease> first = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("the joining client is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        Eventually.until("the joining client is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
         listen();
         LockClient otherWaiterClient = otherClient();
         CompletableFuture<Lease> other = otherWaiterClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("two places in Redis's queue", () -> queueSize() == 2);
+        Eventually.until("two places in Redis's queue", () -> queueSize() == 2);
         // And a second fair waiter of the joining client whose contended reply is held on its way
         joiningBackend.holdNextAcquireReply();
         CompletableFuture<Lease> joining = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("its attempt took the third place", () -> queueSize() == 3);
+        Eventually.until("its attempt took the third place", () -> queueSize() == 3);
         String joiner = joiningBackend.heldOwner.get();
 
         // When, before its reply arrives, the lock is granted to the first waiter, then to the other client's
@@ -104,11 +104,11 @@ class MissedMessagesOnJoinTest {
         Lease firstLease = first.get(BOUND_SECONDS, TimeUnit.SECONDS);
         assertTrue(firstLease.release());
         Lease otherLease = other.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        eventually("both grants were heard", () -> heard.size() == 2);
+        Eventually.until("both grants were heard", () -> heard.size() == 2);
         joiningBackend.releaseHeldReply();
 
         // Then the joining waiter does not ask again for those grants to others
-        eventually("the joining waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        Eventually.until("the joining waiter's reply was acted on", () -> !joiningBackend.replyHeld());
         assertEquals(1, joiningBackend.attempts(joiner), "one attempt: " + heard);
         assertFalse(joining.isDone());
         // And the release that grants it the lock hands it over by its message, with no further attempt
@@ -124,19 +124,19 @@ class MissedMessagesOnJoinTest {
         // Given a holder, and the joining client's subscription lingering after its waiter gave up
         Lease held = otherClient().fairLock(NAME).acquire(Duration.ZERO);
         CompletableFuture<Lease> gaveUp = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("the joining client is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        Eventually.until("the joining client is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
         gaveUp.cancel(true);
-        eventually("the waiter that gave up left Redis's queue", () -> queueSize() == 0);
+        Eventually.until("the waiter that gave up left Redis's queue", () -> queueSize() == 0);
         listen();
         // And a fair waiter of the joining client whose contended reply is held on its way
         joiningBackend.holdNextAcquireReply();
         CompletableFuture<Lease> joining = joiningClient.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("its attempt took a place", () -> queueSize() == 1);
+        Eventually.until("its attempt took a place", () -> queueSize() == 1);
         String joiner = joiningBackend.heldOwner.get();
 
         // When the holder releases before the reply arrives, granting the lock to that waiter
         assertTrue(held.release());
-        eventually("the grant was heard", () -> heard.size() == 1);
+        Eventually.until("the grant was heard", () -> heard.size() == 1);
         joiningBackend.releaseHeldReply();
 
         // Then the waiter takes the lock from the grant's message it missed, with no further attempt
@@ -156,16 +156,16 @@ class MissedMessagesOnJoinTest {
         Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
         joiningBackend.holdNextAcquireReply();
         CompletableFuture<Lease> behind = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("the first attempt took a place", () -> queueSize() == 1);
+        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
         String joiner = joiningBackend.heldOwner.get();
         CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        eventually("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
-        eventually("the head took the second place", () -> queueSize() == 2);
+        Eventually.until("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        Eventually.until("the head took the second place", () -> queueSize() == 2);
         listen();
 
         // When the holder releases, granting the lock to the first place's waiter, before its reply arrives
         assertTrue(held.release());
-        eventually("the grant was heard", () -> heard.size() == 1);
+        Eventually.until("the grant was heard", () -> heard.size() == 1);
         joiningBackend.releaseHeldReply();
 
         // Then that waiter, queued behind its client's head, takes the lock from the message it missed
@@ -179,16 +179,6 @@ class MissedMessagesOnJoinTest {
 
     private int queueSize() {
         return redis.sortedSetMembers("leasehold:{" + NAME + "}:queue").size();
-    }
-
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(1);
-        }
     }
 
     /** Counts acquire attempts per owner, and holds back the reply of the next acquire when asked (the command runs). */
