@@ -193,10 +193,10 @@ final class Acquisition {
      * waiter of a fair lock hears every message); a waiter passes over the grants that name others.
      */
     void releaseSeen(@Nullable String message) {
-        if (message != null && GrantOrder.isGrant(message) && GrantOrder.names(message, machine.owner())) {
-            run(new GrantNamesThisWaiter(GrantOrder.grantedToken(message)));
-        } else if (GrantOrder.wakes(message, machine::owner)) {
+        if (message == null || !GrantOrder.isGrant(message)) {
             run(new ReleaseSeen(isHead()));
+        } else if (GrantOrder.names(message, machine.owner())) {
+            run(new GrantNamesThisWaiter(GrantOrder.grantedToken(message)));
         } else {
             run(new GrantToAnotherSeen(isHead()));
         }
@@ -437,7 +437,7 @@ final class Acquisition {
     }
 
     private void joinQueue(JoinQueue join) {
-        WaitQueues.Missed missed = lock.client().waitQueues().join(name, this, join.lastSentNanos());
+        RecentMessages.Missed missed = lock.client().waitQueues().join(name, this, join.lastSentNanos());
         if (machine.isDone()) {
             // Ended (deadline, cancel, close) between deciding to queue and queueing: its leave may have
             // come first, and a stale head would hold up every local waiter behind it.

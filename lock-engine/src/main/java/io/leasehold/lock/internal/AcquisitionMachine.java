@@ -288,7 +288,7 @@ final class AcquisitionMachine {
         attempt(effects);
     }
 
-    /** A release message (that concerns this waiter, see {@link GrantOrder#wakes}) arrived. */
+    /** A release message that is no grant (or a missed one: a resubscription) arrived; see {@link Acquisition#releaseSeen}. */
     private void releaseSeen(ReleaseSeen event, List<AcquisitionEffect> effects) {
         releaseSeenNanos = engine.now();
         if (event.head()) {

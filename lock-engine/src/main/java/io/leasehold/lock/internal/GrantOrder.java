@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -106,15 +105,6 @@ enum GrantOrder {
      */
     long fallbackMs(long holderTtlMs) {
         return this == CLIENT_QUEUE ? holderTtlMs : Math.min(holderTtlMs, WAITER_RENEW_MS);
-    }
-
-    /**
-     * Whether the release message {@code message} (null for a missed one: a resubscription) should
-     * make the waiter whose current owner is {@code owner} ask: a waiter passes over grants to others
-     * (the queue grants in order, so asking would only renew its place).
-     */
-    static boolean wakes(@Nullable String message, Supplier<String> owner) {
-        return message == null || !isGrant(message) || names(message, owner.get());
     }
 
     /** Whether {@code message} is a grant's ({@code "granted <owner> <token>"}, see release.lua). */

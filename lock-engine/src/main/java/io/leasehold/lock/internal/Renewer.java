@@ -67,8 +67,9 @@ final class Renewer {
         synchronized (lock) {
             Entry entry = new Entry(lease);
             entries.put(lease, entry);
-            long due = lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs);
-            scheduleLocked(entry, lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due);
+            scheduleLocked(
+                    entry,
+                    noLaterThanInForce(lease, lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs)));
             armTickLocked();
         }
     }
@@ -102,6 +103,15 @@ final class Renewer {
                 armTickLocked();
             }
         }
+    }
+
+    /**
+     * {@code due}, or a third of the validity left if sooner while a TTL shorter than the lease time
+     * may be in force (an extend to a shorter time, or a grant taken from its message): such a TTL
+     * must never run out unrenewed.
+     */
+    private long noLaterThanInForce(DefaultLease lease, long due) {
+        return lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due;
     }
 
     /** A third of the validity left from now: the lease's lease time, or a shorter extend's, renewed at a third. */
@@ -354,8 +364,7 @@ final class Renewer {
      * (an extend to a shorter time sent meanwhile).
      */
     private long nextDueAfterRenewal(DefaultLease lease, long sent) {
-        long due = sent + Validity.renewIntervalNanos(lease.leaseMs);
-        return lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due;
+        return noLaterThanInForce(lease, sent + Validity.renewIntervalNanos(lease.leaseMs));
     }
 
     /**
@@ -371,7 +380,7 @@ final class Renewer {
             entry.lastFailure = failure;
             if (isCurrent(entry)) {
                 long due = engine.now() + Validity.renewRetryNanos(lease.leaseMs);
-                scheduleLocked(entry, lease.shorterLeaseInForce() ? Math.min(due, thirdOfValidityLeft(lease)) : due);
+                scheduleLocked(entry, noLaterThanInForce(lease, due));
             }
         }
         lease.renewalFailed(seq, failure);

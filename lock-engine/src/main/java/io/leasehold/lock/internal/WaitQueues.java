@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * release message (or a resubscription after a reconnect) wakes the head; when the head leaves, the
  * next waiter becomes head and is woken. A waiter that joins as head (or a fair waiter) is handed the
  * messages that came after its last attempt was sent, before it joined, as if it had heard them
- * (the queue remembers its latest {@link #REMEMBERED_MESSAGES}): a release would otherwise leave it
+ * (the queue remembers its latest few, see {@link RecentMessages}): a release would otherwise leave it
  * waiting for its fallback, and a grant to another waiter would set no alarm for that grant's window;
  * grants to others do not make it ask (on a hot fair lock, some grant nearly always comes within a
  * waiter's round trip).
@@ -53,12 +53,6 @@ final class WaitQueues {
      * that another client's waiter waits a few handoffs, not for a whole run.
      */
     static final int HANDOFFS_BEFORE_YIELD = 8;
-    /**
-     * How many of its latest release messages a queue remembers for the waiters that join it: a
-     * waiter's attempt is a round trip, and at most a few grants fit in one on a hot lock; a waiter
-     * that missed more asks Redis.
-     */
-    static final int REMEMBERED_MESSAGES = 16;
 
     private final Engine engine;
     private final ConcurrentMap<String, Queue> queues = new ConcurrentHashMap<>();
@@ -73,11 +67,11 @@ final class WaitQueues {
      * reached the queue at or after {@code lastSentNanos} (when its last attempt was sent; pass
      * {@link Long#MAX_VALUE} if it made none), before it joined, if it became the head of its client's
      * queue (or is a fair waiter, which hears every message); for a waiter behind the head, a grant
-     * that names it (it takes that out of the local order); see {@link Missed}.
+     * that names it (it takes that out of the local order); see {@link RecentMessages.Missed}.
      */
-    Missed join(String name, Acquisition waiter, long lastSentNanos) {
+    RecentMessages.Missed join(String name, Acquisition waiter, long lastSentNanos) {
         Queue[] created = new Queue[1];
-        Missed[] missed = new Missed[1];
+        RecentMessages.Missed[] missed = new RecentMessages.Missed[1];
         queues.compute(name, (key, existing) -> {
             Queue q = existing;
             if (q == null) {
@@ -91,16 +85,6 @@ final class WaitQueues {
             created[0].subscribe();
         }
         return missed[0];
-    }
-
-    /**
-     * The release messages a joining waiter missed, oldest first; a null message stands for a
-     * resubscription (a release may have been missed then). {@code unknown} when the queue no longer
-     * remembers them all (more than {@link #REMEMBERED_MESSAGES} came since): the waiter must ask.
-     */
-    record Missed(List<@Nullable String> messages, boolean unknown) {
-        static final Missed NONE = new Missed(List.of(), false);
-        static final Missed UNKNOWN = new Missed(List.of(), true);
     }
 
     /** Removes {@code waiter}; wakes the next head, or lets the subscription linger when nobody waits. */
@@ -212,19 +196,15 @@ final class WaitQueues {
         private int failures;
         private EngineTimer.@Nullable Timeout retry;
         private EngineTimer.@Nullable Timeout lingering;
-        /** The latest release messages (null for a resubscription), oldest first, at most {@link #REMEMBERED_MESSAGES}; see {@link #join}. */
-        private final ArrayDeque<HeardMessage> recent = new ArrayDeque<>();
-        /** When the latest message that {@link #recent} no longer holds reached this queue. */
-        private long forgottenNanos = Long.MIN_VALUE;
-
-        private boolean messageForgotten;
+        /** The latest release messages, for the waiters that join after them; see {@link #join}. */
+        private final RecentMessages recent = new RecentMessages();
 
         Queue(String name) {
             this.name = name;
         }
 
         /** Adds {@code waiter}, ending a linger; the messages it missed (see {@link #join}). */
-        synchronized Missed add(Acquisition waiter, long lastSentNanos) {
+        synchronized RecentMessages.Missed add(Acquisition waiter, long lastSentNanos) {
             if (lingering != null) {
                 lingering.cancel();
                 lingering = null;
@@ -238,40 +218,11 @@ final class WaitQueues {
                 fairWaiters.add(waiter);
             }
             if (lastSentNanos == Long.MAX_VALUE) {
-                return Missed.NONE;
+                return RecentMessages.Missed.NONE;
             }
-            if (!missedCounts) {
-                return grantMissedBy(waiter, lastSentNanos);
-            }
-            if (messageForgotten && forgottenNanos - lastSentNanos >= 0) {
-                return Missed.UNKNOWN;
-            }
-            List<@Nullable String> missed = new ArrayList<>(0);
-            for (HeardMessage heard : recent) {
-                if (heard.nanos() - lastSentNanos >= 0) {
-                    missed.add(heard.message());
-                }
-            }
-            return missed.isEmpty() ? Missed.NONE : new Missed(missed, false);
-        }
-
-        /**
-         * For a waiter that joins behind its client's head: the grant to it among the messages since
-         * {@code lastSentNanos}, if any (its attempt took a place in Redis's queue, see
-         * {@link #localWaiterBehindTheHead}); it hears no other message.
-         */
-        private Missed grantMissedBy(Acquisition waiter, long lastSentNanos) {
-            String owner = waiter.owner();
-            for (HeardMessage heard : recent) {
-                String message = heard.message();
-                if (heard.nanos() - lastSentNanos >= 0
-                        && message != null
-                        && GrantOrder.isGrant(message)
-                        && GrantOrder.names(message, owner)) {
-                    return new Missed(List.of(message), false);
-                }
-            }
-            return Missed.NONE;
+            // A waiter behind its client's head hears no message but a grant naming it (its attempt
+            // took a place in Redis's queue, see localWaiterBehindTheHead).
+            return missedCounts ? recent.since(lastSentNanos) : recent.grantTo(waiter.owner(), lastSentNanos);
         }
 
         /** Nobody waits: keep the subscription for {@link #LINGER_NANOS}, then drop it unless someone joined. */
@@ -426,11 +377,7 @@ final class WaitQueues {
          * hears it: the head and the fair waiters.
          */
         private synchronized List<Acquisition> messageArrived(@Nullable String message) {
-            if (recent.size() == REMEMBERED_MESSAGES) {
-                forgottenNanos = recent.removeFirst().nanos();
-                messageForgotten = true;
-            }
-            recent.addLast(new HeardMessage(engine.now(), message));
+            recent.heard(engine.now(), message);
             return listeners();
         }
 
@@ -465,7 +412,4 @@ final class WaitQueues {
             return "WaitQueue{" + name + "}";
         }
     }
-
-    /** A release message (null for a resubscription) and when it reached the queue. */
-    private record HeardMessage(long nanos, @Nullable String message) {}
 }

@@ -135,14 +135,10 @@ class MissedMessagesOnJoinTest {
         String joiner = joiningBackend.heldOwner.get();
 
         // When the holder releases before the reply arrives, granting the lock to that waiter
-        assertTrue(held.release());
-        Eventually.until("the grant was heard", () -> heard.size() == 1);
-        joiningBackend.releaseHeldReply();
+        releaseBeforeTheHeldReply(held);
 
         // Then the waiter takes the lock from the grant's message it missed, with no further attempt
-        Lease lease = joining.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        assertEquals(joiner, ((DefaultLease) lease).owner);
-        assertEquals(1, joiningBackend.attempts(joiner), "the missed grant's message handed it the lock: " + heard);
+        Lease lease = takenFromTheMissedGrant(joining, joiner);
         assertEquals(GrantOrder.WAITER_LEASE_MS, redis.pttl("leasehold:{" + NAME + "}"), "the grant's TTL");
         assertTrue(lease.fencingToken() > held.fencingToken());
         assertTrue(lease.release());
@@ -164,17 +160,28 @@ class MissedMessagesOnJoinTest {
         listen();
 
         // When the holder releases, granting the lock to the first place's waiter, before its reply arrives
-        assertTrue(held.release());
-        Eventually.until("the grant was heard", () -> heard.size() == 1);
-        joiningBackend.releaseHeldReply();
+        releaseBeforeTheHeldReply(held);
 
         // Then that waiter, queued behind its client's head, takes the lock from the message it missed
-        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        assertEquals(joiner, ((DefaultLease) lease).owner);
-        assertEquals(1, joiningBackend.attempts(joiner), "the missed grant's message handed it the lock: " + heard);
+        Lease lease = takenFromTheMissedGrant(behind, joiner);
         assertFalse(head.isDone(), "the head waits on");
         assertTrue(lease.release());
         assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+    }
+
+    /** Releases {@code held} (its grant's message reaches the joining client), then lets the held reply through. */
+    private void releaseBeforeTheHeldReply(Lease held) {
+        assertTrue(held.release());
+        Eventually.until("the grant was heard", () -> heard.size() == 1);
+        joiningBackend.releaseHeldReply();
+    }
+
+    /** The lease of {@code joiner}'s wait, which the missed grant's message handed over: its one attempt was the contended one. */
+    private Lease takenFromTheMissedGrant(CompletableFuture<Lease> waiting, String joiner) throws Exception {
+        Lease lease = waiting.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertEquals(1, joiningBackend.attempts(joiner), "the missed grant's message handed it the lock: " + heard);
+        return lease;
     }
 
     private int queueSize() {

@@ -125,20 +125,11 @@ public abstract class AcquisitionChaosDriverTests {
     void shouldHandAFairGrantToAWaiterWhoseRoundTripIsLongerThanHalfASecond() throws Exception {
         String name = "acq-slow-fair:" + UUID.randomUUID();
         SlowLink link = slowLink(name);
-        LockClient fast = link.fast();
-        LockClient slow = link.slow();
-        Lease first = fast.fairLock(name).acquire(Duration.ofSeconds(5));
-        CompletableFuture<Lease> slowWaiter = slow.fairLock(name).acquireAsync(Duration.ofSeconds(20));
-        String queue = LockKeys.queueKey(PREFIX, name);
-        Eventually.until(
-                "the slow waiter has its place in the queue",
-                () -> Long.valueOf(1).equals(redis.server().command("ZCARD", queue)));
-        assertTrue(first.release(), "release() of the first holder");
-        Lease granted = slowWaiter.get(10, TimeUnit.SECONDS);
-        assertTrue(granted.fencingToken() > first.fencingToken(), "tokens rise along the queue");
+        Lease granted = grantAcrossTheSlowLink(link, name);
         assertTrue(granted.release(), "release() of the slow waiter's lease");
         assertTrue(
-                fast.fairLock(name)
+                link.fast()
+                        .fairLock(name)
                         .tryAcquire(Duration.ofSeconds(2))
                         .map(Lease::release)
                         .orElse(false),
@@ -154,15 +145,7 @@ public abstract class AcquisitionChaosDriverTests {
     @Test
     void shouldKeepAFairGrantTakenOnASlowLinkPastTheGrantWindow() throws Exception {
         String name = "acq-slow-fair-hold:" + UUID.randomUUID();
-        SlowLink link = slowLink(name);
-        Lease first = link.fast().fairLock(name).acquire(Duration.ofSeconds(5));
-        CompletableFuture<Lease> slowWaiter = link.slow().fairLock(name).acquireAsync(Duration.ofSeconds(20));
-        String queue = LockKeys.queueKey(PREFIX, name);
-        Eventually.until(
-                "the slow waiter has its place in the queue",
-                () -> Long.valueOf(1).equals(redis.server().command("ZCARD", queue)));
-        assertTrue(first.release(), "release() of the first holder");
-        Lease granted = slowWaiter.get(10, TimeUnit.SECONDS);
+        Lease granted = grantAcrossTheSlowLink(slowLink(name), name);
         CompletableFuture<io.leasehold.lock.LeaseLoss> loss = granted.lost();
         assertThrows(
                 TimeoutException.class,
@@ -192,6 +175,23 @@ public abstract class AcquisitionChaosDriverTests {
         assertTrue(slow.fairLock(name).tryAcquire(Duration.ofMillis(300)).isEmpty(), "tryAcquire(300 ms) while held");
         assertTrue(held.release(), "release() of the holder");
         assertEquals(false, fast.lock(name).isLocked(), "isLocked() after the holder's release (the waiter left)");
+    }
+
+    /**
+     * The fast client holds {@code name}'s fair lock, the slow one queues for it, and the fast one
+     * releases: returns the slow waiter's lease (its token above the first holder's).
+     */
+    private Lease grantAcrossTheSlowLink(SlowLink link, String name) throws Exception {
+        Lease first = link.fast().fairLock(name).acquire(Duration.ofSeconds(5));
+        CompletableFuture<Lease> slowWaiter = link.slow().fairLock(name).acquireAsync(Duration.ofSeconds(20));
+        String queue = LockKeys.queueKey(PREFIX, name);
+        Eventually.until(
+                "the slow waiter has its place in the queue",
+                () -> Long.valueOf(1).equals(redis.server().command("ZCARD", queue)));
+        assertTrue(first.release(), "release() of the first holder");
+        Lease granted = slowWaiter.get(10, TimeUnit.SECONDS);
+        assertTrue(granted.fencingToken() > first.fencingToken(), "tokens rise along the queue");
+        return granted;
     }
 
     /** A client straight to Redis, and one whose link has 300 ms each way (its command timeout 2 s). */
