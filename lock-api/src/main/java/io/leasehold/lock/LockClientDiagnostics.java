@@ -36,7 +36,10 @@ package io.leasehold.lock;
  * @param renewedLeases          leases the watchdog renews: held leases with auto-renew on
  *                               ({@link LockOptions#autoRenew()})
  * @param renewalScheduleEntries renewed leases waiting in the watchdog's schedule for their next
- *                               renewal (a lease whose renewal call is on its way is not among them)
+ *                               renewal (a lease whose renewal call is on its way is not among them),
+ *                               and the places of {@code fairLock} waiters that the watchdog keeps
+ *                               in their locks' wait queues (a waiter that stopped waiting leaves its
+ *                               place there until that place is next due, within half a second)
  * @param releaseResends         releases waiting to be sent again, after a send failed for a reason
  *                               that may pass (Redis unreachable for a moment)
  * @param watchedCalls           Redis calls watched for the client's command timeout

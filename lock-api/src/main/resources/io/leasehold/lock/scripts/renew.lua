@@ -1,14 +1,21 @@
--- renew: reset the lease of many locks in one call (the watchdog's batch), and tell how long it ran.
--- KEYS[i]    lock key of lease i (in a cluster all keys of one call share a slot)
+-- renew: reset the lease of many locks in one call (the watchdog's batch), and keep the places of
+-- waiters in the locks' wait queues alive in the same call; tell how long it ran.
+-- KEYS[i]    lock key of lease i, for the call's n leases (in a cluster all keys of one call share a
+--            slot); then three keys per place j, for the call's p places: the lock key, wait queue
+--            and waiter leases of the lock it waits for (acquire.lua's KEYS[1], [3] and [4])
 -- ARGV[1]    new lease, ms (integer > 0), of every lease of the call; or '' when each lease
---            carries its own (the third argument below)
+--            carries its own (the third argument below); followed by ':<p>' when the call keeps
+--            p > 0 places (n = #KEYS - 3p)
 -- then per lease i, two arguments (three when ARGV[1] is ''), from ARGV[2] on:
 --   expected the lock value the caller last knew Redis to hold for lease i: "<owner>:<token>" or
 --            "<owner>:<token>:<seq>" with a sequence number below this command's (any other text,
 --            '' included, when it knows none)
 --   value    "<owner>:<token>:<seq>": lease i's value with this command's sequence number (integer >= 1)
 --   lease    (only when ARGV[1] is '') new lease of lease i, ms (integer > 0)
--- Returns  {codes, micros}
+-- then per place j, two arguments:
+--   owner    the waiter's owner (its member in the queue)
+--   lease    its waiter lease, ms (integer > 0): the place is kept until now + this
+-- Returns  {codes, micros}, and {codes, micros, places} when the call keeps places
 --   codes    array, one entry per key:
 --           1  renewed: the TTL is the new lease, from now
 --           2  superseded: this owner holds the lock, but a renewal or extend of this lease with a
@@ -22,6 +29,14 @@
 --            neither can tell (Redis 7.2 and 7.3 freeze TIME for the whole script): the caller then
 --            measures otherwise. It misses the server's work before the first line (receiving the
 --            arguments) and after the last (sending the reply).
+--   places   array, one entry per place: the token of the lock's holder (a string) when the
+--            waiter's place was kept (its deadline moved to now + its waiter lease, and the queue's
+--            keys made to live as long as their longest waiter lease); 0 when it was not, and the
+--            waiter must ask (acquire.lua): its place is gone (lapsed, granted to it, taken out) or
+--            the lock is free (its holder's TTL ran out, a grant lapsed, a flush), or a key holds
+--            what Leasehold did not write (the ask reports it). The holder's token tells the waiter,
+--            as a contended acquire's reply does, that a grant with a higher token ran after this
+--            call (see acquire.lua's header).
 -- Sequence numbers: every TTL-setting command of one lease (renew, extend) carries the next number,
 -- and the lock value records the highest one applied ("<owner>:<token>:<seq>"). Redis applies a
 -- command only if its number is higher, so the TTL in force is always that of the latest command the
@@ -43,6 +58,9 @@
 -- time than with the full check alone (SLOWLOG on redis-server 7.0, a busy two-core machine, the
 -- slope from 100 to 500 leases: 2.3-2.5 µs instead of 3.1-3.8). A key given twice is checked the second time against what the
 -- first wrote (the engine sends each lease once, but the order rule must hold).
+-- A place costs a ZSCORE, a GET, a ZADD, a ZRANGE and two PEXPIREs: a waiter's place is kept by
+-- the watchdog's calls, a share of one call per period for any number of waiters, instead of an
+-- acquire of its own.
 local call, find, sub, tonumber = redis.call, string.find, string.sub, tonumber
 -- rawget: reading a global Redis does not define (os before 7.4) would raise an error
 local os = rawget(_G, 'os')
@@ -50,12 +68,18 @@ local clock = os and os.clock
 local startedClock = clock and clock()
 local startedTime = not clock and call('TIME')
 local keys, argv = KEYS, ARGV
-local n = #keys
 local shared = argv[1]
+local places = 0
+local placesSep = find(shared, ':', 1, true)
+if placesSep then
+  places = tonumber(sub(shared, placesSep + 1))
+  shared = sub(shared, 1, placesSep - 1)
+end
+local n = #keys - 3 * places
 local stride = shared == '' and 3 or 2
 local values
 if n <= 1000 then
-  values = n > 0 and call('MGET', unpack(keys)) or {}
+  values = n > 0 and call('MGET', unpack(keys, 1, n)) or {}
 else
   -- (in chunks: unpack of very many keys would overflow Lua's stack)
   values = {}
@@ -104,11 +128,42 @@ for i = 1, n do
   end
   at = at + stride
 end
+-- the places: each kept while it is in the queue, not lapsed, and the lock is held (by another)
+local kept
+if places > 0 then
+  kept = {}
+  local time = call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local k = n
+  for j = 1, places do
+    local lockKey, queueKey, waitersKey = keys[k + 1], keys[k + 2], keys[k + 3]
+    local owner, lease = argv[at], tonumber(argv[at + 1])
+    kept[j] = 0
+    local deadline = redis.pcall('ZSCORE', waitersKey, owner)
+    local current = type(deadline) == 'string' and tonumber(deadline) > now and redis.pcall('GET', lockKey)
+    local sep = type(current) == 'string' and find(current, ':', 1, true)
+    if sep then
+      local rest = sub(current, sep + 1)
+      local seqSep = find(rest, ':', 1, true)
+      call('ZADD', waitersKey, 'XX', now + lease, owner)
+      local last = call('ZRANGE', waitersKey, -1, -1, 'WITHSCORES')
+      local ttl = math.max(tonumber(last[2]) - now, 1)
+      call('PEXPIRE', queueKey, ttl)
+      call('PEXPIRE', waitersKey, ttl)
+      kept[j] = seqSep and sub(rest, 1, seqSep - 1) or rest
+    end
+    k = k + 3
+    at = at + 2
+  end
+end
 local micros
 if clock then
   micros = (clock() - startedClock) * 1000000
 else
   local now = call('TIME')
   micros = (now[1] - startedTime[1]) * 1000000 + (now[2] - startedTime[2])
+end
+if kept then
+  return {result, micros, kept}
 end
 return {result, micros}

@@ -9,6 +9,7 @@ import io.leasehold.lock.internal.AcquisitionEffect.Finish;
 import io.leasehold.lock.internal.AcquisitionEffect.GiveLease;
 import io.leasehold.lock.internal.AcquisitionEffect.HandoffClaimed;
 import io.leasehold.lock.internal.AcquisitionEffect.JoinQueue;
+import io.leasehold.lock.internal.AcquisitionEffect.KeepPlace;
 import io.leasehold.lock.internal.AcquisitionEffect.ReleaseOwner;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
@@ -30,6 +31,8 @@ import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOutRefused;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
+import io.leasehold.lock.internal.AcquisitionEvent.PlaceKept;
+import io.leasehold.lock.internal.AcquisitionEvent.PlaceLost;
 import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
 import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
@@ -71,9 +74,10 @@ import org.jspecify.annotations.Nullable;
  * round's lock.
  *
  * <p><b>Across clients.</b> A waiter whose attempt finds the lock held takes a place in the lock's
- * wait queue in Redis (acquire.lua; a fair waiter keeps it alive by asking again every
- * {@link GrantOrder#WAITER_RENEW_MS} ms, a plain one's lasts until it asks again when the holder's
- * TTL runs out); a release grants the lock straight to the queue's head and names it in its message. A plain lock's local handoffs pass the queue by, but at most
+ * wait queue in Redis (acquire.lua; a fair waiter's place is kept alive by the watchdog, every
+ * {@link GrantOrder#WAITER_RENEW_MS} ms in its batched renew calls (see {@link WaiterPlace}), which
+ * has it ask again once the place is gone or the lock free; a plain one's lasts until it asks again
+ * when the holder's TTL runs out); a release grants the lock straight to the queue's head and names it in its message. A plain lock's local handoffs pass the queue by, but at most
  * {@link WaitQueues#HANDOFFS_BEFORE_YIELD} in a row: that handoff yields instead (handoff.lua grants
  * the lock to the queue's head, if another owner is ahead of this waiter, and gives this waiter a
  * place in the queue), so another client's waiter gets its turn within that many handoffs, decided
@@ -145,7 +149,22 @@ final class Acquisition {
                 alarm -> wake(false, alarm),
                 alarm -> run(new RetryDue(isHead(), alarm)),
                 () -> run(new DeadlinePassed()),
-                takesGrantsFromMessages(lock.options()));
+                takesGrantsFromMessages(lock.options()),
+                lock.order().ordersLocally() || wait.isZero() ? null : new PlaceListener());
+    }
+
+    /** What the watchdog tells of this fair waiter's place in Redis's queue: events of the machine. */
+    private final class PlaceListener implements WaiterPlace.Listener {
+
+        @Override
+        public void kept(WaiterPlace place, long sentNanos, long holderToken, long roundTripNanos) {
+            run(new PlaceKept(place, sentNanos, holderToken, roundTripNanos));
+        }
+
+        @Override
+        public void lost(WaiterPlace place, @Nullable Throwable failure) {
+            run(new PlaceLost(place, failure));
+        }
     }
 
     /**
@@ -315,7 +334,7 @@ final class Acquisition {
             return;
         }
         if (!parsed.granted()) {
-            run(new Contended(from, lock.order().fallbackMs(parsed.holderTtlMs()), sent, parsed.token()));
+            run(new Contended(from, parsed.holderTtlMs(), sent, parsed.token()));
         } else if (engine.now() - (Validity.validUntil(sent, leaseMs) - Validity.leadNanos(leaseMs)) >= 0) {
             // The reply came after the lease it grants had run out (or so late that its loss would be
             // declared at once): never hand that out (G6).
@@ -372,6 +391,8 @@ final class Acquisition {
                 send((Send) effect);
             } else if (effect instanceof JoinQueue) {
                 joinQueue((JoinQueue) effect);
+            } else if (effect instanceof KeepPlace) {
+                lock.client().keepPlace(((KeepPlace) effect).place());
             } else if (effect instanceof Wake) {
                 wake(((Wake) effect).evenUnderLocalLease(), null);
             } else if (effect instanceof ReleaseOwner) {

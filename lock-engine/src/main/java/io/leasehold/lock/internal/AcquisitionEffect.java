@@ -30,6 +30,9 @@ sealed interface AcquisitionEffect {
     /** Wakes this waiter if it heads its queue ({@code evenUnderLocalLease}: ask Redis even while a local lease holds the lock). */
     record Wake(boolean evenUnderLocalLease) implements AcquisitionEffect {}
 
+    /** Have the watchdog keep {@code place} alive (a fair waiter's place in Redis's queue, see {@link WaiterPlace}). */
+    record KeepPlace(WaiterPlace place) implements AcquisitionEffect {}
+
     /**
      * The claimed handoff: the queue hands it to the releasing lease (see {@link Handoff}).
      * {@code releaseSettled} is to be completed once that release has settled: the round's clean-up

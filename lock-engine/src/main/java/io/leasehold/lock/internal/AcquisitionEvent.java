@@ -61,14 +61,27 @@ sealed interface AcquisitionEvent {
     /**
      * An attempt of {@code from} found the lock held.
      *
-     * @param holderTtlMs the holder's TTL left (or when the waiter's place in Redis's queue is due
-     *                    for renewal, if sooner): the fallback alarm
+     * @param holderTtlMs the holder's TTL left: the fallback alarm
      * @param sentNanos   when the attempt was sent (a lingering subscription may have seen a release since)
      * @param holderToken the holder's fencing token (a grant to this waiter with a higher one ran
      *                    after {@code sentNanos})
      */
     record Contended(AcquireRound from, long holderTtlMs, long sentNanos, long holderToken)
             implements AcquisitionEvent {}
+
+    /**
+     * The watchdog kept this waiter's {@code place} in Redis's queue (see {@link WaiterPlace}): its
+     * renewal, written at {@code sentNanos}, found the lock held with {@code holderToken}, which serves
+     * as a contended reply does for taking a grant from its message.
+     */
+    record PlaceKept(WaiterPlace place, long sentNanos, long holderToken, long roundTripNanos)
+            implements AcquisitionEvent {}
+
+    /**
+     * The watchdog could not keep this waiter's {@code place}: it is gone or the lock is free
+     * ({@code failure} null), or the renewal failed. The waiter asks Redis.
+     */
+    record PlaceLost(WaiterPlace place, @Nullable Throwable failure) implements AcquisitionEvent {}
 
     /** An attempt of {@code from} failed (or its reply was malformed). */
     record Failed(AcquireRound from, Throwable cause) implements AcquisitionEvent {}

@@ -9,6 +9,7 @@ import io.leasehold.lock.internal.AcquisitionEffect.Finish;
 import io.leasehold.lock.internal.AcquisitionEffect.GiveLease;
 import io.leasehold.lock.internal.AcquisitionEffect.HandoffClaimed;
 import io.leasehold.lock.internal.AcquisitionEffect.JoinQueue;
+import io.leasehold.lock.internal.AcquisitionEffect.KeepPlace;
 import io.leasehold.lock.internal.AcquisitionEffect.ReleaseOwner;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
@@ -30,6 +31,8 @@ import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOut;
 import io.leasehold.lock.internal.AcquisitionEvent.HandOutRefused;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
+import io.leasehold.lock.internal.AcquisitionEvent.PlaceKept;
+import io.leasehold.lock.internal.AcquisitionEvent.PlaceLost;
 import io.leasehold.lock.internal.AcquisitionEvent.ReleaseSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
 import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
@@ -105,6 +108,8 @@ final class AcquisitionMachine {
     private final Runnable onDeadline;
     /** Whether a grant message may stand for an attempt's reply (see {@link #grantNamesThisWaiter}). */
     private final boolean takesGrantsFromMessages;
+    /** A fair waiter's: what its places in Redis's queue, kept by the watchdog, report to; null for others. */
+    private final WaiterPlace.@Nullable Listener placeListener;
 
     private AcquisitionState state = new Starting();
     private AcquireRound round;
@@ -133,6 +138,9 @@ final class AcquisitionMachine {
      * @param takesGrantsFromMessages whether a grant message may stand for the reply of an attempt:
      *                   only for a lease that is renewed (its first TTL is the grant window, which the
      *                   watchdog lifts to the lease time) and not shorter than that window
+     * @param placeListener for a fair waiter, which has the watchdog keep its place in Redis's queue
+     *                   alive while it is queued (see {@link WaiterPlace}): what the watchdog tells;
+     *                   null for a waiter whose place lasts until it asks again
      */
     AcquisitionMachine(
             Engine engine,
@@ -143,7 +151,8 @@ final class AcquisitionMachine {
             Consumer<Alarm> onFallback,
             Consumer<Alarm> onRetryDue,
             Runnable onDeadline,
-            boolean takesGrantsFromMessages) {
+            boolean takesGrantsFromMessages,
+            WaiterPlace.@Nullable Listener placeListener) {
         this.engine = engine;
         this.name = name;
         this.wait = wait;
@@ -155,6 +164,7 @@ final class AcquisitionMachine {
         this.onRetryDue = onRetryDue;
         this.onDeadline = onDeadline;
         this.takesGrantsFromMessages = takesGrantsFromMessages;
+        this.placeListener = placeListener;
         this.round = new AcquireRound(leaseTime.toMillis());
     }
 
@@ -188,6 +198,10 @@ final class AcquisitionMachine {
             grantedTooLate(((GrantedTooLate) event).from(), effects);
         } else if (event instanceof Contended) {
             contended((Contended) event, effects);
+        } else if (event instanceof PlaceKept) {
+            placeKept((PlaceKept) event);
+        } else if (event instanceof PlaceLost) {
+            placeLost((PlaceLost) event, effects);
         } else if (event instanceof Failed) {
             failed((Failed) event, effects);
         } else if (event instanceof LateReply) {
@@ -298,9 +312,10 @@ final class AcquisitionMachine {
 
     /**
      * A grant to another waiter: this waiter asks again once the grant's window has passed, if
-     * nothing wakes it first. A plain waiter otherwise asks only when the holder's TTL runs out (no
+     * nothing wakes it first. A waiter otherwise asks only when the holder's TTL runs out (no
      * polling), so a grant to a waiter whose process died would hold it up for a lease; this way a
-     * dead waiter costs it one grant window. (A fair waiter's renewal alarm is sooner anyway.)
+     * dead waiter costs it one grant window. (A fair waiter's place renewal may find the lapsed grant
+     * sooner: it finds the lock free.)
      */
     private void grantToAnotherSeen() {
         if (state instanceof Attempting) {
@@ -312,11 +327,46 @@ final class AcquisitionMachine {
             return;
         }
         long due = grantWindowPassed(engine.now());
-        Alarm current = ((Queued) state).alarm();
+        Queued queuedNow = (Queued) state;
+        Alarm current = queuedNow.alarm();
         if (current != null && current.atNanos - due <= 0) {
             return;
         }
-        enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
+        enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos)), queuedNow.place()));
+    }
+
+    /**
+     * The watchdog kept this waiter's place, and saw the lock held: the renewal serves as the round's
+     * latest contended reply (for taking a grant from its message), if it was sent after that.
+     */
+    private void placeKept(PlaceKept event) {
+        if (!holdsPlace(event.place())) {
+            return;
+        }
+        lastFailure = null;
+        if (lastContended == null || event.sentNanos() - lastContended.sentNanos() > 0) {
+            lastContended = new ContendedReply(event.sentNanos(), event.holderToken(), event.roundTripNanos());
+        }
+    }
+
+    /**
+     * The watchdog could not keep this waiter's place (gone: lapsed, or granted to it with the message
+     * missed; or the lock is free; or the renewal failed): the waiter asks, which takes the lock, or
+     * the grant, or a new place, and its reply decides as any attempt's.
+     */
+    private void placeLost(PlaceLost event, List<AcquisitionEffect> effects) {
+        if (!holdsPlace(event.place())) {
+            return;
+        }
+        if (event.failure() != null) {
+            lastFailure = event.failure();
+        }
+        attempt(effects);
+    }
+
+    /** Whether this waiter is queued with {@code place}, kept by the watchdog (not one it left behind). */
+    private boolean holdsPlace(WaiterPlace place) {
+        return state instanceof Queued && ((Queued) state).place() == place;
     }
 
     /** When a grant seen at {@code seenNanos} has had its window (and a waiter should ask again). */
@@ -454,7 +504,14 @@ final class AcquisitionMachine {
             if (grantSeen != Attempting.NO_GRANT_SEEN && grantWindowPassed(grantSeen) - due < 0) {
                 due = grantWindowPassed(grantSeen); // a grant to another waiter was seen while it asked
             }
-            enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
+            // A fair waiter's place is kept by the watchdog from now on, a period after this attempt.
+            WaiterPlace place = placeListener == null
+                    ? null
+                    : new WaiterPlace(engine, name, round.owner, event.sentNanos(), placeListener);
+            enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos)), place));
+            if (place != null) {
+                effects.add(new KeepPlace(place));
+            }
         }
         if (join) {
             // The first waiter subscribes the release channel; once it is active the queue wakes its
@@ -634,12 +691,21 @@ final class AcquisitionMachine {
 
     // ---- bookkeeping ----------------------------------------------------------------------------
 
-    /** Moves to {@code next}, cancelling the alarm of the state it leaves. */
+    /**
+     * Moves to {@code next}, cancelling the alarm of the state it leaves, and its place in Redis's
+     * queue unless {@code next} keeps it.
+     */
     private void enter(AcquisitionState next) {
         if (state instanceof Waiting) {
             Alarm alarm = ((Waiting) state).alarm();
             if (alarm != null) {
                 alarm.cancel();
+            }
+        }
+        if (state instanceof Queued) {
+            WaiterPlace place = ((Queued) state).place();
+            if (place != null && !(next instanceof Queued && ((Queued) next).place() == place)) {
+                place.cancel();
             }
         }
         state = next;

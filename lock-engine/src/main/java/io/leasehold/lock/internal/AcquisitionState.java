@@ -56,11 +56,22 @@ sealed interface AcquisitionState {
 
     /**
      * Contended (or queued behind this client's waiters): waits for a release message, for becoming
-     * the head of the local queue, or for its alarm (the holder's TTL, or the renewal of its place in
-     * Redis's wait queue: the fallback that also keeps a waiter going while its subscription is slow
-     * or failing). A handoff that yielded to the head of Redis's queue leaves its waiter here too.
+     * the head of the local queue, or for its alarm (the holder's TTL: the fallback that also keeps a
+     * waiter going while its subscription is slow or failing). A handoff that yielded to the head of
+     * Redis's queue leaves its waiter here too.
+     *
+     * @param place a fair waiter's place in Redis's queue, which the watchdog keeps alive while this
+     *              state lasts (leaving it for any state but a {@code Queued} with the same place
+     *              cancels it), and which tells it when the place is gone or the lock free; or null
      */
-    record Queued(AcquisitionMachine.@Nullable Alarm alarm) implements Waiting {}
+    record Queued(
+            AcquisitionMachine.@Nullable Alarm alarm,
+            @Nullable WaiterPlace place) implements Waiting {
+
+        Queued(AcquisitionMachine.@Nullable Alarm alarm) {
+            this(alarm, null);
+        }
+    }
 
     /** The last attempt failed transiently: tries again when the alarm (the back-off) fires. */
     record BackingOff(AcquisitionMachine.Alarm alarm) implements Waiting {}

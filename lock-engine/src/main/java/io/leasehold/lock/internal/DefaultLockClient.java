@@ -323,6 +323,11 @@ public final class DefaultLockClient implements LockClient {
         }
     }
 
+    /** Has the watchdog keep a fair waiter's place in Redis's wait queue alive, until the place is cancelled. */
+    void keepPlace(WaiterPlace place) {
+        renewer.keepPlace(place);
+    }
+
     /** Redis confirmed a TTL command of {@code lease} other than the watchdog's own (an extend). */
     void ttlConfirmed(DefaultLease lease) {
         renewer.confirmedElsewhere(lease);

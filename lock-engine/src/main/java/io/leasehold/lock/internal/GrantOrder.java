@@ -24,9 +24,10 @@ import org.jspecify.annotations.Nullable;
  *       waiter asks again when the holder's TTL runs out, as before it had a place (no polling,
  *       G7): its place lasts that TTL and a waiter lease more.</li>
  *   <li>{@link #REDIS_QUEUE} ({@code fairLock}): strict FIFO across all clients: every waiter asks
- *       for itself and takes its place, keeps it alive by asking again every
- *       {@link #WAITER_RENEW_MS} ms (its waiter lease is {@link #WAITER_LEASE_MS} ms, so that a
- *       dead waiter leaves the queue within it), and no lease hands the lock over locally.</li>
+ *       for itself and takes its place, which the watchdog keeps alive every {@link #WAITER_RENEW_MS}
+ *       ms in its batched renew calls (see {@link WaiterPlace}; the waiter lease is
+ *       {@link #WAITER_LEASE_MS} ms, so that a dead waiter leaves the queue within it), and no lease
+ *       hands the lock over locally.</li>
  * </ul>
  */
 enum GrantOrder {
@@ -96,15 +97,6 @@ enum GrantOrder {
         return parsed.handoff() == null
                 ? parsed
                 : new AcquireReply(parsed.status(), parsed.token(), parsed.holderTtlMs(), null);
-    }
-
-    /**
-     * When a contended waiter asks again if nothing wakes it first: the holder's TTL (a plain
-     * waiter's place in Redis's queue outlives that by a waiter lease, see acquire.lua's place mode),
-     * or, for a fair waiter, its place's renewal if sooner.
-     */
-    long fallbackMs(long holderTtlMs) {
-        return this == CLIENT_QUEUE ? holderTtlMs : Math.min(holderTtlMs, WAITER_RENEW_MS);
     }
 
     /** Whether {@code message} is a grant's ({@code "granted <owner> <token>"}, see release.lua). */

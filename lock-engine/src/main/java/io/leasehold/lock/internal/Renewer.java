@@ -17,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * batched script calls of one cluster slot each, each as large as the {@link RenewalBatchSizer}
  * allows: sized by what the calls cost the server, measured, so that no call holds a shared Redis up
  * for long. Renewal never extends a lease past its max-hold bound, and nothing is sent for a lease
- * past its loss check.
+ * past its loss check. The same calls keep fair waiters' places in their locks' wait queues alive
+ * ({@link WaiterPlace}, every {@link GrantOrder#WAITER_RENEW_MS} ms): places and leases of one slot
+ * share calls.
  *
  * <p><b>When</b> a lease is renewed ({@link RenewalSchedule} keeps the times; see there how leases
  * share calls): it is due a third of its lease after its acquisition or last renewal was sent; sooner
@@ -45,13 +47,17 @@ final class Renewer {
     private final RenewalBatchSizer batchSizer = new RenewalBatchSizer();
     /** How soon a lease found past its loss check is looked at again, in case a late-confirmed extend moved the check. */
     private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How often a waiter's place is renewed: a third of its waiter lease. */
+    private static final long PLACE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(GrantOrder.WAITER_RENEW_MS);
 
     private final Engine engine;
     private final Object lock = new Object();
     /** Every lease being renewed: scheduled, or with its renewal in flight, or past its last renewal (max hold). */
     private final Map<DefaultLease, Entry> entries = new HashMap<>();
 
-    private final RenewalSchedule<Entry> schedule = new RenewalSchedule<>(entry -> entry.lease.slot);
+    /** Leases and waiters' places, due for renewal; a cancelled place is dropped when it comes due. */
+    private final RenewalSchedule<Renewable> schedule = new RenewalSchedule<>(Renewable::slot);
+
     private EngineTimer.@Nullable Timeout tick;
     private long tickAtNanos;
 
@@ -70,6 +76,20 @@ final class Renewer {
             scheduleLocked(
                     entry,
                     noLaterThanInForce(lease, lease.acquiredNanos() + Validity.renewIntervalNanos(lease.leaseMs)));
+            armTickLocked();
+        }
+    }
+
+    /**
+     * Starts keeping {@code place} (a fair waiter's place in its lock's wait queue): renewed a period
+     * after its attempt was sent, and every period after that until it is cancelled. O(log n).
+     */
+    void keepPlace(WaiterPlace place) {
+        synchronized (lock) {
+            if (place.cancelled()) {
+                return;
+            }
+            schedulePlaceLocked(place, place.sentNanos + PLACE_PERIOD_NANOS);
             armTickLocked();
         }
     }
@@ -140,7 +160,7 @@ final class Renewer {
         }
     }
 
-    /** Leases in the renewal schedule (those with a renewal in flight are not). */
+    /** Leases and waiters' places in the renewal schedule (leases with a renewal in flight are not). */
     int scheduled() {
         synchronized (lock) {
             return schedule.size();
@@ -150,6 +170,11 @@ final class Renewer {
     /** Puts {@code entry}'s lease in the schedule, due at {@code due}, eligible to ride along half a renewal period before. */
     private void scheduleLocked(Entry entry, long due) {
         schedule.schedule(entry, due, due - Validity.renewIntervalNanos(entry.lease.leaseMs) / 2);
+    }
+
+    /** Puts {@code place} in the schedule, due at {@code due}, eligible to ride along half a period before. */
+    private void schedulePlaceLocked(WaiterPlace place, long due) {
+        schedule.schedule(place, due, due - PLACE_PERIOD_NANOS / 2);
     }
 
     /**
@@ -179,13 +204,17 @@ final class Renewer {
     }
 
     private void runTick() {
-        List<List<Entry>> batches;
+        List<List<Renewable>> batches;
         synchronized (lock) {
             tick = null;
             long now = engine.now();
             batches = schedule.takeDue(now, batchSizer.nextBatchSize());
-            for (List<Entry> batch : batches) {
-                batch.removeIf(entry -> {
+            for (List<Renewable> batch : batches) {
+                batch.removeIf(due -> {
+                    if (due instanceof WaiterPlace) {
+                        return ((WaiterPlace) due).cancelled(); // (the waiter moved on: dropped here)
+                    }
+                    Entry entry = (Entry) due;
                     if (entry.lease.heldBeforeLossCheck()) {
                         entry.inFlight = true;
                         return false;
@@ -198,7 +227,7 @@ final class Renewer {
             }
         }
         AtomicBoolean firstReply = new AtomicBoolean();
-        for (List<Entry> batch : batches) {
+        for (List<Renewable> batch : batches) {
             if (!batch.isEmpty()) {
                 renew(batch, firstReply);
             }
@@ -209,19 +238,29 @@ final class Renewer {
     }
 
     /**
-     * Sends one renew call for {@code batch}. {@code firstReply} is shared by the calls of one round:
-     * see {@link #serverMicros}.
+     * Sends one renew call for {@code batch}: its leases, and its places after them. {@code firstReply}
+     * is shared by the calls of one round: see {@link #serverMicros}.
      */
-    private void renew(List<Entry> batch, AtomicBoolean firstReply) {
+    private void renew(List<Renewable> batch, AtomicBoolean firstReply) {
         long sent = engine.now();
         List<Entry> renewing = new ArrayList<>(batch.size());
+        List<WaiterPlace> places = new ArrayList<>();
         List<Long> sequences = new ArrayList<>(batch.size());
         List<Long> leaseMs = new ArrayList<>(batch.size());
         List<String> keys = new ArrayList<>(batch.size());
         List<String> args = new ArrayList<>(1 + batch.size() * 3);
         List<Long> replyDeadlines = new ArrayList<>(batch.size());
         synchronized (lock) {
-            for (Entry entry : batch) {
+            for (Renewable due : batch) {
+                if (due instanceof WaiterPlace) {
+                    // The next renewal is due a period after this one, whatever becomes of it: a reply
+                    // that is slow or lost must not let the place lapse (renewing it twice is harmless).
+                    WaiterPlace place = (WaiterPlace) due;
+                    places.add(place);
+                    schedulePlaceLocked(place, sent + PLACE_PERIOD_NANOS);
+                    continue;
+                }
+                Entry entry = (Entry) due;
                 DefaultLease lease = entry.lease;
                 long ms = lease.leaseMs;
                 if (lease.maxHoldDeadlineNanos != Long.MAX_VALUE) {
@@ -244,12 +283,13 @@ final class Renewer {
                 keys.add(lease.lockKey);
             }
         }
-        if (renewing.isEmpty()) {
+        if (renewing.isEmpty() && places.isEmpty()) {
             return;
         }
-        // renew.lua's arguments: the lease time once when all share it (most calls), else one per lease
+        // renew.lua's arguments: the lease time once when all share it (most calls), else one per
+        // lease; ':<p>' after it when the call keeps p places
         boolean shared = leaseMs.stream().distinct().count() == 1;
-        args.add(shared ? Long.toString(leaseMs.get(0)) : "");
+        args.add((shared ? Long.toString(leaseMs.get(0)) : "") + (places.isEmpty() ? "" : ":" + places.size()));
         for (int i = 0; i < renewing.size(); i++) {
             DefaultLease lease = renewing.get(i).lease;
             args.add(lease.knownLockValue());
@@ -257,6 +297,11 @@ final class Renewer {
             if (!shared) {
                 args.add(Long.toString(leaseMs.get(i)));
             }
+        }
+        for (WaiterPlace place : places) {
+            keys.addAll(place.keys);
+            args.add(place.owner);
+            args.add(Long.toString(GrantOrder.WAITER_LEASE_MS));
         }
         // Each renewal counts from when the backend writes the call (after any wait for a connection),
         // which is before Redis can run it.
@@ -279,23 +324,31 @@ final class Renewer {
         call.whenComplete((reply, error) -> {
             overdue.cancel();
             List<?> codes = null;
+            List<?> kept = null;
             Throwable failure = error == null ? null : Futures.unwrap(error);
             if (failure == null) {
                 try {
-                    List<?> codesAndMicros = Replies.asList(reply, "renew");
-                    if (codesAndMicros.size() != 2) {
-                        throw Replies.unexpected(reply, "renew (codes and µs)");
+                    List<?> parts = Replies.asList(reply, "renew");
+                    if (parts.size() != (places.isEmpty() ? 2 : 3)) {
+                        throw Replies.unexpected(reply, "renew (codes and µs" + (places.isEmpty() ? ")" : ", places)"));
                     }
-                    codes = Replies.asList(codesAndMicros.get(0), "renew");
+                    codes = Replies.asList(parts.get(0), "renew");
                     if (codes.size() != renewing.size()) {
                         throw Replies.unexpected(reply, "renew of " + renewing.size() + " leases");
                     }
-                    long micros = Replies.asLong(codesAndMicros.get(1), "renew");
-                    batchSizer.record(renewing.size(), serverMicros(micros, written.get(), firstReply));
+                    if (!places.isEmpty()) {
+                        kept = Replies.asList(parts.get(2), "renew");
+                        if (kept.size() != places.size()) {
+                            throw Replies.unexpected(reply, "renew of " + places.size() + " places");
+                        }
+                    }
+                    long micros = Replies.asLong(parts.get(1), "renew");
+                    batchSizer.record(renewing.size() + places.size(), serverMicros(micros, written.get(), firstReply));
                 } catch (RuntimeException badReply) {
                     failure = badReply;
                 }
             }
+            placesAnswered(places, kept, failure, written.get());
             for (int i = 0; i < renewing.size(); i++) {
                 Entry entry = renewing.get(i);
                 long code;
@@ -315,6 +368,35 @@ final class Renewer {
                 armTickLocked();
             }
         });
+    }
+
+    /**
+     * Tells each of {@code places} (not cancelled meanwhile) what its renewal, written at {@code sent},
+     * found: kept (the holder's token in {@code kept}), or lost (0 there, or the call's {@code failure}).
+     */
+    private void placesAnswered(
+            List<WaiterPlace> places, @Nullable List<?> kept, @Nullable Throwable failure, long sent) {
+        long roundTrip = engine.now() - sent;
+        for (int i = 0; i < places.size(); i++) {
+            WaiterPlace place = places.get(i);
+            if (place.cancelled()) {
+                continue;
+            }
+            long token = 0;
+            Throwable why = failure;
+            if (why == null) {
+                try {
+                    token = Replies.asLong(kept.get(i), "renew (place)");
+                } catch (RuntimeException badElement) {
+                    why = badElement; // one bad element loses its place only
+                }
+            }
+            if (token > 0) {
+                place.listener.kept(place, sent, token, roundTrip);
+            } else {
+                place.listener.lost(place, why);
+            }
+        }
     }
 
     /**
@@ -403,8 +485,15 @@ final class Renewer {
         return entries.get(entry.lease) == entry;
     }
 
+    /** What the watchdog renews: a lease ({@link Entry}) or a waiter's place ({@link WaiterPlace}). */
+    sealed interface Renewable permits Entry, WaiterPlace {
+
+        /** The cluster slot of its keys: a renew call carries one slot's. */
+        int slot();
+    }
+
     /** The watchdog's own record of one lease it renews; guarded by {@link #lock}. */
-    private static final class Entry {
+    private static final class Entry implements Renewable {
 
         final DefaultLease lease;
         /** A renewal of it is in flight (sent, not answered yet). */
@@ -419,6 +508,11 @@ final class Renewer {
 
         Entry(DefaultLease lease) {
             this.lease = lease;
+        }
+
+        @Override
+        public int slot() {
+            return lease.slot;
         }
     }
 }

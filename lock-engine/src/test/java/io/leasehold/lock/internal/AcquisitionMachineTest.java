@@ -1,6 +1,7 @@
 package io.leasehold.lock.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -15,6 +16,7 @@ import io.leasehold.lock.internal.AcquisitionEffect.Fail;
 import io.leasehold.lock.internal.AcquisitionEffect.Finish;
 import io.leasehold.lock.internal.AcquisitionEffect.HandoffClaimed;
 import io.leasehold.lock.internal.AcquisitionEffect.JoinQueue;
+import io.leasehold.lock.internal.AcquisitionEffect.KeepPlace;
 import io.leasehold.lock.internal.AcquisitionEffect.ReleaseOwner;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportCancelled;
 import io.leasehold.lock.internal.AcquisitionEffect.ReportFailed;
@@ -31,6 +33,8 @@ import io.leasehold.lock.internal.AcquisitionEvent.GrantNamesThisWaiter;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantedTooLate;
 import io.leasehold.lock.internal.AcquisitionEvent.LateReply;
+import io.leasehold.lock.internal.AcquisitionEvent.PlaceKept;
+import io.leasehold.lock.internal.AcquisitionEvent.PlaceLost;
 import io.leasehold.lock.internal.AcquisitionEvent.Resubscribed;
 import io.leasehold.lock.internal.AcquisitionEvent.RetryDue;
 import io.leasehold.lock.internal.AcquisitionEvent.Start;
@@ -42,6 +46,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +78,11 @@ class AcquisitionMachineTest {
 
     /** A machine for a 30 s lease; {@code takesGrantsFromMessages} as for a renewed lease (true) or not. */
     private AcquisitionMachine newMachine(boolean takesGrantsFromMessages) {
+        return newMachine(takesGrantsFromMessages, null);
+    }
+
+    /** A fair waiter's machine: the watchdog keeps its places, and tells {@code places}. */
+    private AcquisitionMachine newMachine(boolean takesGrantsFromMessages, WaiterPlace.@Nullable Listener places) {
         return new AcquisitionMachine(
                 engine,
                 NAME,
@@ -82,7 +92,8 @@ class AcquisitionMachineTest {
                 fallbacks::add,
                 retries::add,
                 () -> deadlines.add("deadline"),
-                takesGrantsFromMessages);
+                takesGrantsFromMessages,
+                places);
     }
 
     @AfterEach
@@ -385,6 +396,93 @@ class AcquisitionMachineTest {
         machine.on(new Woken(0, null));
         Wake wake = only(Wake.class, machine.on(contended(second.round())));
         assertTrue(wake.evenUnderLocalLease());
+    }
+
+    /** A place listener whose calls the tests make themselves, as events of the machine. */
+    private static final WaiterPlace.Listener PLACES = new WaiterPlace.Listener() {
+        @Override
+        public void kept(WaiterPlace place, long sentNanos, long holderToken, long roundTripNanos) {}
+
+        @Override
+        public void lost(WaiterPlace place, @Nullable Throwable failure) {}
+    };
+
+    /** A fair waiter contended once: the place its effects hand to the watchdog. */
+    private static WaiterPlace queuedFair(AcquisitionMachine fair, long sentNanos) {
+        Send first = only(Send.class, fair.on(new Start(false)));
+        List<AcquisitionEffect> effects = fair.on(new Contended(first.round(), 30_000, sentNanos, 100));
+        assertEquals(List.of(KeepPlace.class, JoinQueue.class), types(effects), "effects " + effects);
+        WaiterPlace place = ((KeepPlace) effects.get(0)).place();
+        assertEquals(first.round().owner, place.owner, "its round's owner's place");
+        return place;
+    }
+
+    @Test
+    void shouldHaveTheWatchdogKeepAFairWaitersPlaceWhileItIsQueuedAndAskWhenThePlaceIsLost() {
+        AcquisitionMachine fair = newMachine(true, PLACES);
+        WaiterPlace place = queuedFair(fair, engine.now());
+        assertFalse(place.cancelled());
+
+        assertEquals(List.of(), fair.on(new PlaceKept(place, engine.now(), 100, 0)), "kept: it waits on");
+        Send ask = only(Send.class, fair.on(new PlaceLost(place, null)));
+        assertTrue(place.cancelled(), "asking leaves the place to the attempt, which keeps or takes it");
+        assertEquals(List.of(), fair.on(new PlaceLost(place, null)), "a stale place's news changes nothing");
+        assertEquals(
+                List.of(KeepPlace.class),
+                types(fair.on(new Contended(ask.round(), 30_000, engine.now(), 100))),
+                "a new place for the new contended reply");
+        fair.on(new Closed());
+    }
+
+    @Test
+    void shouldKeepThePlaceWhenAGrantToAnotherWaiterMovesItsAlarm() {
+        AcquisitionMachine fair = newMachine(true, PLACES);
+        WaiterPlace place = queuedFair(fair, engine.now());
+        assertEquals(List.of(), fair.on(new GrantToAnotherSeen(true)));
+        assertFalse(place.cancelled(), "still queued with the same place");
+        only(Send.class, fair.on(new PlaceLost(place, new IOException("renewal failed (test)"))));
+        fair.on(new Closed());
+    }
+
+    @Test
+    void shouldCancelThePlaceWhenTheWaitEnds() {
+        AcquisitionMachine fair = newMachine(true, PLACES);
+        WaiterPlace place = queuedFair(fair, engine.now());
+        fair.on(new Cancelled());
+        assertTrue(place.cancelled());
+    }
+
+    @Test
+    void shouldTakeAGrantFromItsMessageWhenAKeptPlaceProvesItRanAfterTheRenewal() {
+        AcquisitionMachine fair = newMachine(true, PLACES);
+        WaiterPlace place = queuedFair(fair, engine.now());
+        clock.advance(Duration.ofSeconds(5)); // the attempt's reply alone is far too old
+        long renewed = engine.now();
+        fair.on(new PlaceKept(place, renewed, 200, 0)); // another holder now
+        clock.advance(Duration.ofMillis(100));
+
+        assertEquals(
+                List.of(Send.class),
+                types(newMachineCopyOnGrant(fair, 200)),
+                "a grant not above the holder the renewal saw proves nothing: it asks");
+    }
+
+    @Test
+    void shouldTakeAGrantAboveTheHolderTheLatestKeptPlaceNamed() {
+        AcquisitionMachine fair = newMachine(true, PLACES);
+        WaiterPlace place = queuedFair(fair, engine.now());
+        clock.advance(Duration.ofSeconds(5));
+        long renewed = engine.now();
+        fair.on(new PlaceKept(place, renewed, 200, 0));
+        clock.advance(Duration.ofMillis(100));
+
+        TakeGrant take = only(TakeGrant.class, fair.on(new GrantNamesThisWaiter(201)));
+        assertEquals(renewed, take.sentNanos(), "its TTL counts from the renewal's send");
+    }
+
+    /** The effects of a grant message naming {@code fair}'s waiter with {@code token}. */
+    private static List<AcquisitionEffect> newMachineCopyOnGrant(AcquisitionMachine fair, long token) {
+        return fair.on(new GrantNamesThisWaiter(token));
     }
 
     private static Contended contended(AcquireRound round) {

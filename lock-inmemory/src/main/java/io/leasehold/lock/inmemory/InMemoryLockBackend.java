@@ -6,6 +6,7 @@ import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.Subscription;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -323,6 +324,20 @@ public final class InMemoryLockBackend implements LockBackend {
         Objects.requireNonNull(key, "key");
         return core.admin(now ->
                 core.store().zrange(key, now).stream().map(Map.Entry::getKey).toList());
+    }
+
+    /**
+     * The scores of the sorted set {@code key} by member (ZRANGE key 0 -1 WITHSCORES, in score order),
+     * e.g. the waiter leases' deadlines (store milliseconds) of a lock's wait queue; empty when it
+     * does not exist.
+     */
+    public Map<String, Double> sortedSetScores(String key) {
+        Objects.requireNonNull(key, "key");
+        return core.admin(now -> {
+            Map<String, Double> scores = new LinkedHashMap<>();
+            core.store().zrange(key, now).forEach(entry -> scores.put(entry.getKey(), entry.getValue()));
+            return scores;
+        });
     }
 
     /** Every live key, sorted. */

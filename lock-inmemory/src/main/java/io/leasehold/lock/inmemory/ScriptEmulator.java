@@ -101,17 +101,22 @@ final class ScriptEmulator {
     }
 
     /**
-     * renew.lua: every key read first (MGET, where a key of another type reads as nil), then each key
-     * checked against what was read, or against what this call wrote to it if the key came earlier
-     * in the call too: a value equal to the caller's {@code expected} is renewed to the caller's
-     * {@code value} as it is; any other goes through the full check (EXISTS only for a key read as
-     * nil); one SET per lease renewed. The lease time is ARGV[1] for all, or each lease's own when
-     * ARGV[1] is ''. Replies {codes, 0}: like a server whose clock stands still during a script
-     * (Redis 7.2 and 7.3), the emulation cannot tell how long it ran.
+     * renew.lua: every lease's key read first (MGET, where a key of another type reads as nil), then
+     * each key checked against what was read, or against what this call wrote to it if the key came
+     * earlier in the call too: a value equal to the caller's {@code expected} is renewed to the
+     * caller's {@code value} as it is; any other goes through the full check (EXISTS only for a key
+     * read as nil); one SET per lease renewed. The lease time is ARGV[1] for all, or each lease's own
+     * when ARGV[1] is ''; ARGV[1] ending in ':<p>' adds p waiters' places, kept after the leases (see
+     * {@link #keepPlaces}). Replies {codes, 0} ({codes, 0, places} with places): like a server whose
+     * clock stands still during a script (Redis 7.2 and 7.3), the emulation cannot tell how long it ran.
      */
     private Object renew(ScriptCall c) {
-        int n = c.keyCount();
-        boolean shared = !"".equals(c.arg(1));
+        String first = c.requiredArg(1);
+        int placesSep = first.indexOf(':');
+        int places = placesSep < 0 ? 0 : Integer.parseInt(first.substring(placesSep + 1));
+        String sharedLease = placesSep < 0 ? first : first.substring(0, placesSep);
+        int n = c.keyCount() - 3 * places;
+        boolean shared = !"".equals(sharedLease);
         int stride = shared ? 2 : 3;
         List<String> values = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
@@ -123,10 +128,11 @@ final class ScriptEmulator {
         for (int i = 1; i <= n; i++, at += stride) {
             String key = c.key(i);
             String current = written.containsKey(key) ? written.get(key) : values.get(i - 1);
+            long lease = shared ? leaseMillis(c, sharedLease, 1) : c.integerArg(at + 2, "SET PX");
             int leaseArg = shared ? 1 : at + 2;
             if (current != null && current.equals(c.arg(at))) {
                 String value = c.requiredArg(at + 1);
-                setPx(c, i, value, leaseArg, "lease");
+                setPx(c, i, value, lease, leaseArg, "lease");
                 written.put(key, value);
                 result.add(1L);
                 continue;
@@ -154,11 +160,63 @@ final class ScriptEmulator {
                 continue;
             }
             String renewed = (seqSep < 0 ? current : current.substring(0, seqSep)) + ":" + seqText;
-            setPx(c, i, renewed, leaseArg, "lease");
+            setPx(c, i, renewed, lease, leaseArg, "lease");
             written.put(key, renewed);
             result.add(1L);
         }
-        return List.of(List.copyOf(result), 0L);
+        if (places == 0) {
+            return List.of(List.copyOf(result), 0L);
+        }
+        return List.of(List.copyOf(result), 0L, keepPlaces(c, n, places, at));
+    }
+
+    /**
+     * renew.lua's places: each of the {@code places} waiters (keys lock, queue and waiter leases from
+     * KEYS[n + 1] on, arguments owner and waiter lease from ARGV[at] on) keeps its place, its deadline
+     * moved to now + its waiter lease and the queue keys made to live as long as their longest
+     * deadline, while its place is in the queue and not lapsed and the lock is held: the holder's
+     * token for it; else 0 (the waiter asks). Keys of another type read as no place, or a free lock
+     * (the script's pcalls).
+     */
+    private List<Object> keepPlaces(ScriptCall c, int n, int places, int at) {
+        long now = c.nowMillis();
+        List<Object> kept = new ArrayList<>(places);
+        for (int j = 0, k = n; j < places; j++, k += 3, at += 2) {
+            String owner = c.requiredArg(at);
+            long lease = c.integerArg(at + 1, "ZADD");
+            Double deadline;
+            try {
+                deadline = store.zscore(c.key(k + 3), owner, now);
+            } catch (InMemoryStore.WrongTypeException foreign) {
+                deadline = null;
+            }
+            Get current = deadline != null && deadline > now ? pcallGet(c, k + 1) : new Get(null, false);
+            int sep = current.value() == null ? -1 : current.value().indexOf(':');
+            if (sep < 0) {
+                kept.add(0L);
+                continue;
+            }
+            store.zadd(c.key(k + 3), now + lease, owner, now);
+            List<Map.Entry<String, Double>> waiters = store.zrange(c.key(k + 3), now);
+            long ttl = Math.max((long) (double) waiters.get(waiters.size() - 1).getValue() - now, 1);
+            store.pexpire(c.key(k + 2), ttl, now);
+            store.pexpire(c.key(k + 3), ttl, now);
+            String rest = current.value().substring(sep + 1);
+            int seqSep = rest.indexOf(':');
+            kept.add(seqSep < 0 ? rest : rest.substring(0, seqSep));
+        }
+        return List.copyOf(kept);
+    }
+
+    /** The shared lease of renew.lua's ARGV[1] (before any ':<p>'), an integer as SET PX reads it. */
+    private static long leaseMillis(ScriptCall c, String text, int argIndex) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException notAnInteger) {
+            throw c.error(
+                    "ERR value is not an integer or out of range",
+                    "ARGV[" + argIndex + "] for SET PX must be an integer, but was '" + c.arg(argIndex) + "'");
+        }
     }
 
     /**
@@ -312,7 +370,11 @@ final class ScriptEmulator {
 
     /** redis.call('SET', KEYS[keyIndex], value, 'PX', ARGV[argIndex]). */
     void setPx(ScriptCall c, int keyIndex, String value, int argIndex, String what) {
-        long ttl = c.integerArg(argIndex, "SET PX");
+        setPx(c, keyIndex, value, c.integerArg(argIndex, "SET PX"), argIndex, what);
+    }
+
+    /** redis.call('SET', KEYS[keyIndex], value, 'PX', ttl), where ttl was read from ARGV[argIndex]. */
+    private void setPx(ScriptCall c, int keyIndex, String value, long ttl, int argIndex, String what) {
         if (ttl <= 0) {
             throw c.error(
                     "ERR invalid expire time in 'set' command",

@@ -190,6 +190,69 @@ abstract class QueueScriptContractTestBase {
         return Long.parseLong(holder[1]);
     }
 
+    static final LuaScript RENEW = LuaScript.bundled(ScriptNames.RENEW);
+
+    /**
+     * renew.lua keeping the places of {@code owners} (no leases), each for {@code waiterLeaseMs}, as
+     * the engine's watchdog sends them: the places' entries of its reply (the holder's token, or 0).
+     */
+    List<?> keepPlaces(long waiterLeaseMs, String... owners) {
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        args.add(":" + owners.length);
+        for (String owner : owners) {
+            keys.addAll(List.of(lockKey(), queueKey(), waitersKey()));
+            args.add(owner);
+            args.add(Long.toString(waiterLeaseMs));
+        }
+        List<?> reply = (List<?>) await(backend.eval(RENEW, keys, args));
+        assertEquals(3, reply.size(), () -> "{codes, micros, places}: " + reply);
+        assertEquals(List.of(), reply.get(0), "no lease codes");
+        return (List<?>) reply.get(2);
+    }
+
+    // ---- keeping a waiter's place (renew.lua's places) ----
+
+    @Test
+    void shouldKeepAWaitersPlacePastItsWaiterLeaseAndNameTheHolder() throws InterruptedException {
+        long token = take("alice");
+        waitInQueue("bob", SHORT_WAIT_MS);
+        waitInQueue("carol", SHORT_WAIT_MS);
+
+        assertEquals(List.of(Long.toString(token), Long.toString(token)), keepPlaces(LONG_WAIT_MS, "bob", "carol"));
+        passTime(PAST_SHORT_WAIT);
+        assertTrue(pttl(queueKey()) > SHORT_WAIT_MS, "the queue keys live as long as the kept places");
+        release("alice");
+
+        List<?> granted = acquire("bob");
+        assertEquals(1L, granted.get(0), () -> "the first kept place got the grant: " + granted);
+        assertEquals(1L, waitInQueue("carol"), "the second kept its place: next after bob");
+    }
+
+    @Test
+    void shouldNotKeepAPlaceThatLapsedOrWasGranted() throws InterruptedException {
+        take("alice");
+        waitInQueue("bob", SHORT_WAIT_MS);
+        waitInQueue("carol");
+        passTime(PAST_SHORT_WAIT);
+
+        assertEquals(List.of(0L), keepPlaces(LONG_WAIT_MS, "bob"), "lapsed: bob must ask");
+        release("alice");
+        assertEquals(List.of(0L), keepPlaces(LONG_WAIT_MS, "carol"), "granted the lock: carol must ask");
+        assertEquals(List.of(0L), keepPlaces(LONG_WAIT_MS, "dave"), "never queued");
+        assertEquals(1L, acquire("carol").get(0));
+    }
+
+    @Test
+    void shouldNotKeepAPlaceWhileTheLockIsFree() {
+        take("alice");
+        waitInQueue("bob");
+        fixture.deleteKey(lockKey()); // gone without a release (a flush, an eviction)
+
+        assertEquals(List.of(0L), keepPlaces(LONG_WAIT_MS, "bob"), "bob must ask, and take it");
+        assertEquals(1L, acquire("bob").get(0));
+    }
+
     // ---- taking a free lock ----
 
     @Test

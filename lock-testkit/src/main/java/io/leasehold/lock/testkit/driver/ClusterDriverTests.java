@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -102,6 +103,78 @@ public abstract class ClusterDriverTests {
             leases.forEach(lease -> assertTrue(lease.isValid(), "still valid after several lease times"));
             leases.forEach(lease -> assertTrue(lease.release()));
         }
+    }
+
+    @Test
+    void shouldKeepFairWaitersPlacesInRenewCallsThatEachStayWithinOneSlot() throws Exception {
+        // Three fair locks in slots on three masters, each held by one client, two waiters of another
+        // client on each: their places ride in the waiters' client's renew calls, one slot per call.
+        String run = UUID.randomUUID().toString();
+        List<String> names = new ArrayList<>();
+        for (int node = 0; node < 3; node++) {
+            names.add(namesInSlot("fair:" + run + ":", 200 + node * (ClusterSlots.SLOTS / 3), 1)
+                    .get(0));
+        }
+        LockOptions heldLong = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(60))
+                .autoRenew(false)
+                .build();
+        RecordingBackend renewals = new RecordingBackend(driver().open(cluster).backend(), ScriptNames.RENEW);
+        RecordingBackend attempts = new RecordingBackend(renewals, ScriptNames.ACQUIRE);
+        try (LockClient holders = LockClient.create(driver().open(cluster).backend());
+                LockClient waiters = LockClient.create(attempts)) {
+            List<Lease> held = new ArrayList<>();
+            List<CompletableFuture<Lease>> waiting = new ArrayList<>();
+            for (String name : names) {
+                held.add(holders.fairLock(name, heldLong).acquire(Duration.ZERO));
+                for (int i = 0; i < 2; i++) {
+                    waiting.add(waiters.fairLock(name).acquireAsync(Duration.ofSeconds(60)));
+                }
+            }
+            for (String name : names) {
+                String queue = LockKeys.queueKey(PREFIX, name);
+                Eventually.until(
+                        "two places in " + queue,
+                        () -> ((Number) cluster.masterForKey(queue).command("ZCARD", queue)).longValue() == 2);
+            }
+            // (a waiter asks once more when its name's subscription becomes active: a release may have
+            // come before it; counted from a renewal round after that)
+            Eventually.until(
+                    "the waiters' subscriptions are active",
+                    () -> waiters.diagnostics().subscribedNames() == 3);
+            long subscribed = placeRenewals(renewals);
+            Eventually.until("a round of place renewals since", () -> placeRenewals(renewals) >= subscribed + 3);
+            int asked = attempts.calls.size();
+
+            // Three waiter leases (1.5 s each): only the watchdog's renewals can have kept the places.
+            long before = placeRenewals(renewals);
+            Eventually.until(
+                    "nine rounds of renew calls with the places, one call per slot each",
+                    () -> placeRenewals(renewals) >= before + 27);
+
+            assertEquals(asked, attempts.calls.size(), "no waiter asked again: its place was kept");
+            for (List<String> keys : renewals.calls) {
+                assertEquals(1, slotsOf(keys).size(), "slots of one renew call " + keys);
+            }
+            for (int i = 0; i < names.size(); i++) {
+                // (the two waiters' enqueue order is the order their attempts reached Redis)
+                assertTrue(held.get(i).release());
+                Lease first = (Lease) CompletableFuture.anyOf(waiting.get(2 * i), waiting.get(2 * i + 1))
+                        .get(10, TimeUnit.SECONDS);
+                assertTrue(first.fencingToken() > held.get(i).fencingToken());
+                assertTrue(first.release());
+                for (CompletableFuture<Lease> both : waiting.subList(2 * i, 2 * i + 2)) {
+                    assertTrue(both.get(10, TimeUnit.SECONDS).fencingToken() >= first.fencingToken());
+                }
+                waiting.get(2 * i + 1).get().release();
+                waiting.get(2 * i).get().release();
+            }
+        }
+    }
+
+    /** Renew calls that carried two waiters' places and no lease (six keys). */
+    private static long placeRenewals(RecordingBackend renewals) {
+        return renewals.calls.stream().filter(keys -> keys.size() == 6).count();
     }
 
     @Test
@@ -195,9 +268,14 @@ public abstract class ClusterDriverTests {
     }
 
     private static List<String> namesInSlot(int slot, int count) {
+        return namesInSlot("batch:", slot, count);
+    }
+
+    /** The first {@code count} names {@code <prefix><i>} whose lock key is in {@code slot}. */
+    private static List<String> namesInSlot(String prefix, int slot, int count) {
         List<String> names = new ArrayList<>();
         for (int i = 0; names.size() < count; i++) {
-            String name = "batch:" + i;
+            String name = prefix + i;
             if (ClusterSlots.slot(LockKeys.lockKey(PREFIX, name)) == slot) {
                 names.add(name);
             }
