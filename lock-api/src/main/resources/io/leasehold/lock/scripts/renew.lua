@@ -32,7 +32,8 @@
 --   places   array, one entry per place: the token of the lock's holder (a string) when the
 --            waiter's place was kept (its deadline moved to now + its waiter lease, and the queue's
 --            keys made to live as long as their longest waiter lease); 0 when it was not, and the
---            waiter must ask (acquire.lua): its place is gone (lapsed, granted to it, taken out) or
+--            waiter must ask (acquire.lua): its place is gone from either queue key (lapsed, granted
+--            to it, taken out, or the key lost) or
 --            the lock is free (its holder's TTL ran out, a grant lapsed, a flush), or a key holds
 --            what Leasehold did not write (the ask reports it). The holder's token tells the waiter,
 --            as a contended acquire's reply does, that a grant with a higher token ran after this
@@ -58,7 +59,7 @@
 -- time than with the full check alone (SLOWLOG on redis-server 7.0, a busy two-core machine, the
 -- slope from 100 to 500 leases: 2.3-2.5 µs instead of 3.1-3.8). A key given twice is checked the second time against what the
 -- first wrote (the engine sends each lease once, but the order rule must hold).
--- A place costs a ZSCORE, a GET, a ZADD, a ZRANGE and two PEXPIREs: a waiter's place is kept by
+-- A place costs two ZSCOREs, a GET, a ZADD, a ZRANGE and two PEXPIREs: a waiter's place is kept by
 -- the watchdog's calls, a share of one call per period for any number of waiters, instead of an
 -- acquire of its own.
 local call, find, sub, tonumber = redis.call, string.find, string.sub, tonumber
@@ -140,16 +141,22 @@ if places > 0 then
     local owner, lease = argv[at], tonumber(argv[at + 1])
     kept[j] = 0
     local deadline = redis.pcall('ZSCORE', waitersKey, owner)
-    local current = type(deadline) == 'string' and tonumber(deadline) > now and redis.pcall('GET', lockKey)
+    local ticket = type(deadline) == 'string' and tonumber(deadline) > now and redis.pcall('ZSCORE', queueKey, owner)
+    local current = type(ticket) == 'string' and redis.pcall('GET', lockKey)
     local sep = type(current) == 'string' and find(current, ':', 1, true)
     if sep then
       local rest = sub(current, sep + 1)
       local seqSep = find(rest, ':', 1, true)
       call('ZADD', waitersKey, 'XX', now + lease, owner)
+      -- the keys live as long as the longest place, or this one's where a foreign member's score
+      -- (inf, say) is no TTL; pcall: nothing in a key may fail the call and its leases
       local last = call('ZRANGE', waitersKey, -1, -1, 'WITHSCORES')
       local ttl = math.max(tonumber(last[2]) - now, 1)
-      call('PEXPIRE', queueKey, ttl)
-      call('PEXPIRE', waitersKey, ttl)
+      if ttl ~= ttl or ttl == math.huge then
+        ttl = lease
+      end
+      redis.pcall('PEXPIRE', queueKey, ttl)
+      redis.pcall('PEXPIRE', waitersKey, ttl)
       kept[j] = seqSep and sub(rest, 1, seqSep - 1) or rest
     end
     k = k + 3

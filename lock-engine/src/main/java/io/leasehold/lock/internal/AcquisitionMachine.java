@@ -314,8 +314,9 @@ final class AcquisitionMachine {
      * A grant to another waiter: this waiter asks again once the grant's window has passed, if
      * nothing wakes it first. A waiter otherwise asks only when the holder's TTL runs out (no
      * polling), so a grant to a waiter whose process died would hold it up for a lease; this way a
-     * dead waiter costs it one grant window. (A fair waiter's place renewal may find the lapsed grant
-     * sooner: it finds the lock free.)
+     * dead waiter costs it one grant window. A fair waiter whose place the watchdog keeps needs no
+     * such alarm: the place's renewal finds a lapsed grant (the lock free) within a period, and has
+     * it ask then, while a grantee that took its grant costs the other waiters nothing.
      */
     private void grantToAnotherSeen() {
         if (state instanceof Attempting) {
@@ -329,7 +330,7 @@ final class AcquisitionMachine {
         long due = grantWindowPassed(engine.now());
         Queued queuedNow = (Queued) state;
         Alarm current = queuedNow.alarm();
-        if (current != null && current.atNanos - due <= 0) {
+        if (queuedNow.place() != null || (current != null && current.atNanos - due <= 0)) {
             return;
         }
         enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos)), queuedNow.place()));

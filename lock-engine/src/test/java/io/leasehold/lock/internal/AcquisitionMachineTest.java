@@ -435,11 +435,14 @@ class AcquisitionMachineTest {
     }
 
     @Test
-    void shouldKeepThePlaceWhenAGrantToAnotherWaiterMovesItsAlarm() {
+    void shouldLeaveAGrantToAnotherWaiterToThePlaceRenewalsWhileItsPlaceIsKept() throws Exception {
         AcquisitionMachine fair = newMachine(true, PLACES);
         WaiterPlace place = queuedFair(fair, engine.now());
         assertEquals(List.of(), fair.on(new GrantToAnotherSeen(true)));
         assertFalse(place.cancelled(), "still queued with the same place");
+        clock.advance(Duration.ofMillis(GrantOrder.WAITER_LEASE_MS * 2));
+        assertEquals(null, fallbacks.poll(100, TimeUnit.MILLISECONDS), "no alarm at the grant window's end");
+
         only(Send.class, fair.on(new PlaceLost(place, new IOException("renewal failed (test)"))));
         fair.on(new Closed());
     }

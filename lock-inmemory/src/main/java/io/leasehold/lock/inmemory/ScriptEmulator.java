@@ -174,7 +174,7 @@ final class ScriptEmulator {
      * renew.lua's places: each of the {@code places} waiters (keys lock, queue and waiter leases from
      * KEYS[n + 1] on, arguments owner and waiter lease from ARGV[at] on) keeps its place, its deadline
      * moved to now + its waiter lease and the queue keys made to live as long as their longest
-     * deadline, while its place is in the queue and not lapsed and the lock is held: the holder's
+     * deadline, while its place is in both queue keys and not lapsed and the lock is held: the holder's
      * token for it; else 0 (the waiter asks). Keys of another type read as no place, or a free lock
      * (the script's pcalls).
      */
@@ -184,13 +184,9 @@ final class ScriptEmulator {
         for (int j = 0, k = n; j < places; j++, k += 3, at += 2) {
             String owner = c.requiredArg(at);
             long lease = c.integerArg(at + 1, "ZADD");
-            Double deadline;
-            try {
-                deadline = store.zscore(c.key(k + 3), owner, now);
-            } catch (InMemoryStore.WrongTypeException foreign) {
-                deadline = null;
-            }
-            Get current = deadline != null && deadline > now ? pcallGet(c, k + 1) : new Get(null, false);
+            Double deadline = pcallZscore(c.key(k + 3), owner, now);
+            Double ticket = deadline != null && deadline > now ? pcallZscore(c.key(k + 2), owner, now) : null;
+            Get current = ticket != null ? pcallGet(c, k + 1) : new Get(null, false);
             int sep = current.value() == null ? -1 : current.value().indexOf(':');
             if (sep < 0) {
                 kept.add(0L);
@@ -198,14 +194,29 @@ final class ScriptEmulator {
             }
             store.zadd(c.key(k + 3), now + lease, owner, now);
             List<Map.Entry<String, Double>> waiters = store.zrange(c.key(k + 3), now);
-            long ttl = Math.max((long) (double) waiters.get(waiters.size() - 1).getValue() - now, 1);
-            store.pexpire(c.key(k + 2), ttl, now);
-            store.pexpire(c.key(k + 3), ttl, now);
+            double longest = waiters.get(waiters.size() - 1).getValue();
+            // (a foreign member's score that is no TTL, such as inf: this place's lease)
+            long ttl = Double.isFinite(longest) ? Math.max((long) longest - now, 1) : lease;
+            try { // (pcall: a foreign member's score too large for a TTL is passed over)
+                store.pexpire(c.key(k + 2), ttl, now);
+                store.pexpire(c.key(k + 3), ttl, now);
+            } catch (ArithmeticException overflow) {
+                // passed over, as the script's pcalls do
+            }
             String rest = current.value().substring(sep + 1);
             int seqSep = rest.indexOf(':');
             kept.add(seqSep < 0 ? rest : rest.substring(0, seqSep));
         }
         return List.copyOf(kept);
+    }
+
+    /** {@code redis.pcall('ZSCORE', key, member)}: the score, or null when absent or the key is not a zset. */
+    private Double pcallZscore(String key, String member, long now) {
+        try {
+            return store.zscore(key, member, now);
+        } catch (InMemoryStore.WrongTypeException foreign) {
+            return null;
+        }
     }
 
     /** The shared lease of renew.lua's ARGV[1] (before any ':<p>'), an integer as SET PX reads it. */

@@ -17,7 +17,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.ACQUIRE, "86766e070150ee5c0d0376999390516dcae1c8ab",
             ScriptNames.HANDOFF, "406b3d9077ecc751edb20268308b679338451ad4",
             ScriptNames.RELEASE, "7fba7fc74849857b916b9981596cbb281429c130",
-            ScriptNames.RENEW, "f97243b172286d208175755780a8126c041f8e7a",
+            ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");

@@ -244,6 +244,16 @@ abstract class QueueScriptContractTestBase {
     }
 
     @Test
+    void shouldNotKeepAPlaceWhoseTicketIsGone() {
+        take("alice");
+        waitInQueue("bob");
+        fixture.deleteKey(queueKey()); // the tickets lost, the waiter leases not (an eviction, say)
+
+        assertEquals(List.of(0L), keepPlaces(LONG_WAIT_MS, "bob"), "bob must ask, and queue again");
+        assertEquals(1L, waitInQueue("bob"));
+    }
+
+    @Test
     void shouldNotKeepAPlaceWhileTheLockIsFree() {
         take("alice");
         waitInQueue("bob");
