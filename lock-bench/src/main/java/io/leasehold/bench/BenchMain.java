@@ -50,6 +50,16 @@ public final class BenchMain {
                 "done in %.0f s: %s",
                 (System.nanoTime() - started) / 1e9,
                 options.out().resolve(Report.FILE).toAbsolutePath());
+        double fifoViolations = results.stream()
+                .mapToDouble(run -> run.figures().getOrDefault(Figures.FIFO_VIOLATIONS, 0.0))
+                .sum();
+        if (fifoViolations > 0) {
+            // the figures are written, but a bench that saw a fair lock break its order must not pass
+            say(
+                    "FIFO ORDER VIOLATED: %.0f violation(s) found by the FIFO audit (above, and in %s)",
+                    fifoViolations, Report.FILE);
+            System.exit(1);
+        }
         System.exit(0); // clients' non-daemon threads (Redisson's) must not keep the JVM up
     }
 
@@ -66,10 +76,10 @@ public final class BenchMain {
             throughput.add(ThroughputScenario.uncontended(32));
         }
         if (options.runs(BenchOptions.CONTENDED)) {
-            throughput.add(ThroughputScenario.contended(8, 4));
-            throughput.add(ThroughputScenario.contended(32, 4));
-            throughput.add(ThroughputScenario.contended(8, 1));
-            throughput.add(ThroughputScenario.contended(32, 1));
+            throughput.add(ThroughputScenario.contended(8, 4, options.fifoAudit()));
+            throughput.add(ThroughputScenario.contended(32, 4, options.fifoAudit()));
+            throughput.add(ThroughputScenario.contended(8, 1, options.fifoAudit()));
+            throughput.add(ThroughputScenario.contended(32, 1, options.fifoAudit()));
         }
         String sha = String.valueOf(probe.loadScript(RawScriptContender.ACQUIRE));
         ContenderKind[] kinds = ContenderKind.values();

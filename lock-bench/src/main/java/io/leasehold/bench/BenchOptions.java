@@ -10,8 +10,10 @@ import java.util.Set;
  * The bench's command-line options: {@code --rounds N} (default 3), {@code --window SECONDS} of each
  * throughput run (default 3), {@code --out DIR} (default {@code results}), {@code --quick} (one
  * short round and fewer leases: to check that everything runs, not to quote; the renewal scenario
- * holds 10,000 and 50,000 leases, or 1,000 when quick), and
- * {@code --only SCENARIO[,SCENARIO...]} (run just those of {@link #SCENARIOS}, e.g. {@code --only renewal}).
+ * holds 10,000 and 50,000 leases, or 1,000 when quick),
+ * {@code --only SCENARIO[,SCENARIO...]} (run just those of {@link #SCENARIOS}, e.g. {@code --only renewal}),
+ * and {@code --no-fifo-audit} (the contended fair rows run without their {@link FifoAudit}: to see
+ * what the audit costs them).
  */
 record BenchOptions(
         int rounds,
@@ -21,7 +23,8 @@ record BenchOptions(
         List<Integer> renewedLeases,
         int limitRequests,
         Path out,
-        Set<String> scenarios) {
+        Set<String> scenarios,
+        boolean fifoAudit) {
 
     static final String UNCONTENDED = "uncontended";
     static final String CONTENDED = "contended";
@@ -37,6 +40,7 @@ record BenchOptions(
         Duration window = Duration.ofSeconds(3);
         Path out = Path.of("results");
         boolean quick = false;
+        boolean fifoAudit = true;
         Set<String> scenarios = Set.copyOf(SCENARIOS);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -45,9 +49,11 @@ record BenchOptions(
                 case "--out" -> out = Path.of(value(args, ++i));
                 case "--quick" -> quick = true;
                 case "--only" -> scenarios = scenarios(value(args, ++i));
+                case "--no-fifo-audit" -> fifoAudit = false;
                 default ->
                     throw new IllegalArgumentException("unknown option '" + args[i]
-                            + "'; options are --rounds N, --window SECONDS, --out DIR, --quick, --only SCENARIO");
+                            + "'; options are --rounds N, --window SECONDS, --out DIR, --quick, --only SCENARIO,"
+                            + " --no-fifo-audit");
             }
         }
         if (quick) {
@@ -59,7 +65,8 @@ record BenchOptions(
                     List.of(1_000),
                     20_000,
                     out,
-                    scenarios);
+                    scenarios,
+                    fifoAudit);
         }
         return new BenchOptions(
                 rounds,
@@ -69,7 +76,8 @@ record BenchOptions(
                 List.of(10_000, 50_000),
                 300_000,
                 out,
-                scenarios);
+                scenarios,
+                fifoAudit);
     }
 
     /** Whether the scenario group {@code scenario} (one of {@link #SCENARIOS}) is to run. */

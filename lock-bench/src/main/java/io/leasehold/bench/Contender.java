@@ -36,6 +36,15 @@ interface Contender extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no wait queue in Redis");
     }
 
+    /**
+     * Where the fair queue of lock {@code key} lives in Redis, for the {@link FifoAudit} of a
+     * contended run; null where the audit cannot read it (a lock that is not fair, or a layout the
+     * audit does not know: Redisson's {@code RFairLock} is not audited).
+     */
+    default FifoAudit.Keys fifoKeys(String key) {
+        return null;
+    }
+
     @Override
     void close();
 

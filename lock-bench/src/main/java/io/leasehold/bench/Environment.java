@@ -22,6 +22,7 @@ record Environment(String date, int cores, String java, String redis, String par
                                 .map(leases -> String.format(Locale.ROOT, "%,d", leases))
                                 .collect(Collectors.joining(" and "))
                         + " renewed leases"
+                        + (options.fifoAudit() ? "" : "; FIFO audit off")
                         + (options.scenarios().size() < BenchOptions.SCENARIOS.size()
                                 ? "; only "
                                         + BenchOptions.SCENARIOS.stream()

@@ -1,5 +1,7 @@
 package io.leasehold.bench;
 
+import java.util.Set;
+
 /** Figure names, shared by the scenarios that measure them and the report that prints them. */
 final class Figures {
 
@@ -23,6 +25,12 @@ final class Figures {
     static final String DEAD_WAITER_MS = "dead waiter → next grant ms";
     static final String DEAD_WAITER_MAX_MS = "max ms";
     static final String NOT_GRANTED = "samples not granted within 30 s";
+    /** Grants of a fair lock whose FIFO order the audit checked ({@link FifoCheck}); a total over the rounds. */
+    static final String FIFO_CHECKED_GRANTS = "FIFO checked grants";
+    /** Broken FIFO rules the audit found ({@link FifoCheck}); must be 0; a total over the rounds. */
+    static final String FIFO_VIOLATIONS = "FIFO violations";
+    /** Figures the report adds up over the rounds instead of taking their median: a violation in one round must show. */
+    static final Set<String> TOTALLED = Set.of(FIFO_CHECKED_GRANTS, FIFO_VIOLATIONS);
 
     private Figures() {}
 }

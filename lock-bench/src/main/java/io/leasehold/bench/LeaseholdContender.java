@@ -138,6 +138,11 @@ final class LeaseholdContender implements Contender, RenewalScenario.ManyHolder 
     }
 
     @Override
+    public FifoAudit.Keys fifoKeys(String key) {
+        return fair ? FifoAudit.Keys.leasehold(LockClient.Builder.DEFAULT_KEY_PREFIX, key) : null;
+    }
+
+    @Override
     public long queued(RedisProbe redis, String key) {
         return Long.parseLong(String.valueOf(redis.command("ZCARD", "leasehold:{" + key + "}:queue")));
     }

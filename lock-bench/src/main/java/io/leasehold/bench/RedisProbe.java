@@ -58,11 +58,13 @@ final class RedisProbe implements AutoCloseable {
      */
     static final long SCRIPT_LOG_THRESHOLD_MICROS = 20;
 
+    private final RedisEndpoint endpoint;
     private final RespClient connection;
     private long scriptCallsAtStart;
     private long preemptionsAtStart;
 
     RedisProbe(RedisEndpoint endpoint) {
+        this.endpoint = endpoint;
         try {
             connection = RespClient.connect(endpoint, Duration.ofSeconds(10));
         } catch (IOException e) {
@@ -176,6 +178,11 @@ final class RedisProbe implements AutoCloseable {
         long overOneMs = Arrays.stream(micros).filter(run -> run > 1_000).count();
         return new ScriptRuns(
                 Math.max(count, micros.length), longest, Stats.medianOfLogged(micros, count), overOneMs, preemptions);
+    }
+
+    /** The server probed, for a scenario that opens connections of its own (the FIFO audit). */
+    RedisEndpoint endpoint() {
+        return endpoint;
     }
 
     /** Loads {@code script} into the script cache; returns its SHA. */

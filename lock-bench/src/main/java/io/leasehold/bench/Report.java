@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -51,7 +52,13 @@ final class Report {
         md.append("Medians over the rounds; the spread is min–max over the rounds. Ratios compare medians;"
                 + " × Redisson compares a fair lock's row with Redisson's RFairLock, any other with RLock.\n");
         md.append(
-                "Round trips count script calls and (un)subscribes; Redis commands also count the commands scripts run.\n\n");
+                "Round trips count script calls and (un)subscribes; Redis commands also count the commands scripts run.\n");
+        if (results.stream().anyMatch(run -> run.figures().containsKey(Figures.FIFO_VIOLATIONS))) {
+            md.append("FIFO checked grants and FIFO violations are totals over the rounds of the FIFO audit of"
+                    + " Leasehold's fair rows (FifoCheck: grants checked against the wait queue sampled in Redis);"
+                    + " – where not measured (only Leasehold's fair rows are audited, not Redisson's RFairLock).\n");
+        }
+        md.append('\n');
         for (Map.Entry<String, Map<String, List<Measurement>>> scenario :
                 byScenario().entrySet()) {
             md.append("## ").append(scenario.getKey()).append("\n\n");
@@ -105,10 +112,42 @@ final class Report {
                 cells.add(ratio(Stats.median(values), Stats.median(values(byContender.get(RAW), headline))));
             }
             for (String figure : columns.subList(1, columns.size())) {
-                cells.add(number(Stats.median(values(row.getValue(), figure))));
+                double value = aggregate(figure, values(row.getValue(), figure));
+                cells.add(Figures.TOTALLED.contains(figure) ? count(value) : number(value));
             }
             md.append('|').append(String.join("|", cells)).append("|\n");
         }
+        flagFifoViolations(md, byContender);
+    }
+
+    /** The median of a figure over the rounds, or the total of one that must show every round's ({@link Figures#TOTALLED}); NaN if none. */
+    private static double aggregate(String figure, double[] values) {
+        if (values.length == 0 || !Figures.TOTALLED.contains(figure)) {
+            return Stats.median(values);
+        }
+        double total = 0;
+        for (double value : values) {
+            total += value;
+        }
+        return total;
+    }
+
+    /** A line under the table for each row whose FIFO audit found a violation in any round: a figure in a column is too easily read past. */
+    private static void flagFifoViolations(StringBuilder md, Map<String, List<Measurement>> byContender) {
+        byContender.forEach((contender, runs) -> {
+            double[] violations = values(runs, Figures.FIFO_VIOLATIONS);
+            double total = aggregate(Figures.FIFO_VIOLATIONS, violations);
+            if (total > 0) {
+                long rounds = Arrays.stream(violations).filter(v -> v > 0).count();
+                md.append(String.format(
+                        Locale.ROOT,
+                        "%n**FIFO ORDER VIOLATED: %s**, %.0f violation(s) in %d of %d round(s); the bench's output tells each.%n",
+                        contender,
+                        total,
+                        rounds,
+                        violations.length));
+            }
+        });
     }
 
     private Map<String, Map<String, List<Measurement>>> byScenario() {
@@ -149,6 +188,11 @@ final class Report {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
         return String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    /** A total count: whole, with thousands separators; – for none. */
+    static String count(double value) {
+        return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, "%,.0f", value);
     }
 
     private static double min(double[] values) {

@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.LongAdder;
  * a warm-up, it counts pairs in a measured window, with the server's commands and CPU over the same
  * window. Contended, it also records the order of holders (how often the holder changed, how evenly
  * the workers were served) and the handoff latency: from the moment a holder starts its release to
- * the moment another worker has the lock.
+ * the moment another worker has the lock. A fair lock whose queue the audit can read is audited
+ * over the window ({@link FifoAudit}): how many grants its FIFO check covered, and how many
+ * violations it found.
  *
  * <p>The holder sequence and latencies are written inside the critical section, so one worker writes
  * at a time; atomic arrays make them visible across threads whatever the lock's own memory effects.
@@ -31,25 +33,29 @@ final class ThroughputScenario implements Scenario {
     private final int workers;
     private final int clients;
     private final boolean contended;
+    private final boolean fifoAudit;
 
-    ThroughputScenario(String name, int workers, int clients, boolean contended) {
+    ThroughputScenario(String name, int workers, int clients, boolean contended, boolean fifoAudit) {
         this.name = name;
         this.workers = workers;
         this.clients = clients;
         this.contended = contended;
+        this.fifoAudit = fifoAudit;
     }
 
     static ThroughputScenario uncontended(int workers) {
         return new ThroughputScenario(
-                "uncontended, " + workers + " worker" + (workers == 1 ? "" : "s"), workers, 1, false);
+                "uncontended, " + workers + " worker" + (workers == 1 ? "" : "s"), workers, 1, false, false);
     }
 
-    static ThroughputScenario contended(int workers, int clients) {
+    /** {@code fifoAudit}: audit the FIFO order of a fair lock's run (see {@link FifoAudit}). */
+    static ThroughputScenario contended(int workers, int clients, boolean fifoAudit) {
         return new ThroughputScenario(
                 "contended, " + workers + " workers, " + clients + " client" + (clients == 1 ? "" : "s"),
                 workers,
                 clients,
-                true);
+                true,
+                fifoAudit);
     }
 
     @Override
@@ -72,18 +78,37 @@ final class ThroughputScenario implements Scenario {
 
     @Override
     public Measurement run(Contender contender, RedisProbe redis, Duration warmUp, Duration window) throws Exception {
+        FifoAudit.Keys audited = contended && fifoAudit ? contender.fifoKeys(CONTENDED_KEY) : null;
         Run run = new Run(contender);
         run.start();
         Thread.sleep(warmUp.toMillis());
-        RedisProbe.Snapshot before = redis.snapshot();
-        long startNanos = System.nanoTime();
-        run.measuring = true;
-        Thread.sleep(window.toMillis());
-        run.measuring = false;
-        long elapsedNanos = System.nanoTime() - startNanos;
-        RedisProbe.Snapshot used = redis.snapshot().minus(before);
-        run.stop();
+        try (FifoAudit audit = audited == null ? null : FifoAudit.open(redis.endpoint(), audited)) {
+            RedisProbe.Snapshot before = redis.snapshot();
+            if (audit != null) {
+                audit.start();
+            }
+            long startNanos = System.nanoTime();
+            run.measuring = true;
+            Thread.sleep(window.toMillis());
+            // the audit's last commands come before the snapshot that ends the window: all of them are taken out
+            // (its check runs after the window)
+            FifoAudit.Outcome fifo = audit == null ? null : audit.stop();
+            run.measuring = false;
+            long elapsedNanos = System.nanoTime() - startNanos;
+            RedisProbe.Snapshot used = redis.snapshot().minus(before);
+            if (fifo != null) {
+                used = used.minus(fifo.load());
+            }
+            run.stop();
+            return measurement(contender, run, used, elapsedNanos, fifo);
+        } catch (Exception e) {
+            run.stopping = true; // the workers must not outlive a run that failed (its audit, its probe)
+            throw e;
+        }
+    }
 
+    private Measurement measurement(
+            Contender contender, Run run, RedisProbe.Snapshot used, long elapsedNanos, FifoAudit.Outcome fifo) {
         long pairs = run.pairs.sum();
         double seconds = elapsedNanos / 1e9;
         Measurement.Builder result = Measurement.of(name, contender.name())
@@ -94,7 +119,33 @@ final class ThroughputScenario implements Scenario {
         if (contended) {
             run.addFairness(result);
         }
+        if (fifo != null) {
+            FifoCheck.Result fifoOrder = fifo.check();
+            result.put(Figures.FIFO_CHECKED_GRANTS, fifoOrder.checkedGrants());
+            result.put(Figures.FIFO_VIOLATIONS, fifoOrder.violations());
+            tell(contender, fifo, fifoOrder, elapsedNanos);
+        }
         return result.build();
+    }
+
+    /** The audit's figures and cost on the console, and the first violations it found, told (the report only counts them). */
+    private void tell(Contender contender, FifoAudit.Outcome fifo, FifoCheck.Result fifoOrder, long elapsedNanos) {
+        BenchMain.say(
+                "  FIFO audit of %s: %,d samples, %,d grant messages, %,d grants checked, %d violations;"
+                        + " its samples took %.1f ms of server time (%.1f µs each, %.2f %% of the window)",
+                contender.name(),
+                fifo.samples().size(),
+                fifo.grantMessages().size(),
+                fifoOrder.checkedGrants(),
+                fifoOrder.violations(),
+                fifo.sampleMicros() / 1e3,
+                fifo.samples().isEmpty()
+                        ? 0.0
+                        : (double) fifo.sampleMicros() / fifo.samples().size(),
+                100.0 * fifo.sampleMicros() * 1e3 / elapsedNanos);
+        for (String violation : fifoOrder.examples()) {
+            BenchMain.say("  FIFO VIOLATION (%s, %s): %s", contender.name(), name, violation);
+        }
     }
 
     /** The worker threads of one run and what they recorded. */

@@ -59,6 +59,33 @@ class ReportTest {
     }
 
     @Test
+    void shouldTotalTheFifoAuditOverTheRoundsAndFlagARowWithAViolation() {
+        List<Measurement> runs = List.of(
+                fair("Leasehold-Jedis fairLock", 300, 1_000, 0),
+                fair("Leasehold-Jedis fairLock", 310, 1_200, 2),
+                fair("Leasehold-Lettuce fairLock", 290, 900, 0),
+                Measurement.of("contended", "Redisson RFairLock")
+                        .put(Figures.OPS_PER_SECOND, 100)
+                        .build());
+
+        String table = new Report(runs, HERE).render();
+
+        assertThat(table).contains("|contender|ops/s (min–max)|× Redisson|FIFO checked grants|FIFO violations|");
+        assertThat(table).contains("|Leasehold-Jedis fairLock|305 (300–310)|3.05×|2,200|2|");
+        assertThat(table).contains("|Leasehold-Lettuce fairLock|290|2.90×|900|0|");
+        assertThat(table).as("not measured, not zero").contains("|Redisson RFairLock|100|1.00×|–|–|");
+        assertThat(table)
+                .contains("**FIFO ORDER VIOLATED: Leasehold-Jedis fairLock**, 2 violation(s) in 1 of 2 round(s)");
+        assertThat(table).doesNotContain("VIOLATED: Leasehold-Lettuce");
+    }
+
+    @Test
+    void shouldAuditTheFifoOrderUnlessTurnedOff() {
+        assertThat(BenchOptions.parse().fifoAudit()).isTrue();
+        assertThat(BenchOptions.parse("--quick", "--no-fifo-audit").fifoAudit()).isFalse();
+    }
+
+    @Test
     void shouldRefuseBadOptionsNamingTheOptionAndTheValue() {
         assertThatThrownBy(() -> BenchOptions.parse("--rounds", "0"))
                 .hasMessage("--rounds must be at least 1, but was 0");
@@ -105,6 +132,14 @@ class ReportTest {
         String table = new Report(renewalOnly, HERE).render();
 
         assertThat(table).contains("## 10,000 leases held and renewed").doesNotContain(".png");
+    }
+
+    private static Measurement fair(String contender, double opsPerSecond, long checkedGrants, long violations) {
+        return Measurement.of("contended", contender)
+                .put(Figures.OPS_PER_SECOND, opsPerSecond)
+                .put(Figures.FIFO_CHECKED_GRANTS, checkedGrants)
+                .put(Figures.FIFO_VIOLATIONS, violations)
+                .build();
     }
 
     private static Measurement run(String scenario, String contender, double opsPerSecond, double callsPerOp) {
