@@ -4,9 +4,11 @@ import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import io.leasehold.lock.testkit.redis.RedisErrorReply;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -25,7 +27,10 @@ import java.util.concurrent.locks.LockSupport;
  * one round trip; and one more subscriber for every grant message to be written to. The samples'
  * commands are taken out of the run's command counts ({@link Outcome#load}); the server's CPU
  * cannot be told apart, so the samples' server time is reported beside it
- * ({@link Outcome#sampleMicros}).
+ * ({@link Outcome#sampleMicros}). Its cost to this machine, which the workers (and the server)
+ * share: the CPU of its two threads ({@link Outcome#threadCpuMicros}), mostly their wake-ups, kept
+ * to about one per sample period each (the sampler reads a reply a period after sending it, the
+ * subscriber lets messages gather for a period when it has read them all).
  *
  * <p>Not threadsafe: one thread opens, starts and stops it.
  */
@@ -53,11 +58,16 @@ final class FifoAudit implements AutoCloseable {
     }
 
     /**
-     * What the audit saw: its samples, the grant messages in the order heard, and the server time
-     * of its samples (INFO commandstats' time of its EXECs: the commands alone, not the reading and
-     * writing of the sockets).
+     * What the audit saw: its samples, the grant messages in the order heard, the server time of its
+     * samples (INFO commandstats' time of its EXECs: the commands alone, not the reading and writing
+     * of the sockets), and the CPU time its two threads took on this machine (which the run's
+     * workers and, on one machine, the server share).
      */
-    record Outcome(List<FifoCheck.Sample> samples, List<FifoCheck.Grant> grantMessages, long sampleMicros) {
+    record Outcome(
+            List<FifoCheck.Sample> samples,
+            List<FifoCheck.Grant> grantMessages,
+            long sampleMicros,
+            long threadCpuMicros) {
         /** What the audit's samples added to the server's counters (CPU not told apart), to be taken out of the run's. */
         RedisProbe.Snapshot load() {
             return new RedisProbe.Snapshot((long) COMMANDS_PER_SAMPLE * samples.size(), 0, 0, 0);
@@ -70,6 +80,9 @@ final class FifoAudit implements AutoCloseable {
     }
 
     private final Keys keys;
+    /** One sample: the same four commands every time, encoded once. */
+    private final byte[] sampleRequest;
+
     private final RespPipeline sampler;
     private final RespPipeline subscriber;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -79,12 +92,20 @@ final class FifoAudit implements AutoCloseable {
     private final List<FifoCheck.Grant> grants = new ArrayList<>();
 
     private volatile boolean stopping;
+    /** CPU time of the sampler and subscriber threads, each added as its thread ends (read after both ended). */
+    private final AtomicLong threadCpuNanos = new AtomicLong();
+
     private Thread samplerThread;
     private Thread subscriberThread;
     private long sampleMicrosAtStart;
 
     private FifoAudit(Keys keys, RespPipeline sampler, RespPipeline subscriber) {
         this.keys = keys;
+        this.sampleRequest = RespPipeline.encode(
+                List.of("MULTI"),
+                List.of("ZRANGE", keys.queue(), "0", "-1", "WITHSCORES"),
+                List.of("MGET", keys.lock(), keys.fence()),
+                List.of("EXEC"));
         this.sampler = sampler;
         this.subscriber = subscriber;
     }
@@ -158,15 +179,20 @@ final class FifoAudit implements AutoCloseable {
         if (failure.get() != null) {
             throw new IllegalStateException("FIFO audit of " + keys.lock() + " failed", failure.get());
         }
-        return new Outcome(List.copyOf(samples), List.copyOf(grants), sampleMicros);
+        return new Outcome(List.copyOf(samples), List.copyOf(grants), sampleMicros, threadCpuNanos.get() / 1_000);
     }
 
+    /**
+     * Sends a sample, sleeps a period, reads its reply (there by then) and sends the next: one
+     * wake-up per sample, not two (the timer's and the reply's). When a sample is read does not
+     * matter: its last token places it among the grants.
+     */
     private void sampleUntilStopped() {
         long period = SAMPLE_EVERY.toNanos();
         long next = System.nanoTime();
         try {
-            while (!stopping) {
-                samples.add(sample());
+            sampler.send(sampleRequest);
+            while (true) {
                 next += period;
                 long wait = next - System.nanoTime();
                 if (wait > 0) {
@@ -174,18 +200,20 @@ final class FifoAudit implements AutoCloseable {
                 } else {
                     next = System.nanoTime(); // behind (the machine is busy): no burst of samples to catch up
                 }
+                samples.add(readSample());
+                if (stopping) {
+                    return;
+                }
+                sampler.send(sampleRequest);
             }
         } catch (Throwable e) {
             failure.compareAndSet(null, e);
+        } finally {
+            addThreadCpu();
         }
     }
 
-    private FifoCheck.Sample sample() throws IOException {
-        sampler.send(
-                List.of("MULTI"),
-                List.of("ZRANGE", keys.queue(), "0", "-1", "WITHSCORES"),
-                List.of("MGET", keys.lock(), keys.fence()),
-                List.of("EXEC"));
+    private FifoCheck.Sample readSample() throws IOException {
         for (int queued = 0; queued < 3; queued++) {
             answered(sampler.read()); // +OK, +QUEUED, +QUEUED
         }
@@ -222,6 +250,11 @@ final class FifoAudit implements AutoCloseable {
     private void listen() {
         try {
             while (true) {
+                if (!subscriber.hasBuffered()) {
+                    // let messages gather: one wake-up then reads a batch, not one message each (on a
+                    // busy machine a wake-up per message cost more CPU than all the rest of the audit)
+                    LockSupport.parkNanos(SAMPLE_EVERY.toNanos());
+                }
                 List<?> push = (List<?>) subscriber.read();
                 String kind = String.valueOf(push.get(0));
                 if (kind.equals("pong")) {
@@ -239,7 +272,14 @@ final class FifoAudit implements AutoCloseable {
             if (!subscriber.isClosed()) {
                 failure.compareAndSet(null, e);
             }
+        } finally {
+            addThreadCpu();
         }
+    }
+
+    private void addThreadCpu() {
+        long nanos = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        threadCpuNanos.addAndGet(Math.max(nanos, 0)); // -1 where the JVM cannot tell
     }
 
     /**

@@ -56,7 +56,10 @@ final class Report {
         if (results.stream().anyMatch(run -> run.figures().containsKey(Figures.FIFO_VIOLATIONS))) {
             md.append("FIFO checked grants and FIFO violations are totals over the rounds of the FIFO audit of"
                     + " Leasehold's fair rows (FifoCheck: grants checked against the wait queue sampled in Redis);"
-                    + " – where not measured (only Leasehold's fair rows are audited, not Redisson's RFairLock).\n");
+                    + " – where not measured (only Leasehold's fair rows are audited, not Redisson's RFairLock)."
+                    + " The audit's commands are left out of those rows' counts, but its share of the server's CPU"
+                    + " (a sample every 2 ms, one more subscriber) is in their Redis CPU µs/op: --no-fifo-audit"
+                    + " leaves it out.\n");
         }
         md.append('\n');
         for (Map.Entry<String, Map<String, List<Measurement>>> scenario :

@@ -23,13 +23,25 @@ import java.util.List;
 final class RespPipeline implements AutoCloseable {
 
     private final Socket socket;
-    private final InputStream in;
+    private final Input in;
     private final OutputStream out;
 
     private RespPipeline(Socket socket) throws IOException {
         this.socket = socket;
-        this.in = new BufferedInputStream(socket.getInputStream());
+        this.in = new Input(socket.getInputStream());
         this.out = socket.getOutputStream();
+    }
+
+    /** A buffered input that tells how much it holds already, without asking the socket. */
+    private static final class Input extends BufferedInputStream {
+        Input(InputStream socket) {
+            super(socket);
+        }
+
+        /** Bytes read from the socket and not yet consumed (the reading thread's own view). */
+        int buffered() {
+            return count - pos;
+        }
     }
 
     /** Connects to {@code endpoint}; {@code readTimeout} bounds every read (zero: a read waits as long as it takes). */
@@ -47,20 +59,36 @@ final class RespPipeline implements AutoCloseable {
         }
     }
 
-    /** Sends {@code commands} in one write, without reading anything. */
+    /** {@code commands} encoded for one write (see {@link #send(byte[])}), for a batch sent again and again. */
     @SafeVarargs
-    final void send(List<String>... commands) throws IOException {
+    static byte[] encode(List<String>... commands) {
         ByteArrayOutputStream batch = new ByteArrayOutputStream();
         for (List<String> command : commands) {
             batch.writeBytes(RespClient.encode(command));
         }
-        out.write(batch.toByteArray());
+        return batch.toByteArray();
+    }
+
+    /** Sends {@code commands} in one write, without reading anything. */
+    @SafeVarargs
+    final void send(List<String>... commands) throws IOException {
+        send(encode(commands));
+    }
+
+    /** Sends commands {@link #encode}d already, in one write, without reading anything. */
+    void send(byte[] encoded) throws IOException {
+        out.write(encoded);
         out.flush();
     }
 
     /** The next reply or pushed message; an error reply is returned as a {@code RedisErrorReply}, not thrown. */
     Object read() throws IOException {
         return RespClient.read(in);
+    }
+
+    /** Whether a {@link #read} can be answered (at least in part) from bytes already read, without waiting. */
+    boolean hasBuffered() {
+        return in.buffered() > 0;
     }
 
     boolean isClosed() {

@@ -132,7 +132,8 @@ final class ThroughputScenario implements Scenario {
     private void tell(Contender contender, FifoAudit.Outcome fifo, FifoCheck.Result fifoOrder, long elapsedNanos) {
         BenchMain.say(
                 "  FIFO audit of %s: %,d samples, %,d grant messages, %,d grants checked, %d violations;"
-                        + " its samples took %.1f ms of server time (%.1f µs each, %.2f %% of the window)",
+                        + " its samples took %.1f ms of server time (%.1f µs each, %.2f %% of the window),"
+                        + " its threads %.1f ms of CPU here (%.2f %% of the window)",
                 contender.name(),
                 fifo.samples().size(),
                 fifo.grantMessages().size(),
@@ -142,7 +143,9 @@ final class ThroughputScenario implements Scenario {
                 fifo.samples().isEmpty()
                         ? 0.0
                         : (double) fifo.sampleMicros() / fifo.samples().size(),
-                100.0 * fifo.sampleMicros() * 1e3 / elapsedNanos);
+                100.0 * fifo.sampleMicros() * 1e3 / elapsedNanos,
+                fifo.threadCpuMicros() / 1e3,
+                100.0 * fifo.threadCpuMicros() * 1e3 / elapsedNanos);
         for (String violation : fifoOrder.examples()) {
             BenchMain.say("  FIFO VIOLATION (%s, %s): %s", contender.name(), name, violation);
         }
