@@ -78,6 +78,15 @@ final class JedisTestClients {
         return OwningLockBackend.of(JedisLockBackend.create(client), client::close);
     }
 
+    /** A backend on its own client of the server at {@code endpoint} (a fault proxy's, say) that closes the client when closed. */
+    static LockBackend owningAt(RedisEndpoint endpoint) {
+        RedisClient client = RedisClient.builder()
+                .hostAndPort(endpoint.host(), endpoint.port())
+                .clientConfig(config())
+                .build();
+        return OwningLockBackend.of(JedisLockBackend.create(client), client::close);
+    }
+
     static LockBackend owningSentinel(SentinelRedis sentinel) {
         RedisSentinelClient client = sentinelClient(sentinel);
         return OwningLockBackend.of(JedisLockBackend.create(client), client::close);

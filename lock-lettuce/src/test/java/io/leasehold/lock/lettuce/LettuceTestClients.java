@@ -2,6 +2,7 @@ package io.leasehold.lock.lettuce;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.testkit.redis.OwningLockBackend;
+import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import io.leasehold.lock.testkit.redis.RedisTopology;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -49,6 +50,18 @@ final class LettuceTestClients {
     /** A backend on its own client (standalone or Sentinel) that shuts the client down when closed. */
     static LockBackend owningStandalone(RedisTopology redis) {
         RedisClient client = redisClient(redis);
+        return OwningLockBackend.of(LettuceLockBackend.create(client), () -> shutdown(client));
+    }
+
+    /** A backend on its own client of the server at {@code endpoint} (a fault proxy's, say) that shuts the client down when closed. */
+    static LockBackend owningAt(RedisEndpoint endpoint) {
+        RedisClient client = RedisClient.create(
+                RESOURCES,
+                RedisURI.builder()
+                        .withHost(endpoint.host())
+                        .withPort(endpoint.port())
+                        .withTimeout(LETTUCE_TIMEOUT)
+                        .build());
         return OwningLockBackend.of(LettuceLockBackend.create(client), () -> shutdown(client));
     }
 
