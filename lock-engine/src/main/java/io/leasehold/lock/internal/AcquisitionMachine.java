@@ -327,13 +327,16 @@ final class AcquisitionMachine {
         if (!(state instanceof Queued)) {
             return;
         }
-        long due = grantWindowPassed(engine.now());
         Queued queuedNow = (Queued) state;
+        if (queuedNow.place() != null) {
+            return; // its place's renewal finds a lapsed grant
+        }
+        long due = grantWindowPassed(engine.now());
         Alarm current = queuedNow.alarm();
-        if (queuedNow.place() != null || (current != null && current.atNanos - due <= 0)) {
+        if (current != null && current.atNanos - due <= 0) {
             return;
         }
-        enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos)), queuedNow.place()));
+        enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
     }
 
     /**
