@@ -61,7 +61,10 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * than 2 is refused; if your own code or a second backend shares the pool, size it for them too:
  * Jedis waits for a free connection forever by default), gives it back when the last waiter leaves, and, when it drops, discards it, borrows a new one with
  * back-off, subscribes its channels again and tells the engine
- * ({@link MessageListener#onResubscribed(String)}), so that no waiter misses a release.
+ * ({@link MessageListener#onResubscribed(String)}), so that no waiter misses a release. A call that
+ * finds no idle connection waits while the pool opens one, handshake round trips included: on a slow
+ * link, give the pool a {@code minIdle} of the script threads, or a fair waiter's place, renewed every
+ * 0.5 s for a waiter lease of 1.5 s, may lapse while its renewal waits (the waiter then queues again).
  * {@link #close()} stops the backend's threads and returns what it borrowed; the client stays yours.
  *
  * <p><b>Scripts</b> run by {@code EVALSHA}, falling back once to {@code EVAL} when Redis answers

@@ -119,6 +119,31 @@ public abstract class FairPlaceDriverTests {
         Eventually.until("a round of renewals since", () -> backend.count(ScriptNames.RENEW) >= renewals + 2);
     }
 
+    /**
+     * Has {@code client} open its connections through {@code proxy} before the test delays replies: a
+     * pooled driver (Jedis) opens a connection when a call finds none idle, and a new connection's
+     * handshake (CLIENT SETINFO) waits for replies, so under 1.2 s latency a call that opens one is
+     * written 2.4 s late, after a waiter lease. That cost is the pool's (its minIdle), not the
+     * renewals', which this test is about. Acquires that overlap under a short latency make the pool
+     * open as many connections as the driver uses at once.
+     */
+    private static void openConnections(LockClient client, FaultProxy proxy) throws Exception {
+        proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ofMillis(200));
+        List<CompletableFuture<Lease>> overlapping = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            overlapping.add(
+                    client.lock("fair-places:warm-up:" + UUID.randomUUID()).acquireAsync(Duration.ofSeconds(10)));
+        }
+        List<Lease> leases = new ArrayList<>();
+        for (CompletableFuture<Lease> acquired : overlapping) {
+            leases.add(acquired.get(30, TimeUnit.SECONDS));
+        }
+        proxy.latency(Direction.TARGET_TO_CLIENT, Duration.ZERO);
+        for (Lease lease : leases) {
+            assertTrue(lease.release());
+        }
+    }
+
     private static long acquires(List<CountingLockBackend> backends) {
         return backends.stream().mapToLong(b -> b.count(ScriptNames.ACQUIRE)).sum();
     }
@@ -209,6 +234,7 @@ public abstract class FairPlaceDriverTests {
         resources.add(proxy);
         CountingLockBackend slow = counting(proxy.endpoint());
         LockClient slowClient = client(slow);
+        openConnections(slowClient, proxy);
         Lease lease = slowClient
                 .lock(
                         "fair-places:lease:" + UUID.randomUUID(),
