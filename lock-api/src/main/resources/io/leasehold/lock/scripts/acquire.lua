@@ -183,11 +183,14 @@ local function enqueue(owner, now, lease)
   end
   redis.call('ZADD', KEYS[4], now + tonumber(lease), owner)
 end
--- the queue keys live exactly as long as the longest waiter lease in them
+-- the queue keys live exactly as long as the longest waiter lease in them; a member another
+-- application scored +inf is no deadline (and no TTL): passed over, as is a queue of only such
 local function expireQueue(now)
-  local last = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')
+  local last = redis.call('ZREVRANGEBYSCORE', KEYS[4], '(+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
   if #last == 0 then
-    redis.call('DEL', KEYS[3], KEYS[4])
+    if redis.call('EXISTS', KEYS[4]) == 0 then
+      redis.call('DEL', KEYS[3])
+    end
     return
   end
   local ttl = math.max(tonumber(last[2]) - now, 1)

@@ -272,6 +272,24 @@ public final class InMemoryLockBackend implements LockBackend {
     }
 
     /**
+     * Adds {@code member} with {@code score} to the sorted set {@code key} (ZADD), e.g. a member of
+     * another application scored {@code +inf} in a wait queue's keys.
+     *
+     * @throws IllegalArgumentException if {@code score} is NaN, which Redis refuses too
+     */
+    public void writeSortedSetMember(String key, double score, String member) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(member, "member");
+        if (Double.isNaN(score)) {
+            throw new IllegalArgumentException("score must be a number, but was NaN (key '" + key + "')");
+        }
+        core.admin(now -> {
+            core.store().zadd(key, score, member, now);
+            return null;
+        });
+    }
+
+    /**
      * Replaces {@code key} with a hash, atomically ({@code DEL}, then {@code HSET key field value}),
      * as a foreign application writing under the lock prefix would. {@link #get(String)} on it then
      * fails, as {@code GET} does in Redis.

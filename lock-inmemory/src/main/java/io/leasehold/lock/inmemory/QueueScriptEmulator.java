@@ -326,15 +326,25 @@ final class QueueScriptEmulator {
         store.zadd(c.key(WAITERS), now + leaseMs, owner, now);
     }
 
-    /** expireQueue(now): the queue keys live as long as the longest waiter lease in them. */
+    /**
+     * expireQueue(now): the queue keys live as long as the longest waiter lease in them; a member
+     * scored +inf (another application's) is no deadline and is passed over, as is a queue of only such.
+     */
     private void expireQueue(ScriptCall c, long now) {
         List<Map.Entry<String, Double>> waiters = store.zrange(c.key(WAITERS), now);
-        if (waiters.isEmpty()) {
-            store.del(c.key(QUEUE), now);
-            store.del(c.key(WAITERS), now);
+        Double longest = null;
+        for (Map.Entry<String, Double> waiter : waiters) {
+            if (waiter.getValue() != Double.POSITIVE_INFINITY) {
+                longest = waiter.getValue(); // (in score order: the last finite one is the longest)
+            }
+        }
+        if (longest == null) {
+            if (waiters.isEmpty()) {
+                store.del(c.key(QUEUE), now);
+            }
             return;
         }
-        long ttl = Math.max((long) (double) waiters.get(waiters.size() - 1).getValue() - now, 1);
+        long ttl = Math.max((long) (double) longest - now, 1);
         store.pexpire(c.key(QUEUE), ttl, now);
         store.pexpire(c.key(WAITERS), ttl, now);
     }

@@ -86,6 +86,11 @@ public final class InMemoryFixture implements LockBackendFixture {
     }
 
     @Override
+    public void writeSortedSetMember(String key, double score, String member) {
+        store.writeSortedSetMember(key, score, member);
+    }
+
+    @Override
     public void makeUnavailable() {
         store.makeUnavailable();
     }

@@ -51,6 +51,13 @@ public interface LockBackendFixture extends AutoCloseable {
      */
     void writeForeignKey(String key);
 
+    /**
+     * Adds {@code member} with {@code score} to the sorted set {@code key} ({@code ZADD key score member}
+     * on the master that owns the key), as another application writing into a wait queue's keys
+     * would, e.g. a member scored {@code +inf}, which is no deadline.
+     */
+    void writeSortedSetMember(String key, double score, String member);
+
     /** Makes the store unreachable for every backend of this fixture (calls fail or hang) until {@link #makeAvailable()}. */
     void makeUnavailable();
 

@@ -580,6 +580,30 @@ abstract class QueueScriptContractTestBase {
     // ---- foreign keys ----
 
     @Test
+    void shouldQueueGrantHandOffAndReleaseBesideAForeignMemberScoredInfinityInTheWaiterLeases() {
+        take("alice");
+        waitInQueue("bob", 20_000);
+        // another application's member in Leasehold's key: its score is no deadline, and no TTL
+        fixture.writeSortedSetMember(waitersKey(), Double.POSITIVE_INFINITY, "foreign-member");
+
+        assertEquals(2L, waitInQueue("carol", 40_000), "an enqueue beside it");
+        long waitersTtl = pttl(waitersKey());
+        assertTrue(
+                waitersTtl > 30_000 && waitersTtl <= 40_000,
+                () -> "the keys live as long as the longest waiter lease, not forever: PTTL " + waitersTtl);
+        assertEquals(
+                List.of(0L, 0L), List.of(tryOnly("eve").get(0), tryOnly("eve").get(3)), "a try beside it");
+        assertEquals(1L, release("alice"), "a release that grants the head");
+        assertEquals(1L, acquire("bob").get(0), "bob takes his grant");
+        List<?> handedOver = handoff("dave", "bob", false);
+        assertEquals(1L, handedOver.get(0), () -> "a handoff past the queue: " + handedOver);
+        assertEquals(1L, release("dave"), "a release that grants carol");
+        assertEquals(1L, acquire("carol").get(0), "carol takes her grant");
+        assertEquals(1L, release("carol"));
+        assertTrue(pttl(waitersKey()) != -1, "no key of the queue is left without a TTL");
+    }
+
+    @Test
     void shouldRefuseAForeignQueueKeyNamingItAndWriteNothing() {
         fixture.writeKey(queueKey(), "not-a-zset");
 

@@ -280,7 +280,7 @@ public abstract class FairPlaceDriverTests {
         settled(client, backend);
         long asked = backend.count(ScriptNames.ACQUIRE);
         // Another application's member in Leasehold's key: its score is no TTL (PEXPIRE inf fails).
-        // (Only the renewals meet it here: an acquire that met it would fail with Redis's error.)
+        // Only the renewals meet it here (the scripts' contract tests cover acquire, release, handoff).
         redis.server().command("ZADD", waitersKey, "+inf", "foreign-member");
 
         Thread.sleep(PAST_WAITER_LEASES.toMillis());

@@ -169,6 +169,12 @@ public final class RedisLockBackendFixture<T extends RedisTopology> implements L
     }
 
     @Override
+    public void writeSortedSetMember(String key, double score, String member) {
+        String redisScore = Double.isInfinite(score) ? (score > 0 ? "+inf" : "-inf") : Double.toString(score);
+        topology.masterForKey(key).command("ZADD", key, redisScore, member);
+    }
+
+    @Override
     public void flushAll() {
         topology.flushAll();
     }
