@@ -77,8 +77,9 @@ import org.jspecify.annotations.Nullable;
  * wait queue in Redis (acquire.lua; a fair waiter's place is kept alive by the watchdog, every
  * {@link GrantOrder#WAITER_RENEW_MS} ms in its batched renew calls (see {@link WaiterPlace}), which
  * has it ask again once the place is gone or the lock free; a plain one's lasts until it asks again
- * when the holder's TTL runs out); a release grants the lock straight to the queue's head and names it in its message. A plain lock's local handoffs pass the queue by, but at most
- * {@link WaitQueues#HANDOFFS_BEFORE_YIELD} in a row: that handoff yields instead (handoff.lua grants
+ * when the holder's TTL runs out); a release grants the lock straight to the queue's head and names it in its message. A plain lock's local handoffs pass the queue by for one
+ * turn of the client (one pass over its waiters, at most {@link WaitQueues#HANDOFFS_BEFORE_YIELD}
+ * handoffs in a row): the handoff that ends it yields instead (handoff.lua grants
  * the lock to the queue's head, if another owner is ahead of this waiter, and gives this waiter a
  * place in the queue), so another client's waiter gets its turn within that many handoffs, decided
  * in Redis, whenever its threads run.

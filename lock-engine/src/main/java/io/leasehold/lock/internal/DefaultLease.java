@@ -64,9 +64,9 @@ final class DefaultLease implements EngineLease {
      * How many local handoffs in a row (a release of this client handing the lock to the next waiter
      * of this client) led to this lease: 0 if it was taken by an attempt of its own. Its release
      * hands over to a local waiter with this streak + 1, and asks Redis to yield to the head of the
-     * lock's wait queue instead once the streak reaches {@link WaitQueues#HANDOFFS_BEFORE_YIELD}: carried from
-     * lease to lease, so that it needs no per-name state and survives the local queue emptying
-     * between two handoffs.
+     * lock's wait queue instead once the streak ends the client's turn (one pass over its waiters,
+     * at most {@link WaitQueues#HANDOFFS_BEFORE_YIELD}; see {@link WaitQueues#claimHandoff}): carried
+     * from lease to lease, so that it survives the local queue emptying between two handoffs.
      */
     final int handoffStreak;
     /** How its lock is granted: its release hands over locally, or through the lock's queue in Redis. */

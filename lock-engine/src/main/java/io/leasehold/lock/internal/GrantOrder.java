@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@link #CLIENT_QUEUE} ({@code lock}): each client also orders its own waiters: only the
  *       local queue's head asks Redis (and so takes a place), and a release hands the lock to the
- *       next local waiter in the same call (handoff.lua), passing Redis's queue by for at most
- *       {@link WaitQueues#HANDOFFS_BEFORE_YIELD} handoffs in a row; then Redis's head gets it. A
+ *       next local waiter in the same call (handoff.lua), passing Redis's queue by for one pass
+ *       over the client's waiters, at most {@link WaitQueues#HANDOFFS_BEFORE_YIELD} handoffs in a
+ *       row; then Redis's head gets it. A
  *       waiter asks again when the holder's TTL runs out, as before it had a place (no polling,
  *       G7): its place lasts that TTL and a waiter lease more.</li>
  *   <li>{@link #REDIS_QUEUE} ({@code fairLock}): strict FIFO across all clients: every waiter asks

@@ -107,6 +107,46 @@ internal val handoffScenarios: List<Scenario> = listOf(
         }
     },
 
+    scenario("shouldLetAnotherClientsQueuedWaiterInOnceEachLocalWaiterHadItsTurn", "G7") {
+        // Given a node holding the lock with one waiter of its own queued, and a waiter of another
+        // node queued in Redis behind that one
+        val busy = newNode()
+        val held = busy.client.lock(lockName).acquire(Timing.ACQUIRE_WAIT)
+        val order = CopyOnWriteArrayList<String>()
+        val local = CopyOnWriteArrayList<CompletableFuture<Lease>>()
+        // each local waiter, once it has the lock, queues the next one and waits until that one has
+        // its reply (a worker of the busy node back in line at once: its local queue never runs dry)
+        // before it releases
+        fun localWaiter(i: Int) {
+            val asked = busy.counter.count(ScriptNames.ACQUIRE)
+            local.add(busy.client.lock(lockName).acquireAsync(Duration.ofSeconds(60)).thenApplyAsync { lease ->
+                order.add("A$i")
+                if (i < 10) {
+                    localWaiter(i + 1)
+                }
+                lease.release()
+                lease
+            })
+            await("local waiter $i has its reply and waits; ${busy.counter}") {
+                busy.counter.count(ScriptNames.ACQUIRE) > asked && busy.client.diagnostics().watchedCalls() == 0
+            }
+        }
+        localWaiter(1)
+        awaitQueued(busy)
+        val other = newNode()
+        val waiting = other.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
+            .thenApplyAsync { lease -> order.add("B"); lease.release(); lease }
+        awaitQueued(other)
+        // When the holder releases
+        withClue("release() by the holder") { held.release() shouldBe true }
+        waiting.value("the other node's turn", Duration.ofSeconds(60))
+        await("all ten local waiters had the lock; order $order") { order.size == 11 }
+        local.forEach { it.value("a local waiter's turn", Duration.ofSeconds(60)) }
+        // Then the busy node's turn ended once the waiter it had queued when the turn began had the
+        // lock: the other node's waiter came next, not after up to eight local handoffs
+        withClue("the order the lock went in") { order.indexOf("B") shouldBe 1 }
+    },
+
     scenario("shouldHandTheLockOverOnceWhenTheHandoffReplyIsLost", "G7, G8", Fault.LOSE_REPLY) {
         // Given a holder and a queued waiter on a node with a short command timeout
         val node = newNode(commandTimeout = Timing.FAST_COMMAND_TIMEOUT)
