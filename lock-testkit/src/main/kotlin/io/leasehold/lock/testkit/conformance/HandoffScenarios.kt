@@ -20,6 +20,18 @@ private fun ScenarioContext.awaitQueued(node: ScenarioContext.Node) {
     }
 }
 
+/**
+ * A waiter of a new node that adds "B" to [order] once it has the lock, and releases it; returned
+ * once it has queued (its place in the lock's wait queue in Redis).
+ */
+private fun ScenarioContext.anotherNodesWaiter(order: MutableList<String>): CompletableFuture<Lease> {
+    val other = newNode()
+    val waiting = other.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
+        .thenApplyAsync { lease -> order.add("B"); lease.release(); lease }
+    awaitQueued(other)
+    return waiting
+}
+
 internal val handoffScenarios: List<Scenario> = listOf(
 
     scenario("shouldHandTheLockToTheNextLocalWaiterInTheReleaseCall", "G7, G2, G3") {
@@ -90,10 +102,7 @@ internal val handoffScenarios: List<Scenario> = listOf(
         }
         (2..12).forEach { local.add(localWaiter(it)) }
         // And a waiter of another node that has taken its place in the lock's queue in Redis
-        val other = newNode()
-        val waiting = other.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
-            .thenApplyAsync { lease -> order.add("B"); lease.release(); lease }
-        awaitQueued(other)
+        val waiting = anotherNodesWaiter(order)
         // When the holder releases
         withClue("release() by the holder") { held.release() shouldBe true }
         waiting.value("the other node's turn", Duration.ofSeconds(60))
@@ -133,10 +142,7 @@ internal val handoffScenarios: List<Scenario> = listOf(
         }
         localWaiter(1)
         awaitQueued(busy)
-        val other = newNode()
-        val waiting = other.client.lock(lockName).acquireAsync(Duration.ofSeconds(60))
-            .thenApplyAsync { lease -> order.add("B"); lease.release(); lease }
-        awaitQueued(other)
+        val waiting = anotherNodesWaiter(order)
         // When the holder releases
         withClue("release() by the holder") { held.release() shouldBe true }
         waiting.value("the other node's turn", Duration.ofSeconds(60))
