@@ -152,9 +152,9 @@ final class WaitQueues {
     /**
      * The head of {@code name}'s queue, claimed for a releasing lease's handoff, or null when nobody
      * waits or the head cannot take one now (its attempt is in flight, or it is ending). The handoff
-     * that ends the client's turn (counted from lease to lease, see {@link DefaultLease#handoffStreak}):
-     * one pass over the waiters queued when the turn began, at most {@link #HANDOFFS_BEFORE_YIELD}
-     * handoffs) asks Redis to yield instead if another owner heads the lock's wait queue (see
+     * that ends the client's turn (one pass over its waiters, at most {@link #HANDOFFS_BEFORE_YIELD}
+     * handoffs, counted from lease to lease: see {@link DefaultLease#handoffStreak}) asks Redis to
+     * yield instead if another owner heads the lock's wait queue (see
      * handoff.lua), so one client's waiters cannot keep the lock from the others' for long, and
      * clients with few waiters get turns as long as their waiters need; within one client the order
      * stays first-in first-out.
@@ -264,7 +264,8 @@ final class WaitQueues {
          * Under the queue's monitor, so that the head cannot leave (and a newer head be skipped)
          * meanwhile. A turn begins with a lease of streak 0 (taken from Redis, or handed over by a
          * handoff that may have yielded but found nobody ahead in Redis's queue) and lasts one pass
-         * over the waiters queued then: each has the lock once, and the next handoff may yield. So
+         * over the waiters queued at its first handoff: each has the lock once, and the handoff
+         * after the last of them may yield. So
          * with two workers per client the clients take turns of two, and each worker gets its share,
          * where a fixed bound let a client whose second worker happened to be back in line in time
          * keep longer turns (a per-worker spread of 6-12 % with two workers on each of four Lettuce
