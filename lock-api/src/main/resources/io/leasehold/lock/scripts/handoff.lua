@@ -183,7 +183,8 @@ local function enqueue(owner, now, lease)
   redis.call('ZADD', KEYS[4], now + tonumber(lease), owner)
 end
 -- the queue keys live exactly as long as the longest waiter lease in them; a member another
--- application scored +inf is no deadline (and no TTL): passed over, as is a queue of only such
+-- application scored +inf is no deadline (and no TTL): passed over, as is a queue of only such;
+-- one scored far in the future gets at most 1e15 ms (PEXPIRE takes no more than about 9e15)
 local function expireQueue(now)
   local last = redis.call('ZREVRANGEBYSCORE', KEYS[4], '(+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
   if #last == 0 then
@@ -192,7 +193,7 @@ local function expireQueue(now)
     end
     return
   end
-  local ttl = math.max(tonumber(last[2]) - now, 1)
+  local ttl = string.format('%.0f', math.min(math.max(tonumber(last[2]) - now, 1), 1e15))
   redis.call('PEXPIRE', KEYS[3], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end

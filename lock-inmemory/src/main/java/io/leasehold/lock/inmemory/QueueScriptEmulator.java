@@ -328,7 +328,8 @@ final class QueueScriptEmulator {
 
     /**
      * expireQueue(now): the queue keys live as long as the longest waiter lease in them; a member
-     * scored +inf (another application's) is no deadline and is passed over, as is a queue of only such.
+     * scored +inf (another application's) is no deadline and is passed over, as is a queue of only
+     * such; one scored far in the future gets at most 1e15 ms.
      */
     private void expireQueue(ScriptCall c, long now) {
         List<Map.Entry<String, Double>> waiters = store.zrange(c.key(WAITERS), now);
@@ -344,7 +345,8 @@ final class QueueScriptEmulator {
             }
             return;
         }
-        long ttl = Math.max((long) (double) longest - now, 1);
+        // (in doubles, as Lua: a foreign -inf gives 1, one far in the future at most 1e15 ms)
+        long ttl = (long) Math.min(Math.max(longest - now, 1), 1e15);
         store.pexpire(c.key(QUEUE), ttl, now);
         store.pexpire(c.key(WAITERS), ttl, now);
     }

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "9d05ec33b7d80c98b1b3b3887d1a2a712aad87d0",
-            ScriptNames.HANDOFF, "ea3a3318d7247a0c3b0c43a27b9a3878198ffa4f",
-            ScriptNames.RELEASE, "3a531149d69c85196dca1f22ee1aa9eb85bcce85",
+            ScriptNames.ACQUIRE, "b63d5c9ca92b065c5795bddfaa6e31dda7240dcc",
+            ScriptNames.HANDOFF, "c7cfe22f492481e3ea4379c4d66a5a15eedbac35",
+            ScriptNames.RELEASE, "6022611b503e1a09fc8a6b4d2f18ad9848d09d79",
             ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",

@@ -604,6 +604,35 @@ abstract class QueueScriptContractTestBase {
     }
 
     @Test
+    void shouldQueueGrantAndReleaseBesideAForeignMemberScoredFarInTheFuture() {
+        take("alice");
+        waitInQueue("bob", 20_000);
+        // a score no PEXPIRE takes as a TTL (Redis refuses 1e300 ms, and anything from about 1e17)
+        fixture.writeSortedSetMember(waitersKey(), 1e300, "foreign-member");
+
+        assertEquals(2L, waitInQueue("carol", 40_000), "an enqueue beside it");
+        long waitersTtl = pttl(waitersKey());
+        assertTrue(waitersTtl > 40_000, () -> "the keys outlive every waiter lease: PTTL " + waitersTtl);
+        assertTrue(pttl(queueKey()) > 40_000, () -> "the queue too: PTTL " + pttl(queueKey()));
+        assertEquals(1L, release("alice"), "a release that grants the head");
+        assertEquals(1L, acquire("bob").get(0), "bob takes his grant");
+        assertEquals(1L, release("bob"), "a release that grants carol");
+        assertEquals(1L, acquire("carol").get(0), "carol takes her grant");
+    }
+
+    @Test
+    void shouldHandOverBesideAForeignMemberScoredMinusInfinity() {
+        take("alice");
+        waitInQueue("dave", 20_000);
+        fixture.writeSortedSetMember(waitersKey(), Double.NEGATIVE_INFINITY, "foreign-member");
+
+        List<?> handedOver = handoff("dave", "alice", false);
+
+        assertEquals(1L, handedOver.get(0), () -> "handed over to dave: " + handedOver);
+        assertEquals(1L, release("dave"));
+    }
+
+    @Test
     void shouldRefuseAForeignQueueKeyNamingItAndWriteNothing() {
         fixture.writeKey(queueKey(), "not-a-zset");
 
