@@ -24,6 +24,7 @@ import io.leasehold.lock.internal.AcquisitionEvent.Contended;
 import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
 import io.leasehold.lock.internal.AcquisitionEvent.GoOn;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantMayHaveBeenMissed;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantNamesThisWaiter;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Granted;
@@ -206,6 +207,27 @@ final class Acquisition {
     /** Called by the wait queue on a resubscription: a release may have been published while the connection was down. */
     void wakeAfterResubscribe() {
         run(new Resubscribed(isHead()));
+    }
+
+    /**
+     * Called by the wait queue, for a waiter behind its client's head, when the queue may not have
+     * heard a grant naming it (its subscription became active, or came back, after the waiter's
+     * attempt took a place in Redis's queue): it asks, if it has such a place.
+     */
+    void grantMayHaveBeenMissed() {
+        run(new GrantMayHaveBeenMissed());
+    }
+
+    /**
+     * Asks again if it may have missed a message: as the head (or a fair waiter) on any release, as a
+     * waiter behind the head only for a grant naming it, which is all that may concern it there.
+     */
+    private void askAgain(boolean evenUnderLocalLease) {
+        if (isHead()) {
+            wake(evenUnderLocalLease, null);
+        } else {
+            grantMayHaveBeenMissed();
+        }
     }
 
     /**
@@ -395,7 +417,7 @@ final class Acquisition {
             } else if (effect instanceof KeepPlace) {
                 lock.client().keepPlace(((KeepPlace) effect).place());
             } else if (effect instanceof Wake) {
-                wake(((Wake) effect).evenUnderLocalLease(), null);
+                askAgain(((Wake) effect).evenUnderLocalLease());
             } else if (effect instanceof ReleaseOwner) {
                 ReleaseOwner release = (ReleaseOwner) effect;
                 lock.client().releases().releaseEventuallyAfter(release.after(), name, release.round().owner, leaseMs);
@@ -467,15 +489,12 @@ final class Acquisition {
             return;
         }
         if (missed.unknown()) {
-            wake(true, null); // more messages came than the queue remembers: ask
+            // the queue did not hear all that came since the attempt was sent: ask
+            askAgain(true);
             return;
         }
-        for (String message : missed.messages()) { // as if it had heard them (null: a resubscription)
-            if (message == null) {
-                wakeAfterResubscribe();
-            } else {
-                releaseSeen(message);
-            }
+        for (String message : missed.messages()) { // as if it had heard them
+            releaseSeen(message);
         }
         if (join.wakeAfter()) {
             wake(join.evenUnderLocalLease(), null);

@@ -44,6 +44,14 @@ sealed interface AcquisitionEvent {
     record Resubscribed(boolean head) implements AcquisitionEvent {}
 
     /**
+     * A release may have granted the lock in Redis to this waiter, queued behind its client's head,
+     * while its client could not hear the channel (before the subscription was active, while it was
+     * down, or in more messages than the queue remembers): it asks once if its attempt took a place
+     * in Redis's queue, as the grant's message would have made it.
+     */
+    record GrantMayHaveBeenMissed() implements AcquisitionEvent {}
+
+    /**
      * A releasing lease of this client wants to hand the lock to this waiter (the queue's head) in its
      * release call.
      *

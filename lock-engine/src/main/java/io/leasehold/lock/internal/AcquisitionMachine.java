@@ -24,6 +24,7 @@ import io.leasehold.lock.internal.AcquisitionEvent.Contended;
 import io.leasehold.lock.internal.AcquisitionEvent.DeadlinePassed;
 import io.leasehold.lock.internal.AcquisitionEvent.Failed;
 import io.leasehold.lock.internal.AcquisitionEvent.GoOn;
+import io.leasehold.lock.internal.AcquisitionEvent.GrantMayHaveBeenMissed;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantNamesThisWaiter;
 import io.leasehold.lock.internal.AcquisitionEvent.GrantToAnotherSeen;
 import io.leasehold.lock.internal.AcquisitionEvent.Granted;
@@ -190,6 +191,8 @@ final class AcquisitionMachine {
             if (((Resubscribed) event).head()) {
                 wakeUp(0, effects);
             }
+        } else if (event instanceof GrantMayHaveBeenMissed) {
+            grantMayHaveBeenMissed(effects);
         } else if (event instanceof ClaimHandoff) {
             claimHandoff((ClaimHandoff) event, effects);
         } else if (event instanceof Granted) {
@@ -337,6 +340,19 @@ final class AcquisitionMachine {
             return;
         }
         enter(new Queued(alarm(onFallback, Math.min(due, deadlineNanos))));
+    }
+
+    /**
+     * A grant to this waiter (queued behind its client's head) may have been published unheard: it
+     * asks if its attempt took a place in Redis's queue (a waiter that queued behind its client's
+     * waiters without an attempt has none, and no grant can name it); an attempt in flight asks again
+     * after its reply, which may have run before the grant.
+     */
+    private void grantMayHaveBeenMissed(List<AcquisitionEffect> effects) {
+        if (lastContended == null || !(state instanceof Queued || state instanceof Attempting)) {
+            return;
+        }
+        attempt(effects);
     }
 
     /**

@@ -26,6 +26,15 @@ import org.jspecify.annotations.Nullable;
  * grants to others do not make it ask (on a hot fair lock, some grant nearly always comes within a
  * waiter's round trip).
  *
+ * <p><b>What the queue did not hear.</b> Messages published before the subscription is active, or
+ * while its connection is down, reach nobody here. When it becomes active (or is made again), every
+ * waiter queued then is told: the head and the fair waiters ask, and so does each waiter behind the
+ * head whose attempt took a place in Redis's queue (a grant may name it: its attempt ran before an
+ * earlier waiter of this client had queued here). A waiter that joins later, but whose attempt was
+ * sent before, cannot know what it missed, and asks likewise. Without that, a grant published to
+ * nobody would hold the lock unused until the grant's window ran out (1.5 s, at start-up of a hot
+ * lock).
+ *
  * <p>A fair lock's waiters ({@link GrantOrder#REDIS_QUEUE}) share the name's subscription but not
  * its order: Redis's queue orders them, so each hears every message (and passes over grants to
  * others) and each asks for itself; they are never handed the lock locally, and never hold up the
@@ -311,6 +320,7 @@ final class WaitQueues {
                 } else {
                     active = subscription;
                     failures = 0;
+                    recent.unheardBefore(engine.now()); // what was published before it was active
                     wake = true;
                 }
             }
@@ -318,7 +328,10 @@ final class WaitQueues {
                 subscription.unsubscribe();
             }
             if (wake) {
-                wakeListeners(); // a release published before the subscription was active would be missed
+                for (Acquisition waiter : listeners()) {
+                    waiter.wake();
+                }
+                behindTheHead().forEach(Acquisition::grantMayHaveBeenMissed);
             }
         }
 
@@ -386,18 +399,34 @@ final class WaitQueues {
         @Override
         public void onResubscribed(String channel) {
             // a release may have been published while the connection was down
-            for (Acquisition waiter : messageArrived(null)) {
+            for (Acquisition waiter : unheardBeforeNow()) {
                 waiter.wakeAfterResubscribe();
             }
+            behindTheHead().forEach(Acquisition::grantMayHaveBeenMissed);
         }
 
         /**
          * Remembers the message (for a waiter that joins after it, see {@link #join}) and returns who
          * hears it: the head and the fair waiters.
          */
-        private synchronized List<Acquisition> messageArrived(@Nullable String message) {
+        private synchronized List<Acquisition> messageArrived(String message) {
             recent.heard(engine.now(), message);
             return listeners();
+        }
+
+        /** Remembers that what came before now may be unheard (for the waiters that join later); returns who is told. */
+        private synchronized List<Acquisition> unheardBeforeNow() {
+            recent.unheardBefore(engine.now());
+            return listeners();
+        }
+
+        /** The local waiters behind the head, in their order. */
+        private synchronized List<Acquisition> behindTheHead() {
+            if (waiters.size() < 2) {
+                return List.of();
+            }
+            List<Acquisition> behind = new ArrayList<>(waiters);
+            return behind.subList(1, behind.size());
         }
 
         private synchronized List<Acquisition> listeners() {
@@ -417,12 +446,6 @@ final class WaitQueues {
             Acquisition head = head();
             if (head != null) {
                 head.wake();
-            }
-        }
-
-        private void wakeListeners() {
-            for (Acquisition waiter : listeners()) {
-                waiter.wake();
             }
         }
 

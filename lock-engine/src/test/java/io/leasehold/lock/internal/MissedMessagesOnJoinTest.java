@@ -10,6 +10,7 @@ import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.MessageListener;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.spi.Subscription;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
@@ -169,6 +170,107 @@ class MissedMessagesOnJoinTest {
         assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
     }
 
+    @Test
+    void shouldTakeAGrantToAWaiterBehindItsClientsHeadThatCameBeforeItsClientListened() throws Exception {
+        // Given a holder, and two plain waiters of the joining client whose attempts both took places in
+        // Redis's queue: the first to reach Redis has its reply held on its way, so the second joins
+        // its client's queue first, as its head, and its subscription is slow to become active
+        Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> behind = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
+        String joiner = joiningBackend.heldOwner.get();
+        joiningBackend.holdNextSubscription();
+        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the head took the second place", () -> queueSize() == 2);
+        Eventually.until("the head subscribes", joiningBackend::subscriptionHeld);
+        joiningBackend.releaseHeldReply();
+        Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        listen();
+
+        // When the holder releases, granting the lock to the first place's waiter, while nobody of its
+        // client listens yet (the grant's message reaches no one there), and then the subscription
+        // becomes active
+        assertTrue(held.release());
+        Eventually.until("the grant was published", () -> heard.size() == 1);
+        joiningBackend.releaseHeldSubscription();
+
+        // Then that waiter, queued behind its client's head, asks once more and takes the lock (the
+        // manual clock stands still: no fallback, no grant window, can have moved it)
+        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertEquals(2, joiningBackend.attempts(joiner), "its contended attempt, and one after the subscription");
+        assertFalse(head.isDone(), "the head waits on");
+        assertTrue(lease.release());
+        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+    }
+
+    @Test
+    void shouldAskAgainWhenItsAttemptWasSentBeforeItsClientListenedAndItJoinsAfterwards() throws Exception {
+        // Given a holder, a plain waiter of the joining client whose reply is held on its way, and a
+        // second one that joins its client's queue first, as its head, with a slow subscription
+        Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> late = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
+        String joiner = joiningBackend.heldOwner.get();
+        joiningBackend.holdNextSubscription();
+        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the head took the second place", () -> queueSize() == 2);
+        Eventually.until("the head subscribes", joiningBackend::subscriptionHeld);
+        listen();
+
+        // When the holder releases, granting the lock to the first waiter while its client does not
+        // listen yet, the subscription becomes active (a millisecond after that waiter's attempt was
+        // sent, on the clock that otherwise stands still), and only then does that waiter's reply arrive
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(held.release());
+        Eventually.until("the grant was published", () -> heard.size() == 1);
+        joiningBackend.releaseHeldSubscription();
+        Eventually.until("the subscription is active", () -> redis.subscriberCount(CHANNEL) == 2);
+        joiningBackend.releaseHeldReply();
+
+        // Then the waiter, which cannot know what came before its client listened, asks and takes the lock
+        Lease lease = late.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertEquals(2, joiningBackend.attempts(joiner), "its contended attempt, and one after it joined");
+        assertFalse(head.isDone(), "the head waits on");
+        assertTrue(lease.release());
+        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+    }
+
+    @Test
+    void shouldTakeAGrantToAWaiterBehindItsClientsHeadThatCameWhileItsClientWasDisconnected() throws Exception {
+        // Given a holder, and two plain waiters of the joining client with places in Redis's queue:
+        // the first to reach Redis has its reply held, so it queues behind its client's head
+        Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> behind = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
+        String joiner = joiningBackend.heldOwner.get();
+        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the head took the second place", () -> queueSize() == 2);
+        Eventually.until("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        joiningBackend.releaseHeldReply();
+        Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        listen();
+
+        // When the joining client's connection drops the grant's message to that waiter, and then
+        // comes back and resubscribes
+        joiningBackend.dropMessages();
+        assertTrue(held.release());
+        Eventually.until("the grant was published", () -> heard.size() == 1);
+        joiningBackend.resubscribe();
+
+        // Then that waiter, queued behind its client's head, asks once more and takes the lock
+        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertEquals(2, joiningBackend.attempts(joiner), "its contended attempt, and one after the resubscription");
+        assertFalse(head.isDone(), "the head waits on");
+        assertTrue(lease.release());
+        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+    }
+
     /** Releases {@code held} (its grant's message reaches the joining client), then lets the held reply through. */
     private void releaseBeforeTheHeldReply(Lease held) {
         assertTrue(held.release());
@@ -188,7 +290,11 @@ class MissedMessagesOnJoinTest {
         return redis.sortedSetMembers("leasehold:{" + NAME + "}:queue").size();
     }
 
-    /** Counts acquire attempts per owner, and holds back the reply of the next acquire when asked (the command runs). */
+    /**
+     * Counts acquire attempts per owner, and holds back the reply of the next acquire when asked (the
+     * command runs); holds back the next subscription's confirmation (the subscription is made when
+     * it is let go), and drops messages until a resubscription, as a connection that dropped would.
+     */
     private static final class HeldReplies extends ForwardingLockBackend {
         final AtomicReference<String> heldOwner = new AtomicReference<>();
         private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
@@ -196,8 +302,72 @@ class MissedMessagesOnJoinTest {
         private final AtomicReference<Runnable> held = new AtomicReference<>();
         private volatile boolean replyHeld;
 
+        private final AtomicReference<Runnable> heldSubscription = new AtomicReference<>();
+        private volatile boolean holdNextSubscription;
+        private volatile boolean dropping;
+        private final List<Runnable> resubscriptions = new CopyOnWriteArrayList<>();
+
         HeldReplies(InMemoryLockBackend delegate) {
             super(delegate);
+        }
+
+        void holdNextSubscription() {
+            holdNextSubscription = true;
+        }
+
+        boolean subscriptionHeld() {
+            return heldSubscription.get() != null;
+        }
+
+        void releaseHeldSubscription() {
+            Runnable subscribe = heldSubscription.getAndSet(null);
+            if (subscribe == null) {
+                throw new AssertionError("no subscription was held");
+            }
+            subscribe.run();
+        }
+
+        /** From now on, messages are lost until {@link #resubscribe()}. */
+        void dropMessages() {
+            dropping = true;
+        }
+
+        /** Ends {@link #dropMessages()} and tells every subscription's listener it was resubscribed. */
+        void resubscribe() {
+            assertTrue(dropping, "messages were being dropped");
+            dropping = false;
+            resubscriptions.forEach(Runnable::run);
+        }
+
+        @Override
+        public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+            MessageListener lossy = new MessageListener() {
+                @Override
+                public void onMessage(String on, String message) {
+                    if (!dropping) {
+                        listener.onMessage(on, message);
+                    }
+                }
+
+                @Override
+                public void onResubscribed(String on) {
+                    listener.onResubscribed(on);
+                }
+            };
+            resubscriptions.add(() -> lossy.onResubscribed(channel));
+            if (!holdNextSubscription) {
+                return super.subscribe(channel, lossy);
+            }
+            holdNextSubscription = false;
+            CompletableFuture<Subscription> subscribed = new CompletableFuture<>();
+            heldSubscription.set(() -> super.subscribe(channel, lossy).whenComplete((subscription, error) -> {
+                if (error == null) {
+                    subscribed.complete(subscription);
+                } else {
+                    subscribed.completeExceptionally(error);
+                }
+            }));
+            return subscribed;
         }
 
         void holdNextAcquireReply() {
