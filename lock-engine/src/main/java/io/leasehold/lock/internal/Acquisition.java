@@ -149,7 +149,7 @@ final class Acquisition {
                 lock.options().leaseTime(),
                 this::timedOut,
                 alarm -> wake(false, alarm),
-                alarm -> run(new RetryDue(isHead(), alarm)),
+                alarm -> run(new RetryDue(alarm)),
                 () -> run(new DeadlinePassed()),
                 takesGrantsFromMessages(lock.options()),
                 lock.order().ordersLocally() || wait.isZero() ? null : new PlaceListener());

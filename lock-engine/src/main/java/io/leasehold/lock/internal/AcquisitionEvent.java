@@ -97,8 +97,8 @@ sealed interface AcquisitionEvent {
     /** A reply of {@code from} that came after its command timed out; the command ran, and {@code grants} says whether it took the lock. */
     record LateReply(AcquireRound from, boolean grants) implements AcquisitionEvent {}
 
-    /** The back-off alarm fired; {@code head} says whether this waiter heads its queue. */
-    record RetryDue(boolean head, AcquisitionMachine.Alarm firedBy) implements AcquisitionEvent {}
+    /** The back-off alarm fired. */
+    record RetryDue(AcquisitionMachine.Alarm firedBy) implements AcquisitionEvent {}
 
     /** The wait's deadline passed. */
     record DeadlinePassed() implements AcquisitionEvent {}

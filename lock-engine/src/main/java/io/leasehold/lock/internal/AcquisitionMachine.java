@@ -210,13 +210,11 @@ final class AcquisitionMachine {
         } else if (event instanceof LateReply) {
             lateReply((LateReply) event, effects);
         } else if (event instanceof RetryDue) {
-            RetryDue due = (RetryDue) event;
-            if (isCurrent(due.firedBy())) {
-                if (!queued || due.head()) {
-                    attempt(effects);
-                } else {
-                    enter(new Queued(null)); // behind another waiter now: it wakes this one as it leaves
-                }
+            // Also behind its client's head: the attempt that failed answered a grant to this waiter
+            // (or one it may have missed), and may have run, so Redis may hold the lock for this owner
+            // for a whole lease; only asking again (the same owner: idempotent) finds out.
+            if (isCurrent(((RetryDue) event).firedBy())) {
+                attempt(effects);
             }
         } else if (event instanceof DeadlinePassed) {
             deadlinePassed(effects);

@@ -166,7 +166,9 @@ final class WaitQueues {
      * yield instead if another owner heads the lock's wait queue (see
      * handoff.lua), so one client's waiters cannot keep the lock from the others' for long, and
      * clients with few waiters get turns as long as their waiters need; within one client the order
-     * stays first-in first-out.
+     * stays first-in first-out, but for a waiter that Redis's queue has ahead of its client's head
+     * (its attempt took a place there first): a grant naming it, heard or possibly missed, lets it
+     * take the lock out of the local order.
      *
      * @param releasingStreak the releasing lease's handoff streak
      */

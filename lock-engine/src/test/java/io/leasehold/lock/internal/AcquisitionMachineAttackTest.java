@@ -50,6 +50,8 @@ class AcquisitionMachineAttackTest {
 
     private static final String PREFIX = LockClient.Builder.DEFAULT_KEY_PREFIX;
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(300);
+    /** Longer than a run takes, shorter than the lease: a run that took this long left a lock to expire. */
+    private static final long LEASE_LEFT_TO_EXPIRE_MS = 15_000;
     /** Long enough that no lease can run out while its short work runs, short enough to tell a leftover from a release. */
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(20))
@@ -212,6 +214,7 @@ class AcquisitionMachineAttackTest {
                 all.add(run.start(run.clientOf(backend), wait, cancelAfterMs));
             }
         }
+        long released = System.nanoTime();
         run.releaseFirst(first);
         for (TrackedAcquisition acq : all) {
             Object outcome = acq.outcome(acq.waitTime().plus(Duration.ofSeconds(40)));
@@ -225,6 +228,14 @@ class AcquisitionMachineAttackTest {
                 // 42 short leases, disturbed calls cost at most a command timeout and a back-off each
                 fail("a waiter with a 60 s wait and no cancel did not get the lock: " + outcome + "; " + run.summary());
             }
+        }
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+        if (!disturbHandoffs) {
+            // Every release is confirmed: no lock is ever left to its TTL. A lost reply of an attempt
+            // that took the lock costs its waiter a back-off, never the 20 s lease (a run takes 1-7 s,
+            // also with both cores busy).
+            assertTrue(
+                    tookMs < LEASE_LEFT_TO_EXPIRE_MS, "every acquisition ended in " + tookMs + " ms; " + run.summary());
         }
         for (ChaosBackend backend : backends) {
             backend.calm();

@@ -279,7 +279,7 @@ class AcquisitionMachineTest {
         clock.advance(Duration.ofNanos(AcquisitionMachine.FIRST_RETRY_NANOS));
         AcquisitionMachine.Alarm backOff = retries.poll(10, TimeUnit.SECONDS);
         assertTrue(backOff != null, "the back-off alarm fires after the first back-off");
-        Send again = only(Send.class, machine.on(new RetryDue(false, backOff)));
+        Send again = only(Send.class, machine.on(new RetryDue(backOff)));
         assertSame(first.round(), again.round());
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LockKeys;
@@ -15,6 +16,7 @@ import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.spi.Subscription;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
+import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +35,11 @@ import org.junit.jupiter.api.Test;
  * came while its contended attempt's reply was on its way) is handed them as if it had heard them:
  * grants to other waiters do not make it ask again (on a hot fair lock some grant nearly always
  * comes within a round trip), a grant to itself hands it the lock, and a plain release makes it ask.
- * On a clock that stands still (no renewal of places, no fallback alarm fires) and the in-memory
- * store, whose channel delivers on one thread in order.
+ * A grant that its client's queue may not have heard (published before the subscription was active,
+ * or while it was down) makes the waiters that may hold it ask, and a waiter that answers a grant and
+ * loses the reply asks again after its back-off, also behind its client's head. On a clock that
+ * stands still unless a test moves it (no renewal of places, no fallback alarm fires) and the
+ * in-memory store, whose channel delivers on one thread in order.
  */
 class MissedMessagesOnJoinTest {
 
@@ -271,6 +276,48 @@ class MissedMessagesOnJoinTest {
         assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
     }
 
+    @Test
+    void shouldAskAgainWhenTheAttemptAnsweringAGrantToAWaiterBehindItsClientsHeadLostItsReply() throws Exception {
+        // Given a holder, and two plain waiters of the joining client with places in Redis's queue (no
+        // renewal: such a lease is never taken from a grant's message, its waiter asks): the first to
+        // reach Redis has its reply held, so it queues behind its client's head
+        LockOptions noRenew = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(20))
+                .autoRenew(false)
+                .build();
+        Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> behind = joiningClient.lock(NAME, noRenew).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
+        String joiner = joiningBackend.heldOwner.get();
+        CompletableFuture<Lease> head = joiningClient.lock(NAME, noRenew).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the head took the second place", () -> queueSize() == 2);
+        Eventually.until("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        joiningBackend.releaseHeldReply();
+        Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+
+        // When the holder's release grants the lock to that waiter, whose attempt to take it runs in
+        // Redis but loses its reply (a connection reset)
+        joiningBackend.loseNextAcquireReply();
+        assertTrue(held.release());
+        Eventually.until("the grant's attempt ran", () -> joiningBackend.attempts(joiner) == 2);
+        assertEquals(
+                joiner + ":",
+                redis.get("leasehold:{" + NAME + "}").orElseThrow().substring(0, 33));
+
+        // Then, after its back-off (well within the grant's window, and far within the lease its
+        // attempt set), it asks again and takes the lock, though it is not its client's head
+        for (int i = 0; i < 10 && !behind.isDone(); i++) {
+            clock.advance(Duration.ofMillis(100));
+            Thread.sleep(50); // the engine's timer runs what became due within a millisecond or so
+        }
+        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(joiner, ((DefaultLease) lease).owner);
+        assertFalse(head.isDone(), "the head waits on");
+        assertTrue(lease.release());
+        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+    }
+
     /** Releases {@code held} (its grant's message reaches the joining client), then lets the held reply through. */
     private void releaseBeforeTheHeldReply(Lease held) {
         assertTrue(held.release());
@@ -302,6 +349,7 @@ class MissedMessagesOnJoinTest {
         private final AtomicReference<Runnable> held = new AtomicReference<>();
         private volatile boolean replyHeld;
 
+        private volatile boolean loseNext;
         private final AtomicReference<Runnable> heldSubscription = new AtomicReference<>();
         private volatile boolean holdNextSubscription;
         private volatile boolean dropping;
@@ -309,6 +357,11 @@ class MissedMessagesOnJoinTest {
 
         HeldReplies(InMemoryLockBackend delegate) {
             super(delegate);
+        }
+
+        /** The next acquire runs, and its reply is lost (a connection reset after it ran). */
+        void loseNextAcquireReply() {
+            loseNext = true;
         }
 
         void holdNextSubscription() {
@@ -398,6 +451,10 @@ class MissedMessagesOnJoinTest {
             }
             attempts.computeIfAbsent(args.get(0), owner -> new AtomicInteger()).incrementAndGet();
             CompletableFuture<Object> ran = super.eval(script, keys, args);
+            if (loseNext) {
+                loseNext = false;
+                return ran.thenCompose(r -> CompletableFuture.failedFuture(new SocketException("reset after it ran")));
+            }
             if (!holdNext) {
                 return ran;
             }
