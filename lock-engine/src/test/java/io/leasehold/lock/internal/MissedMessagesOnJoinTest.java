@@ -181,16 +181,7 @@ class MissedMessagesOnJoinTest {
         // Redis's queue: the first to reach Redis has its reply held on its way, so the second joins
         // its client's queue first, as its head, and its subscription is slow to become active
         Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
-        joiningBackend.holdNextAcquireReply();
-        CompletableFuture<Lease> behind = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
-        String joiner = joiningBackend.heldOwner.get();
-        joiningBackend.holdNextSubscription();
-        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the head took the second place", () -> queueSize() == 2);
-        Eventually.until("the head subscribes", joiningBackend::subscriptionHeld);
-        joiningBackend.releaseHeldReply();
-        Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        TwoWaiters waiters = firstWaiterBehindTheHead(null, true, true);
         listen();
 
         // When the holder releases, granting the lock to the first place's waiter, while nobody of its
@@ -202,12 +193,7 @@ class MissedMessagesOnJoinTest {
 
         // Then that waiter, queued behind its client's head, asks once more and takes the lock (the
         // manual clock stands still: no fallback, no grant window, can have moved it)
-        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        assertEquals(joiner, ((DefaultLease) lease).owner);
-        assertEquals(2, joiningBackend.attempts(joiner), "its contended attempt, and one after the subscription");
-        assertFalse(head.isDone(), "the head waits on");
-        assertTrue(lease.release());
-        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+        tookTheLockAheadOfItsHead(waiters, 2, "its contended attempt, and one after the subscription");
     }
 
     @Test
@@ -215,14 +201,7 @@ class MissedMessagesOnJoinTest {
         // Given a holder, a plain waiter of the joining client whose reply is held on its way, and a
         // second one that joins its client's queue first, as its head, with a slow subscription
         Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
-        joiningBackend.holdNextAcquireReply();
-        CompletableFuture<Lease> late = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
-        String joiner = joiningBackend.heldOwner.get();
-        joiningBackend.holdNextSubscription();
-        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the head took the second place", () -> queueSize() == 2);
-        Eventually.until("the head subscribes", joiningBackend::subscriptionHeld);
+        TwoWaiters waiters = firstWaiterBehindTheHead(null, true, false);
         listen();
 
         // When the holder releases, granting the lock to the first waiter while its client does not
@@ -236,12 +215,7 @@ class MissedMessagesOnJoinTest {
         joiningBackend.releaseHeldReply();
 
         // Then the waiter, which cannot know what came before its client listened, asks and takes the lock
-        Lease lease = late.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        assertEquals(joiner, ((DefaultLease) lease).owner);
-        assertEquals(2, joiningBackend.attempts(joiner), "its contended attempt, and one after it joined");
-        assertFalse(head.isDone(), "the head waits on");
-        assertTrue(lease.release());
-        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+        tookTheLockAheadOfItsHead(waiters, 2, "its contended attempt, and one after it joined");
     }
 
     @Test
@@ -249,15 +223,7 @@ class MissedMessagesOnJoinTest {
         // Given a holder, and two plain waiters of the joining client with places in Redis's queue:
         // the first to reach Redis has its reply held, so it queues behind its client's head
         Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
-        joiningBackend.holdNextAcquireReply();
-        CompletableFuture<Lease> behind = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
-        String joiner = joiningBackend.heldOwner.get();
-        CompletableFuture<Lease> head = joiningClient.lock(NAME).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the head took the second place", () -> queueSize() == 2);
-        Eventually.until("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
-        joiningBackend.releaseHeldReply();
-        Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        TwoWaiters waiters = firstWaiterBehindTheHead(null, false, true);
         listen();
 
         // When the joining client's connection drops the grant's message to that waiter, and then
@@ -268,12 +234,7 @@ class MissedMessagesOnJoinTest {
         joiningBackend.resubscribe();
 
         // Then that waiter, queued behind its client's head, asks once more and takes the lock
-        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        assertEquals(joiner, ((DefaultLease) lease).owner);
-        assertEquals(2, joiningBackend.attempts(joiner), "its contended attempt, and one after the resubscription");
-        assertFalse(head.isDone(), "the head waits on");
-        assertTrue(lease.release());
-        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+        tookTheLockAheadOfItsHead(waiters, 2, "its contended attempt, and one after the resubscription");
     }
 
     @Test
@@ -286,15 +247,8 @@ class MissedMessagesOnJoinTest {
                 .autoRenew(false)
                 .build();
         Lease held = otherClient().lock(NAME).acquire(Duration.ZERO);
-        joiningBackend.holdNextAcquireReply();
-        CompletableFuture<Lease> behind = joiningClient.lock(NAME, noRenew).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
-        String joiner = joiningBackend.heldOwner.get();
-        CompletableFuture<Lease> head = joiningClient.lock(NAME, noRenew).acquireAsync(Duration.ofSeconds(30));
-        Eventually.until("the head took the second place", () -> queueSize() == 2);
-        Eventually.until("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
-        joiningBackend.releaseHeldReply();
-        Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        TwoWaiters waiters = firstWaiterBehindTheHead(noRenew, false, true);
+        String joiner = waiters.behindOwner();
 
         // When the holder's release grants the lock to that waiter, whose attempt to take it runs in
         // Redis but loses its reply (a connection reset)
@@ -307,15 +261,56 @@ class MissedMessagesOnJoinTest {
 
         // Then, after its back-off (well within the grant's window, and far within the lease its
         // attempt set), it asks again and takes the lock, though it is not its client's head
-        for (int i = 0; i < 10 && !behind.isDone(); i++) {
+        for (int i = 0; i < 10 && !waiters.behind().isDone(); i++) {
             clock.advance(Duration.ofMillis(100));
             Thread.sleep(50); // the engine's timer runs what became due within a millisecond or so
         }
-        Lease lease = behind.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        assertEquals(joiner, ((DefaultLease) lease).owner);
-        assertFalse(head.isDone(), "the head waits on");
+        tookTheLockAheadOfItsHead(waiters, 3, "its contended attempt, the one that lost its reply, and its retry");
+    }
+
+    /** Two plain waiters of the joining client with places in Redis's queue: the first one queued behind the second. */
+    private record TwoWaiters(CompletableFuture<Lease> behind, String behindOwner, CompletableFuture<Lease> head) {}
+
+    /**
+     * Two plain waiters of the joining client ({@code options}, or its defaults when null) whose
+     * attempts both took places in Redis's queue: the first to reach Redis has its reply held on its
+     * way, so the second joins its client's queue first, as its head; its subscription's confirmation
+     * is held too if {@code slowSubscription}, and the first one's reply goes on if {@code replyArrives}.
+     */
+    private TwoWaiters firstWaiterBehindTheHead(LockOptions options, boolean slowSubscription, boolean replyArrives) {
+        joiningBackend.holdNextAcquireReply();
+        CompletableFuture<Lease> behind = lockOfJoiningClient(options).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the first attempt took a place", () -> queueSize() == 1);
+        String behindOwner = joiningBackend.heldOwner.get();
+        if (slowSubscription) {
+            joiningBackend.holdNextSubscription();
+        }
+        CompletableFuture<Lease> head = lockOfJoiningClient(options).acquireAsync(Duration.ofSeconds(30));
+        Eventually.until("the head took the second place", () -> queueSize() == 2);
+        if (slowSubscription) {
+            Eventually.until("the head subscribes", joiningBackend::subscriptionHeld);
+        } else {
+            Eventually.until("the head is subscribed", () -> redis.subscriberCount(CHANNEL) == 1);
+        }
+        if (replyArrives) {
+            joiningBackend.releaseHeldReply();
+            Eventually.until("the first waiter's reply was acted on", () -> !joiningBackend.replyHeld());
+        }
+        return new TwoWaiters(behind, behindOwner, head);
+    }
+
+    private io.leasehold.lock.DistributedLock lockOfJoiningClient(LockOptions options) {
+        return options == null ? joiningClient.lock(NAME) : joiningClient.lock(NAME, options);
+    }
+
+    /** The waiter behind the head took the lock ahead of it, after {@code attempts} attempts ({@code why}). */
+    private void tookTheLockAheadOfItsHead(TwoWaiters waiters, int attempts, String why) throws Exception {
+        Lease lease = waiters.behind().get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertEquals(waiters.behindOwner(), ((DefaultLease) lease).owner);
+        assertEquals(attempts, joiningBackend.attempts(waiters.behindOwner()), why);
+        assertFalse(waiters.head().isDone(), "the head waits on");
         assertTrue(lease.release());
-        assertTrue(head.get(BOUND_SECONDS, TimeUnit.SECONDS).release());
+        assertTrue(waiters.head().get(BOUND_SECONDS, TimeUnit.SECONDS).release());
     }
 
     /** Releases {@code held} (its grant's message reaches the joining client), then lets the held reply through. */
