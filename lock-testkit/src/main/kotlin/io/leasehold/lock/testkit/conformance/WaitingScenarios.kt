@@ -61,10 +61,12 @@ internal val waitingScenarios: List<Scenario> = listOf(
             waiter.counter.count(ScriptNames.ACQUIRE) >= 1 && waiter.counter.subscribeCount() >= 1
         }
         hold(Duration.ofMillis(500))
-        // Then they share one subscription and do not each poll
+        // Then they share one subscription and do not each poll: at most three calls each in the half
+        // second they wait (their first attempt; one when the subscription becomes active, as a grant
+        // naming them may have been published before it; one more when that raced their first reply)
         withClue("subscriptions made for three local waiters of one lock") { waiter.counter.subscribeCount() shouldBe 1 }
         withClue("acquire calls by three local waiters; all calls: ${waiter.counter.counts()}") {
-            waiter.counter.count(ScriptNames.ACQUIRE) shouldBeLessThanOrEqual 6
+            waiter.counter.count(ScriptNames.ACQUIRE) shouldBeLessThanOrEqual 9
         }
         // When the holder releases, each waiter gets the lock in turn
         withClue("release() by the holder") { held.release() shouldBe true }
