@@ -114,8 +114,17 @@ local function checkKeys()
   end
   return checkQueue()
 end
+-- the server's TIME, read once per call: every use in one call sees the same instant (as Redis 7.2
+-- on gives a script anyway), and each further read would cost a command
+local timeRead
+local function serverTime()
+  if not timeRead then
+    timeRead = redis.call('TIME')
+  end
+  return timeRead
+end
 local function nowMillis()
-  local now = redis.call('TIME')
+  local now = serverTime()
   return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 end
 -- drops the waiters whose lease ran out (deadline <= now)
@@ -140,7 +149,7 @@ end
 -- doubles, exact for integers below 2^53 (~9.0e15; TIME in microseconds is ~1.8e15, so until the
 -- year ~2255), formatted with string.format('%.0f', x), never tostring(x) (1.8e+15).
 local function grant(owner, px, counterTtl)
-  local now = redis.call('TIME')
+  local now = serverTime()
   local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
   local counter, err = readCounter()
   if err then
@@ -173,7 +182,7 @@ end
 -- TIME in µs, and always after the last ticket), and sets its place's deadline to now + lease
 local function enqueue(owner, now, lease)
   if not redis.call('ZSCORE', KEYS[3], owner) then
-    local micros = redis.call('TIME')
+    local micros = serverTime()
     local ticket = tonumber(micros[1]) * 1000000 + tonumber(micros[2])
     local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
     if #tail > 0 then

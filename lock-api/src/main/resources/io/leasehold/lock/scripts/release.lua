@@ -98,8 +98,17 @@ local function checkKeys()
   end
   return checkQueue()
 end
+-- the server's TIME, read once per call: every use in one call sees the same instant (as Redis 7.2
+-- on gives a script anyway), and each further read would cost a command
+local timeRead
+local function serverTime()
+  if not timeRead then
+    timeRead = redis.call('TIME')
+  end
+  return timeRead
+end
 local function nowMillis()
-  local now = redis.call('TIME')
+  local now = serverTime()
   return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 end
 -- drops the waiters whose lease ran out (deadline <= now)
@@ -124,7 +133,7 @@ end
 -- doubles, exact for integers below 2^53 (~9.0e15; TIME in microseconds is ~1.8e15, so until the
 -- year ~2255), formatted with string.format('%.0f', x), never tostring(x) (1.8e+15).
 local function grant(owner, px, counterTtl)
-  local now = redis.call('TIME')
+  local now = serverTime()
   local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
   local counter, err = readCounter()
   if err then
@@ -157,7 +166,7 @@ end
 -- TIME in µs, and always after the last ticket), and sets its place's deadline to now + lease
 local function enqueue(owner, now, lease)
   if not redis.call('ZSCORE', KEYS[3], owner) then
-    local micros = redis.call('TIME')
+    local micros = serverTime()
     local ticket = tonumber(micros[1]) * 1000000 + tonumber(micros[2])
     local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
     if #tail > 0 then
@@ -225,26 +234,28 @@ end
 -- a foreign counter must not keep the owner from letting go: the lock is deleted all the same, and
 -- granted to nobody (the waiters' own calls then meet the counter's error)
 local _, foreignCounter = readCounter()
-redis.call('ZREM', KEYS[3], me)
-redis.call('ZREM', KEYS[4], me)
+if owner ~= me then
+  -- a waiter that gives up (or the clean-up of an owner nobody holds) takes its place out; a holder
+  -- has none: every step that makes an owner the holder takes it out of the queue, and none puts a
+  -- holder back (acquire.lua answers a holder before it enqueues, renew.lua only keeps places)
+  redis.call('ZREM', KEYS[3], me)
+  redis.call('ZREM', KEYS[4], me)
+end
 local now = nowMillis()
 purge(now)
 if owner and owner ~= me then
   expireQueue(now)
   return movedOn() and 1 or -1
 end
-local released = 0
-if owner then
-  redis.call('DEL', KEYS[1])
-  released = 1
-end
+local released = owner and 1 or 0
 local head = nil
 if not foreignCounter then
-  head = grantHead(ARGV[3], ARGV[2], ARGV[4])
+  head = grantHead(ARGV[3], ARGV[2], ARGV[4]) -- (the grant's SET replaces the released lock)
 end
 if released == 1 then
   mark(me, now, ARGV[5])
   if not head then
+    redis.call('DEL', KEYS[1])
     redis.call(ARGV[4], KEYS[5], 'released')
   end
 end

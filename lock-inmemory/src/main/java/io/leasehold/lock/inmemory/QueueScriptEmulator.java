@@ -107,22 +107,22 @@ final class QueueScriptEmulator {
         // a foreign counter must not keep the owner from letting go: deleted all the same, granted to nobody
         boolean foreignCounter = !readableCounter(c);
         long now = c.nowMillis();
-        store.zrem(c.key(QUEUE), me, now);
-        store.zrem(c.key(WAITERS), me, now);
+        if (!me.equals(owner)) { // a holder has no place to take out
+            store.zrem(c.key(QUEUE), me, now);
+            store.zrem(c.key(WAITERS), me, now);
+        }
         purge(c, now);
         if (owner != null && !owner.equals(me)) {
             expireQueue(c, now);
             return movedOn(c, owner, me) ? 1L : -1L;
         }
-        long released = 0L;
-        if (owner != null) {
-            store.del(c.key(LOCK), now);
-            released = 1L;
-        }
-        String grantedToken = foreignCounter ? null : grantHead(c, 3, 2, 4); // null when nobody waits
+        long released = owner != null ? 1L : 0L;
+        // null when nobody waits; a grant replaces the released lock
+        String grantedToken = foreignCounter ? null : grantHead(c, 3, 2, 4);
         if (released == 1L) {
             mark(c, me, now, c.integerArg(5, "tonumber"));
             if (grantedToken == null) {
+                store.del(c.key(LOCK), now);
                 scripts.publish(c, 4, CHANNEL, "released");
             }
         }
@@ -167,10 +167,9 @@ final class QueueScriptEmulator {
                 String head = head(c);
                 if (head != null && !head.equals(me)) {
                     if (held != null) {
-                        store.del(c.key(LOCK), now);
                         mark(c, releasing, now, c.integerArg(2, "tonumber")); // the yield marker
                     }
-                    String granted = grantHead(c, 7, 3, 5);
+                    String granted = grantHead(c, 7, 3, 5); // its grant replaces the released lock
                     enqueue(c, me, now, 2 * c.integerArg(7, "tonumber"));
                     expireQueue(c, now);
                     return List.of(0L, granted, c.integerArg(7, "tonumber"), released);

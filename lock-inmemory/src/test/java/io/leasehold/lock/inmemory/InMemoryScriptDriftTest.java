@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "b63d5c9ca92b065c5795bddfaa6e31dda7240dcc",
-            ScriptNames.HANDOFF, "c7cfe22f492481e3ea4379c4d66a5a15eedbac35",
-            ScriptNames.RELEASE, "6022611b503e1a09fc8a6b4d2f18ad9848d09d79",
+            ScriptNames.ACQUIRE, "e9bf11b9cbc529fb6ed51a0bb4f879b32d4c936d",
+            ScriptNames.HANDOFF, "b74b94ab1e6dcff5786c5f52262462316541f3af",
+            ScriptNames.RELEASE, "7bbec8ade74c5855fcf6fd4ef985706002fafa7c",
             ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
