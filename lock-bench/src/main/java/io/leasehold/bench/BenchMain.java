@@ -84,15 +84,26 @@ public final class BenchMain {
         String sha = String.valueOf(probe.loadScript(RawScriptContender.ACQUIRE));
         ContenderKind[] kinds = ContenderKind.values();
         if (!throughput.isEmpty()) {
-            // Not recorded: lets the JIT compile every contender's path before the first measured run.
-            for (ContenderKind kind : kinds) {
-                try (Contender contender = kind.create(redis.uri(), 1, resources, null)) {
-                    ThroughputScenario.uncontended(8)
-                            .run(
+            // Not recorded: lets the JIT compile every contender's paths before the first measured run,
+            // the contended ones too (waiting, release messages, grants), which an uncontended run
+            // never takes; without it the first contended rows of round 1 measure the compiler.
+            List<ThroughputScenario> warmUps = new ArrayList<>();
+            warmUps.add(ThroughputScenario.uncontended(8));
+            if (options.runs(BenchOptions.CONTENDED)) {
+                warmUps.add(ThroughputScenario.contended(8, 4, false));
+            }
+            for (ThroughputScenario warmUp : warmUps) {
+                for (ContenderKind kind : kinds) {
+                    probe.flush();
+                    try (Contender contender = kind.create(redis.uri(), warmUp.clients(), resources, null)) {
+                        if (warmUp.appliesTo(contender)) {
+                            warmUp.run(
                                     contender,
                                     probe,
                                     options.warmUp(),
                                     options.warmUp().multipliedBy(2));
+                        }
+                    }
                 }
             }
             say("warmed up every contender (not recorded)");
