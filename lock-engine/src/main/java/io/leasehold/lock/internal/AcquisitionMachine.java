@@ -77,6 +77,14 @@ final class AcquisitionMachine {
 
     /** The shortest fallback alarm: a holder's TTL of 0 must not make a waiter spin. */
     static final long MIN_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /**
+     * The fallback alarm when the holder's key has no TTL (a remaining time of -1: someone ran PERSIST
+     * on it, or wrote it by hand), which never runs out by itself: often enough to find the lock free
+     * soon after that key is deleted (a DEL publishes nothing), seldom enough not to load Redis, and
+     * within a waiter lease, so that a place taken in Redis's queue (which then lasts one waiter
+     * lease, see acquire.lua) is kept by the next ask.
+     */
+    static final long UNTIMED_HOLDER_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The first back-off after a transient failure; it doubles up to {@link #MAX_RETRY_NANOS}. */
     static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -517,7 +525,9 @@ final class AcquisitionMachine {
             enter(new Queued(null));
             retryNow = true;
         } else {
-            long fallback = Math.max(TimeUnit.MILLISECONDS.toNanos(event.holderTtlMs()), MIN_FALLBACK_NANOS);
+            long fallback = event.holderTtlMs() < 0
+                    ? UNTIMED_HOLDER_FALLBACK_NANOS
+                    : Math.max(TimeUnit.MILLISECONDS.toNanos(event.holderTtlMs()), MIN_FALLBACK_NANOS);
             long due = now + fallback;
             if (grantSeen != Attempting.NO_GRANT_SEEN && grantWindowPassed(grantSeen) - due < 0) {
                 due = grantWindowPassed(grantSeen); // a grant to another waiter was seen while it asked
