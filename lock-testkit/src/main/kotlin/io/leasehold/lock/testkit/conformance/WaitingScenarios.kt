@@ -51,6 +51,27 @@ internal val waitingScenarios: List<Scenario> = listOf(
         withClue("release() by the holder") { held.release() shouldBe true }
     },
 
+    scenario("shouldNotPollAHolderWhoseKeyHasNoTtl", "G7") {
+        // Given a lock whose key never runs out (no TTL: a PERSIST, or a key written by hand), and a
+        // waiter
+        fixture.writeKey(lockKey(), "0123456789abcdef0123456789abcdef:42")
+        val waiter = newNode()
+        val waiting = waiter.client.lock(lockName).acquireAsync(Duration.ofSeconds(30))
+        await("the waiter has tried once") { waiter.counter.count(ScriptNames.ACQUIRE) >= 1 }
+        // When it waits for over a second
+        hold(Duration.ofMillis(1200))
+        // Then it asks about once a second (a remaining time of -1 is not a TTL about to run out)
+        val acquires = waiter.counter.count(ScriptNames.ACQUIRE)
+        withClue("still waiting") { waiting.isDone shouldBe false }
+        withClue("acquire calls while waiting ~1.2 s on an untimed holder; all calls: ${waiter.counter.counts()}") {
+            acquires shouldBeLessThanOrEqual 4
+        }
+        // And when the key is deleted (which publishes nothing), it takes the lock by asking
+        fixture.deleteKey(lockKey())
+        val next = waiting.value("the waiter's lease after the untimed key was deleted", Duration.ofSeconds(10))
+        withClue("release() of the waiter's lease") { next.release() shouldBe true }
+    },
+
     scenario("shouldShareOneSubscriptionAmongLocalWaiters", "G7") {
         // Given a holder, and three waiters for the same lock on one node
         val a = newClient()
