@@ -269,8 +269,10 @@ if queued then
       return {0, granted, tonumber(ARGV[7]), released}
     end
   end
-  if redis.call('ZREM', KEYS[3], me) == 1 then
-    redis.call('ZREM', KEYS[4], me)
+  -- the new holder keeps no place: out of both keys, also of the waiter leases when its ticket
+  -- is gone (a lost queue key), since a holder's release takes out no place (release.lua)
+  local ticket = redis.call('ZREM', KEYS[3], me)
+  if redis.call('ZREM', KEYS[4], me) + ticket > 0 then
     expireQueue(nowMillis())
   end
 end

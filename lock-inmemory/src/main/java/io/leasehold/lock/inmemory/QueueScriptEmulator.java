@@ -175,8 +175,9 @@ final class QueueScriptEmulator {
                     return List.of(0L, granted, c.integerArg(7, "tonumber"), released);
                 }
             }
-            if (store.zrem(c.key(QUEUE), me, now) == 1) {
-                store.zrem(c.key(WAITERS), me, now);
+            // the new holder keeps no place, also when its ticket is gone (a lost queue key)
+            long ticket = store.zrem(c.key(QUEUE), me, now);
+            if (store.zrem(c.key(WAITERS), me, now) + ticket > 0) {
                 expireQueue(c, now);
             }
         }

@@ -15,7 +15,7 @@ class InMemoryScriptDriftTest {
 
     private static final Map<String, String> EMULATED = Map.of(
             ScriptNames.ACQUIRE, "e9bf11b9cbc529fb6ed51a0bb4f879b32d4c936d",
-            ScriptNames.HANDOFF, "b74b94ab1e6dcff5786c5f52262462316541f3af",
+            ScriptNames.HANDOFF, "5725a12710d3f71df7874617e6d607b73e0ccbaa",
             ScriptNames.RELEASE, "7bbec8ade74c5855fcf6fd4ef985706002fafa7c",
             ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",

@@ -254,6 +254,21 @@ abstract class QueueScriptContractTestBase {
     }
 
     @Test
+    void shouldLeaveNoWaiterLeaseOfAHolderHandedTheLockAfterItsTicketWasLost() {
+        take("alice");
+        waitInQueue("bob");
+        List<?> yielded = handoff("walt", "alice", true); // bob granted, walt queued behind him
+        assertEquals(0L, yielded.get(0), () -> "yielded to bob: " + yielded);
+        assertEquals(1L, acquire("bob").get(0), "bob takes his grant");
+        fixture.deleteKey(queueKey()); // the tickets lost, the waiter leases not (an eviction, say)
+
+        List<?> handed = handoff("walt", "bob", false);
+        assertEquals(1L, handed.get(0), () -> "bob hands the lock to walt: " + handed);
+        assertEquals(1L, release("walt"), "walt releases");
+        assertEquals(-2L, pttl(waitersKey()), "nobody waits: no waiter lease (walt's) outlives his release");
+    }
+
+    @Test
     void shouldNotKeepAPlaceWhileTheLockIsFree() {
         take("alice");
         waitInQueue("bob");
