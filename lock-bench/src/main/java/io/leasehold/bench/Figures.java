@@ -9,6 +9,9 @@ final class Figures {
     static final String CALLS_PER_OP = "round trips/op";
     static final String COMMANDS_PER_OP = "Redis commands/op";
     static final String CPU_MICROS_PER_OP = "Redis CPU µs/op";
+    /** The bench JVM's CPU per op over the window (the contender's clients, the workers' loop, JIT and GC), less the FIFO audit's threads. */
+    static final String CLIENT_CPU_MICROS_PER_OP = "client CPU µs/op";
+
     static final String HANDOFF_P50_MICROS = "handoff p50 µs";
     static final String HANDOFF_P99_MICROS = "handoff p99 µs";
     static final String HOLDER_CHANGED = "holder changed %";

@@ -53,6 +53,11 @@ final class Report {
                 + " × Redisson compares a fair lock's row with Redisson's RFairLock, any other with RLock.\n");
         md.append(
                 "Round trips count script calls and (un)subscribes; Redis commands also count the commands scripts run.\n");
+        if (results.stream().anyMatch(run -> run.figures().containsKey(Figures.CLIENT_CPU_MICROS_PER_OP))) {
+            md.append(
+                    "Client CPU is the bench JVM's CPU over the window per op: the contender's client threads, the"
+                            + " workers' loop (the same for every contender), JIT and GC; the FIFO audit's threads are left out.\n");
+        }
         if (results.stream().anyMatch(run -> run.figures().containsKey(Figures.FIFO_VIOLATIONS))) {
             md.append("FIFO checked grants and FIFO violations are totals over the rounds of the FIFO audit of"
                     + " Leasehold's fair rows (FifoCheck: grants checked against the wait queue sampled in Redis);"

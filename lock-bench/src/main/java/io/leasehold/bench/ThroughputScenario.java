@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Acquire + release pairs in a loop on {@code workers} threads spread over {@code clients} clients:
  * each on its own key (uncontended), or all on one key (contended, where a pair is a handoff). After
- * a warm-up, it counts pairs in a measured window, with the server's commands and CPU over the same
- * window. Contended, it also records the order of holders (how often the holder changed, how evenly
- * the workers were served) and the handoff latency: from the moment a holder starts its release to
+ * a warm-up, it counts pairs in a measured window, with the server's commands and CPU, and this
+ * JVM's CPU ({@link ProcessCpu}), over the same window. Contended, it also records the order of
+ * holders (how often the holder changed, how evenly the workers were served) and the handoff
+ * latency: from the moment a holder starts its release to
  * the moment another worker has the lock. A fair lock whose queue the audit can read is audited
  * over the window ({@link FifoAudit}): how many grants its FIFO check covered, and how many
  * violations it found.
@@ -87,6 +88,7 @@ final class ThroughputScenario implements Scenario {
             if (audit != null) {
                 audit.start();
             }
+            long startCpuNanos = ProcessCpu.nanos();
             long startNanos = System.nanoTime();
             run.measuring = true;
             Thread.sleep(window.toMillis());
@@ -95,12 +97,13 @@ final class ThroughputScenario implements Scenario {
             FifoAudit.Outcome fifo = audit == null ? null : audit.stop();
             run.measuring = false;
             long elapsedNanos = System.nanoTime() - startNanos;
+            long cpuNanos = ProcessCpu.nanos() - startCpuNanos - (fifo == null ? 0 : fifo.threadCpuMicros() * 1_000);
             RedisProbe.Snapshot used = redis.snapshot().minus(before);
             if (fifo != null) {
                 used = used.minus(fifo.load());
             }
             run.stop();
-            return measurement(contender, run, used, elapsedNanos, fifo);
+            return measurement(contender, run, used, elapsedNanos, cpuNanos, fifo);
         } catch (Exception e) {
             run.stopping = true; // the workers must not outlive a run that failed (its audit, its probe)
             throw e;
@@ -108,14 +111,20 @@ final class ThroughputScenario implements Scenario {
     }
 
     private Measurement measurement(
-            Contender contender, Run run, RedisProbe.Snapshot used, long elapsedNanos, FifoAudit.Outcome fifo) {
+            Contender contender,
+            Run run,
+            RedisProbe.Snapshot used,
+            long elapsedNanos,
+            long clientCpuNanos,
+            FifoAudit.Outcome fifo) {
         long pairs = run.pairs.sum();
         double seconds = elapsedNanos / 1e9;
         Measurement.Builder result = Measurement.of(name, contender.name())
                 .put(Figures.OPS_PER_SECOND, pairs / seconds)
                 .put(Figures.CALLS_PER_OP, (double) used.calls() / pairs)
                 .put(Figures.COMMANDS_PER_OP, (double) used.commands() / pairs)
-                .put(Figures.CPU_MICROS_PER_OP, used.cpuSeconds() * 1e6 / pairs);
+                .put(Figures.CPU_MICROS_PER_OP, used.cpuSeconds() * 1e6 / pairs)
+                .put(Figures.CLIENT_CPU_MICROS_PER_OP, clientCpuNanos / 1e3 / pairs);
         if (contended) {
             run.addFairness(result);
         }

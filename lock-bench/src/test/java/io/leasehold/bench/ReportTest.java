@@ -80,6 +80,22 @@ class ReportTest {
     }
 
     @Test
+    void shouldExplainTheClientCpuColumnOnlyWhereItWasMeasured() {
+        Measurement measured = Measurement.of("contended", "Leasehold-Jedis")
+                .put(Figures.OPS_PER_SECOND, 600)
+                .put(Figures.CLIENT_CPU_MICROS_PER_OP, 150)
+                .build();
+
+        String table = new Report(List.of(measured), HERE).render();
+        String without = new Report(List.of(run("contended", "Leasehold-Jedis", 600, 1.0)), HERE).render();
+
+        assertThat(table).contains("|contender|ops/s|client CPU µs/op|");
+        assertThat(table).contains("|Leasehold-Jedis|600|150|");
+        assertThat(table).contains("Client CPU is the bench JVM's CPU over the window per op");
+        assertThat(without).doesNotContain("Client CPU");
+    }
+
+    @Test
     void shouldAuditTheFifoOrderUnlessTurnedOff() {
         assertThat(BenchOptions.parse().fifoAudit()).isTrue();
         assertThat(BenchOptions.parse("--quick", "--no-fifo-audit").fifoAudit()).isFalse();
