@@ -462,16 +462,19 @@ final class Acquisition {
         // The lease counts from when the backend writes the command (after any wait for a connection),
         // which is before Redis can run it: never later than its TTL starts.
         AtomicLong sent = new AtomicLong(engine.now());
-        lock.order()
-                .attempt(
-                        engine,
-                        name,
-                        round,
-                        wait.isZero(),
-                        effect.patient(),
-                        (late, lateError) -> onLateReply(round, late, lateError),
-                        () -> sent.set(engine.now()))
-                .whenComplete((reply, error) -> {
+        Futures.whenDone(
+                lock.order()
+                        .attempt(
+                                engine,
+                                name,
+                                round,
+                                wait.isZero(),
+                                effect.patient(),
+                                (late, lateError) -> onLateReply(round, late, lateError),
+                                () -> sent.set(engine.now())),
+                "the reply of an acquire",
+                name,
+                (reply, error) -> {
                     try {
                         onReply(round, reply, error, sent.get());
                     } finally {

@@ -307,13 +307,22 @@ final class DefaultLease implements EngineLease {
         // A fair lock's release grants it to the head of its queue in Redis instead (release.lua).
         Handoff next = order.ordersLocally() ? client.claimHandoff(name, handoffStreak) : null;
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
-        client.releases()
-                .release(name, owner, engine.commandTimeoutNanos, next)
-                .whenComplete((reply, error) -> outcome.complete(lifecycle.releaseAnswered(
-                        reply,
-                        error,
-                        deadline::redisMayHaveExpiredBy,
-                        Duration.ofNanos(engine.now() - acquiredNanos))));
+        Futures.whenDone(
+                client.releases().release(name, owner, engine.commandTimeoutNanos, next),
+                "the reply of a release",
+                name,
+                (reply, error) -> {
+                    try {
+                        outcome.complete(lifecycle.releaseAnswered(
+                                reply,
+                                error,
+                                deadline::redisMayHaveExpiredBy,
+                                Duration.ofNanos(engine.now() - acquiredNanos)));
+                    } catch (RuntimeException | Error bug) {
+                        outcome.completeExceptionally(bug); // the caller hears of it rather than waiting forever
+                        throw bug;
+                    }
+                });
         return outcome;
     }
 

@@ -6,6 +6,7 @@ import io.leasehold.lock.ReleaseUnconfirmedException;
 import io.leasehold.lock.spi.support.Durations;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's log lines, through {@link System.Logger} (logger {@code io.leasehold.lock}), so that
@@ -123,6 +124,21 @@ final class EngineLog {
                         + " (failure " + failureCount + " of this listener; logged at 1, 10, 100, ... failures); "
                         + "the event was skipped for this listener only",
                 error);
+    }
+
+    /**
+     * One of the engine's handlers threw (see {@link Futures#whenDone}): a bug in Leasehold, logged
+     * every time, since what it left half done may hold up a lock until a timeout or the client's close.
+     */
+    static void handlerFailed(String what, @Nullable String lockName, Throwable bug) {
+        LOG.log(
+                Level.ERROR,
+                "Leasehold's engine failed while handling " + what
+                        + (lockName == null ? "" : " of lock '" + lockName + "'")
+                        + ": this is a bug in Leasehold, please report it"
+                        + " with this stack trace; what waited for this step may wait until its timeout or the"
+                        + " client's close",
+                bug);
     }
 
     static boolean isPowerOfTen(long n) {

@@ -5,8 +5,13 @@ import io.leasehold.lock.LockInterruptedException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
-/** Blocking on the engine's futures with the exceptions the blocking API promises. */
+/**
+ * Blocking on the engine's futures with the exceptions the blocking API promises; and the engine's own
+ * handlers of what completes them, which never fail silently ({@link #whenDone}).
+ */
 final class Futures {
 
     private Futures() {}
@@ -81,6 +86,31 @@ final class Futures {
             throw (Error) cause;
         }
         throw new IllegalStateException(cause);
+    }
+
+    /**
+     * Runs {@code handler} when {@code future} completes (it handles {@code what}, for lock
+     * {@code lockName} if it concerns one lock; the message is built only on a failure), as {@link CompletableFuture#whenComplete}
+     * does, for an engine handler whose own future nobody reads (a reply's handling, which moves a
+     * state machine on): should it throw, which is a bug in the engine, the failure is logged
+     * ({@link EngineLog#handlerFailed}) instead of vanishing into that unread future, where the
+     * acquisition, release or renewal it left half done would wait without a trace.
+     */
+    static <T> void whenDone(
+            CompletableFuture<T> future,
+            String what,
+            @Nullable String lockName,
+            BiConsumer<? super T, ? super Throwable> handler) {
+        future.whenComplete((value, error) -> {
+            try {
+                handler.accept(value, error);
+            } catch (Throwable bug) {
+                EngineLog.handlerFailed(what, lockName, bug);
+                if (bug instanceof VirtualMachineError) {
+                    throw (VirtualMachineError) bug;
+                }
+            }
+        });
     }
 
     /** Closes a hook registration; they never fail. */

@@ -167,35 +167,39 @@ final class ReleaseSender {
             boolean resent,
             CompletableFuture<ReleaseReply> done) {
         long resendWindowMs = TimeUnit.NANOSECONDS.toMillis(giveUpAt - engine.now()) + 1;
-        GrantOrder.release(engine, name, owner, handedTo, resendWindowMs).whenComplete((reply, error) -> {
-            long code;
-            if (error == null) {
-                try {
-                    code = Replies.asLong(reply, "release");
-                } catch (RuntimeException malformed) {
-                    done.completeExceptionally(malformed);
-                    return;
-                }
-                // (release.lua's marker answers 1 to a resend only until the next release of the
-                // name overwrites it: after that, another owner proves nothing)
-                done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
-            } else if (!engine.isTransient(error)
-                    || !resendLater(
-                            done,
-                            error,
-                            giveUpAt,
-                            backoffNanos,
-                            () -> sendPlain(
-                                    name,
-                                    owner,
-                                    handedTo,
+        Futures.whenDone(
+                GrantOrder.release(engine, name, owner, handedTo, resendWindowMs),
+                "the reply of a release",
+                name,
+                (reply, error) -> {
+                    long code;
+                    if (error == null) {
+                        try {
+                            code = Replies.asLong(reply, "release");
+                        } catch (RuntimeException malformed) {
+                            done.completeExceptionally(malformed);
+                            return;
+                        }
+                        // (release.lua's marker answers 1 to a resend only until the next release of the
+                        // name overwrites it: after that, another owner proves nothing)
+                        done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
+                    } else if (!engine.isTransient(error)
+                            || !resendLater(
+                                    done,
+                                    error,
                                     giveUpAt,
-                                    Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
-                                    true,
-                                    done))) {
-                done.completeExceptionally(Futures.unwrap(error));
-            }
-        });
+                                    backoffNanos,
+                                    () -> sendPlain(
+                                            name,
+                                            owner,
+                                            handedTo,
+                                            giveUpAt,
+                                            Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
+                                            true,
+                                            done))) {
+                        done.completeExceptionally(Futures.unwrap(error));
+                    }
+                });
     }
 
     /** handoff.lua with a handoff's arguments (see {@link Handoff#args}), with the command timeout. */
@@ -301,53 +305,57 @@ final class ReleaseSender {
         void send(long backoffNanos) {
             // The waiter's lease counts from when the backend writes the handoff (see Acquisition.send).
             AtomicLong written = new AtomicLong(engine.now());
-            handoffCall(name, owner, next, () -> written.set(engine.now())).whenComplete((reply, error) -> {
-                long sent = written.get();
-                AcquireReply parsed = null;
-                Throwable failure = error;
-                if (failure == null) {
-                    try {
-                        parsed = AcquireReply.parseHandoff(reply); // once: the waiter gets it parsed
-                    } catch (RuntimeException malformed) {
-                        failure = malformed;
-                    }
-                }
-                if (failure == null) {
-                    long released = Objects.requireNonNull(parsed.handoff());
-                    if (released == AcquireReply.RELEASED_BY_EARLIER_YIELD) {
-                        released = ReleaseReply.DELETED;
-                    }
-                    // An earlier send may have run and granted the waiter (this send then finds the waiter's
-                    // owner and answers 1) or yielded (the release marker, which keeps every recent releasing
-                    // owner, makes it answer 2, released, however often the lock moved on since); someone
-                    // else's lock with no mark of ours is a loss: nothing of ours can have moved the lock on,
-                    // since the waiter neither retries nor cleans up while this release is pending.
-                    done.complete(ReleaseReply.answered(released, resent, true, engine.now()));
-                    tellWaiter(parsed, null, sent);
-                } else if (!engine.isTransient(failure)) {
-                    tellWaiter(null, failure, sent);
-                    // (An earlier send of unknown outcome may have granted the waiter: release.lua answers 1
-                    // if the waiter's owner holds the lock.)
-                    sendPlain(
-                            name,
-                            owner,
-                            resent ? next.owner() : null,
-                            giveUpAt,
-                            FIRST_CLEANUP_RETRY_NANOS,
-                            resent,
-                            done);
-                } else {
-                    Throwable transientFailure = failure;
-                    if (!resendLater(
-                            done,
-                            failure,
-                            giveUpAt,
-                            backoffNanos,
-                            () -> resend(backoffNanos, transientFailure, sent))) {
-                        done.completeExceptionally(Futures.unwrap(failure)); // tells the waiter too
-                    }
-                }
-            });
+            Futures.whenDone(
+                    handoffCall(name, owner, next, () -> written.set(engine.now())),
+                    "the reply of a handoff",
+                    name,
+                    (reply, error) -> {
+                        long sent = written.get();
+                        AcquireReply parsed = null;
+                        Throwable failure = error;
+                        if (failure == null) {
+                            try {
+                                parsed = AcquireReply.parseHandoff(reply); // once: the waiter gets it parsed
+                            } catch (RuntimeException malformed) {
+                                failure = malformed;
+                            }
+                        }
+                        if (failure == null) {
+                            long released = Objects.requireNonNull(parsed.handoff());
+                            if (released == AcquireReply.RELEASED_BY_EARLIER_YIELD) {
+                                released = ReleaseReply.DELETED;
+                            }
+                            // An earlier send may have run and granted the waiter (this send then finds the waiter's
+                            // owner and answers 1) or yielded (the release marker, which keeps every recent releasing
+                            // owner, makes it answer 2, released, however often the lock moved on since); someone
+                            // else's lock with no mark of ours is a loss: nothing of ours can have moved the lock on,
+                            // since the waiter neither retries nor cleans up while this release is pending.
+                            done.complete(ReleaseReply.answered(released, resent, true, engine.now()));
+                            tellWaiter(parsed, null, sent);
+                        } else if (!engine.isTransient(failure)) {
+                            tellWaiter(null, failure, sent);
+                            // (An earlier send of unknown outcome may have granted the waiter: release.lua answers 1
+                            // if the waiter's owner holds the lock.)
+                            sendPlain(
+                                    name,
+                                    owner,
+                                    resent ? next.owner() : null,
+                                    giveUpAt,
+                                    FIRST_CLEANUP_RETRY_NANOS,
+                                    resent,
+                                    done);
+                        } else {
+                            Throwable transientFailure = failure;
+                            if (!resendLater(
+                                    done,
+                                    failure,
+                                    giveUpAt,
+                                    backoffNanos,
+                                    () -> resend(backoffNanos, transientFailure, sent))) {
+                                done.completeExceptionally(Futures.unwrap(failure)); // tells the waiter too
+                            }
+                        }
+                    });
         }
 
         private void resend(long backoffNanos, Throwable lastFailure, long lastSent) {

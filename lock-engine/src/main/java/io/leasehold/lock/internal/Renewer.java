@@ -321,7 +321,7 @@ final class Renewer {
                 sent,
                 renewing.stream().map(entry -> entry.lease).toList(),
                 replyDeadlines.stream().mapToLong(Long::longValue).toArray());
-        call.whenComplete((reply, error) -> {
+        Futures.whenDone(call, "the reply of a renew call", null, (reply, error) -> {
             overdue.cancel();
             List<?> codes = null;
             List<?> kept = null;

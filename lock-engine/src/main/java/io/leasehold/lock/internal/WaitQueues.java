@@ -305,7 +305,7 @@ final class WaitQueues {
             } catch (RuntimeException e) {
                 subscribing = CompletableFuture.failedFuture(e);
             }
-            subscribing.whenComplete(this::onSubscribed);
+            Futures.whenDone(subscribing, "the subscription to the release channel", name, this::onSubscribed);
         }
 
         private void onSubscribed(@Nullable Subscription subscription, @Nullable Throwable failure) {
