@@ -89,12 +89,12 @@ final class Futures {
     }
 
     /**
-     * Runs {@code handler} when {@code future} completes (it handles {@code what}, for lock
-     * {@code lockName} if it concerns one lock; the message is built only on a failure), as {@link CompletableFuture#whenComplete}
+     * Runs {@code handler} when {@code future} completes, as {@link CompletableFuture#whenComplete}
      * does, for an engine handler whose own future nobody reads (a reply's handling, which moves a
      * state machine on): should it throw, which is a bug in the engine, the failure is logged
-     * ({@link EngineLog#handlerFailed}) instead of vanishing into that unread future, where the
-     * acquisition, release or renewal it left half done would wait without a trace.
+     * ({@link EngineLog#handlerFailed}: it handled {@code what}, of lock {@code lockName} if it
+     * concerns one; the message is built only then) instead of vanishing into that unread future,
+     * where the acquisition, release or renewal it left half done would wait without a trace.
      */
     static <T> void whenDone(
             CompletableFuture<T> future,
