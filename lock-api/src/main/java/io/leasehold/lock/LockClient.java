@@ -112,6 +112,8 @@ public interface LockClient extends AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
      * @throws IllegalStateException    if this client is closed
+     * @throws UnsupportedOperationException if the client's backend composes its grants of several
+     *         servers' (a quorum: see {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed()})
      */
     DistributedLock fairLock(String name);
 
@@ -120,6 +122,8 @@ public interface LockClient extends AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
      * @throws IllegalStateException    if this client is closed
+     * @throws UnsupportedOperationException if the client's backend composes its grants of several
+     *         servers' (a quorum: see {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed()})
      */
     DistributedLock fairLock(String name, LockOptions options);
 

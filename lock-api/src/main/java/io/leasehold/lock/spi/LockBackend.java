@@ -87,6 +87,42 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * Whether a grant by this backend is composed of several servers' grants (a quorum of independent
+     * masters), so that no single server's message or script can stand for one. The default, false,
+     * is right for every backend that talks to one master (standalone, Sentinel, Cluster). When true,
+     * the engine:
+     * <ul>
+     *   <li>never takes a lease from a grant message: a server's {@code granted} message names that
+     *       server's grant only, so the waiter it names asks instead, and the backend's reply decides;</li>
+     *   <li>never hands a lock over to a local waiter within its release ({@code handoff.lua} grants per
+     *       server, and could land on some of them only): the release releases, and the local head
+     *       asks, as after any release message;</li>
+     *   <li>refuses {@link io.leasehold.lock.LockClient#fairLock fairLock} with an
+     *       {@link UnsupportedOperationException}: a strict order across several servers needs one
+     *       order on all of them, which such a backend does not keep yet.</li>
+     * </ul>
+     */
+    default boolean grantsAreComposed() {
+        return false;
+    }
+
+    /**
+     * Whether renewals and extends may be confirmed partially: renew.lua and extend.lua's reply code
+     * {@value #CONFIRMED_PARTIALLY} then means "renewed where it counts (a majority of servers), but
+     * not on every one". The engine counts such a renewal as a renewal (the lease's validity moves on
+     * from its send), and reports the lease {@link io.leasehold.lock.LeaseState#UNCERTAIN UNCERTAIN}
+     * (one more failure from losing it) until a renewal is confirmed everywhere again. The default,
+     * false: a backend that talks to one master never answers that code, and the engine takes it for
+     * an unknown reply.
+     */
+    default boolean confirmsPartially() {
+        return false;
+    }
+
+    /** The reply code of a renewal or extend confirmed partially; see {@link #confirmsPartially()}. */
+    long CONFIRMED_PARTIALLY = 3;
+
+    /**
      * The cluster slot of {@code key}, so that the engine can group batched calls by slot; a
      * non-cluster backend returns 0 (the default).
      */

@@ -7,6 +7,7 @@ import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.ReleaseUnconfirmedException;
 import io.leasehold.lock.spi.EngineLease;
+import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.support.Checks;
 import java.time.Duration;
 import java.time.Instant;
@@ -304,8 +305,12 @@ final class DefaultLease implements EngineLease {
         client.leaseEnded(this);
         // Owner-checked, so safe to send again after a transient failure, within one command timeout.
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
-        // A fair lock's release grants it to the head of its queue in Redis instead (release.lua).
-        Handoff next = order.ordersLocally() ? client.claimHandoff(name, handoffStreak) : null;
+        // A fair lock's release grants it to the head of its queue in Redis instead (release.lua); and
+        // where grants are composed of several servers' (a quorum), a handoff could land on some of
+        // them only: the release releases, and the local head asks on its message.
+        Handoff next = order.ordersLocally() && !engine.backend.grantsAreComposed()
+                ? client.claimHandoff(name, handoffStreak)
+                : null;
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
         Futures.whenDone(
                 client.releases().release(name, owner, engine.commandTimeoutNanos, next),
@@ -369,10 +374,11 @@ final class DefaultLease implements EngineLease {
                         throw new CompletionException(new LockBackendException(name, "could not extend", cause));
                     }
                     long code = Replies.asLong(reply, "extend");
+                    boolean partially = confirmedPartially(code);
                     if (code == TTL_SUPERSEDED) {
                         // A renewal or extend sent after this one was applied first: its TTL stands.
                         deadline.superseded(seq);
-                    } else if (code != 1) {
+                    } else if (code != 1 && !partially) {
                         declareLost(LeaseLoss.Reason.STOLEN, null); // no-op if released meanwhile
                         throw new CompletionException(stateException());
                     } else {
@@ -385,9 +391,28 @@ final class DefaultLease implements EngineLease {
                         throw new CompletionException(stateException());
                     }
                     lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
-                    lifecycle.confirmed();
+                    if (partially) {
+                        lifecycle.renewalFailed(partialConfirmation(), this::remaining);
+                    } else {
+                        lifecycle.confirmed();
+                    }
                     return null;
                 });
+    }
+
+    /**
+     * Whether a renew or extend reply {@code code} says the TTL was set where it counts but not on
+     * every server (see {@link io.leasehold.lock.spi.LockBackend#confirmsPartially}); never on a
+     * backend that does not confirm partially, where the code is no confirmation at all.
+     */
+    boolean confirmedPartially(long code) {
+        return code == LockBackend.CONFIRMED_PARTIALLY && engine.backend.confirmsPartially();
+    }
+
+    /** Why a lease confirmed partially is {@code UNCERTAIN}: one more failure could lose it. */
+    private LockBackendException partialConfirmation() {
+        return new LockBackendException(
+                name, "the lease was renewed on enough of the backend's servers, but not on all of them", null);
     }
 
     private void checkUsable() {
@@ -450,6 +475,20 @@ final class DefaultLease implements EngineLease {
         }
         lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
         lifecycle.confirmed();
+    }
+
+    /**
+     * Renewal {@code seq} was confirmed partially (see {@link #confirmedPartially}): it counts as a
+     * renewal (the validity moves on from its send, and the listeners hear of it), and the lease is
+     * {@code UNCERTAIN} until a renewal is confirmed everywhere again.
+     */
+    void renewalConfirmedPartially(long seq) {
+        deadline.confirmed(seq);
+        if (!lifecycle.isHeld()) {
+            return;
+        }
+        lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
+        lifecycle.renewalFailed(partialConfirmation(), this::remaining);
     }
 
     /**

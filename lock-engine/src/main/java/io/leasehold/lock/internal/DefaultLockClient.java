@@ -73,6 +73,12 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock fairLock(String name, LockOptions options) {
+        if (engine.backend.grantsAreComposed()) {
+            Checks.lockName(name);
+            throw new UnsupportedOperationException("fairLock needs one wait queue in one order on every server,"
+                    + " which a backend whose grants are composed of several servers' does not keep"
+                    + " (lock '" + name + "'); use lock(name)");
+        }
         return handle(name, options, GrantOrder.REDIS_QUEUE);
     }
 

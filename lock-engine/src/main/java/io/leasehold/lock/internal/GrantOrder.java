@@ -46,6 +46,8 @@ enum GrantOrder {
     static final long WAITER_RENEW_MS = WAITER_LEASE_MS / 3;
 
     private static final String GRANTED_PREFIX = "granted ";
+    /** The message of a release that granted the lock to nobody (release.lua's). */
+    static final String RELEASED_MESSAGE = "released";
     /** {@link #grantedToken} of a grant message without a (well-formed) token. */
     static final long NO_TOKEN = -1;
 

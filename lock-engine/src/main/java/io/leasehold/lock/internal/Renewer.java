@@ -415,13 +415,17 @@ final class Renewer {
 
     /**
      * Reply codes of renew.lua: 1 renewed, 2 superseded (an extend numbered after it ran first),
-     * 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value).
+     * 0 gone, -1 another owner's, -2 not a Leasehold lock (a foreign value); and 3, renewed partially,
+     * from a backend that confirms partially (see {@link DefaultLease#confirmedPartially}).
      */
     private void renewalAnswered(Entry entry, long code, long sent, long seq) {
         DefaultLease lease = entry.lease;
-        if (code == 1 || code == DefaultLease.TTL_SUPERSEDED) {
+        boolean partially = lease.confirmedPartially(code);
+        if (code == 1 || code == DefaultLease.TTL_SUPERSEDED || partially) {
             if (code == 1) {
                 lease.renewalConfirmed(seq);
+            } else if (partially) {
+                lease.renewalConfirmedPartially(seq);
             } else {
                 lease.renewalSuperseded(seq); // not a renewal, but proof the lock is still ours
             }

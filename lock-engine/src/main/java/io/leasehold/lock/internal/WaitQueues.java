@@ -369,7 +369,12 @@ final class WaitQueues {
         }
 
         @Override
-        public void onMessage(String channel, String message) {
+        public void onMessage(String channel, String published) {
+            // Where grants are composed of several servers' grants, one server's grant message is no
+            // grant: it tells only that the lock was released there, so the head asks.
+            String message = engine.backend.grantsAreComposed() && GrantOrder.isGrant(published)
+                    ? GrantOrder.RELEASED_MESSAGE
+                    : published;
             for (Acquisition waiter : messageArrived(message)) {
                 waiter.releaseSeen(message);
             }

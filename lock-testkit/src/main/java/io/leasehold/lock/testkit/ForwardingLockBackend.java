@@ -75,6 +75,16 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public boolean grantsAreComposed() {
+        return delegate.grantsAreComposed();
+    }
+
+    @Override
+    public boolean confirmsPartially() {
+        return delegate.confirmsPartially();
+    }
+
+    @Override
     public int slot(String key) {
         return delegate.slot(key);
     }
