@@ -39,6 +39,16 @@ public final class LockKeys {
         return prefix + "{" + hashTag(name) + "}";
     }
 
+    /**
+     * The quorum record of a node of a quorum of independent masters: {@code <prefix>quorum}, a hash
+     * without TTL whose field {@code floor} is the largest fencing token the node granted or committed
+     * (see quorum-commit.lua). No lock key can be it: every lock key has a hash tag.
+     */
+    public static String quorumRecordKey(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        return prefix + "quorum";
+    }
+
     /** The fencing counter's key of {@code name}: the lock key and {@code :fence}. */
     public static String fenceKey(String prefix, String name) {
         return lockKey(prefix, name) + ":fence";

@@ -15,9 +15,12 @@ public final class ScriptNames {
     public static final String EXTEND = "extend";
     public static final String INSPECT = "inspect";
     public static final String FORCE_RELEASE = "force-release";
+    /** Phase 2 of an acquisition over a quorum of independent masters (see docs/design/quorum-locks.md). */
+    public static final String QUORUM_COMMIT = "quorum-commit";
 
     /** Every bundled script. */
-    public static final List<String> ALL = List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE);
+    public static final List<String> ALL =
+            List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE, QUORUM_COMMIT);
 
     private ScriptNames() {}
 }

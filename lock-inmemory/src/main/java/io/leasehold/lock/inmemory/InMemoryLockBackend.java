@@ -271,6 +271,17 @@ public final class InMemoryLockBackend implements LockBackend {
         });
     }
 
+    /** Sets the field {@code field} of the hash {@code key} to {@code value} (HSET), e.g. a quorum record's floor. */
+    public void writeHashField(String key, String field, String value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(field, "field");
+        Objects.requireNonNull(value, "value");
+        core.admin(now -> {
+            core.store().hset(key, field, value, now);
+            return null;
+        });
+    }
+
     /**
      * Adds {@code member} with {@code score} to the sorted set {@code key} (ZADD), e.g. a member of
      * another application scored {@code +inf} in a wait queue's keys.
@@ -332,6 +343,18 @@ public final class InMemoryLockBackend implements LockBackend {
     public Optional<String> get(String key) {
         Objects.requireNonNull(key, "key");
         return Optional.ofNullable(core.admin(now -> core.store().get(key, now)));
+    }
+
+    /**
+     * The field {@code field} of the hash {@code key} (HGET), e.g. the floor of a quorum node's record;
+     * empty when the key or the field is absent.
+     *
+     * @throws IllegalStateException with Redis's {@code WRONGTYPE} error when the key holds no hash
+     */
+    public Optional<String> hashField(String key, String field) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(field, "field");
+        return Optional.ofNullable(core.admin(now -> core.store().hget(key, field, now)));
     }
 
     /**

@@ -146,6 +146,28 @@ final class InMemoryStore {
         return entry.zset();
     }
 
+    /**
+     * HGET key field: the field's value, or null when the key or the field is absent.
+     *
+     * @throws WrongTypeException when the key holds a string or a sorted set
+     */
+    String hget(String key, String field, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        if (entry == null) {
+            return null;
+        }
+        if (entry.hash() == null) {
+            throw new WrongTypeException(key, entry.type());
+        }
+        return entry.hash().get(field);
+    }
+
+    /** SET key value KEEPTTL: stores the value (replacing a key of any type), keeping the live key's TTL. */
+    void setKeepTtl(String key, String value, long nowMillis) {
+        Entry entry = live(key, nowMillis);
+        entries.put(key, Entry.string(value, entry == null ? NO_EXPIRY : entry.expireAtMillis()));
+    }
+
     /** SET key value PX ttl; the caller has checked {@code ttlMillis > 0}. */
     void setPx(String key, String value, long ttlMillis, long nowMillis) {
         entries.put(key, Entry.string(value, expireAt(ttlMillis, nowMillis)));

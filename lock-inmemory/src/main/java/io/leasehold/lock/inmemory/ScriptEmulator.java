@@ -31,11 +31,13 @@ final class ScriptEmulator {
     private final InMemoryStore store;
     private final PubSubHub hub;
     private final QueueScriptEmulator queue;
+    private final QuorumScriptEmulator quorum;
 
     ScriptEmulator(InMemoryStore store, PubSubHub hub) {
         this.store = store;
         this.hub = hub;
         this.queue = new QueueScriptEmulator(store, this);
+        this.quorum = new QuorumScriptEmulator(store, this);
     }
 
     /**
@@ -65,6 +67,7 @@ final class ScriptEmulator {
             case ScriptNames.EXTEND -> extend(call);
             case ScriptNames.INSPECT -> inspect(call);
             case ScriptNames.FORCE_RELEASE -> forceRelease(call);
+            case ScriptNames.QUORUM_COMMIT -> quorum.commit(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
     }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins the scripts the emulation was written against. When this fails, a bundled script changed:
- * update {@code ScriptEmulator} (or {@code QueueScriptEmulator}) to match it line by line, then the hash here.
+ * update {@code ScriptEmulator} (or {@code QueueScriptEmulator}, {@code QuorumScriptEmulator}) to match it line by line, then the hash here.
  */
 class InMemoryScriptDriftTest {
 
@@ -20,7 +20,8 @@ class InMemoryScriptDriftTest {
             ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696",
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
-            ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6");
+            ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
+            ScriptNames.QUORUM_COMMIT, "292898447778dad0461bc10c417d084c7a13b0c5");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

@@ -1,0 +1,88 @@
+-- quorum-commit: phase 2 of an acquisition over a quorum of independent masters (see
+-- docs/design/quorum-locks.md): on one node that granted the lock in phase 1 (acquire.lua), make the
+-- quorum's token the lock's, above every token this node ever committed, so that every later lease
+-- of a majority (which shares a node with this one's) gets a larger token, whatever the nodes' clocks
+-- say and whether or not the name's counter expired meanwhile.
+-- KEYS[1]  lock key            <prefix>{<name>}
+-- KEYS[2]  fencing counter     <prefix>{<name>}:fence (acquire.lua's KEYS[2])
+-- KEYS[3]  quorum record       <prefix>quorum  hash, no TTL; its field 'floor' is the largest token
+--                              committed on this node, for any name; nothing lowers it (a quorum node
+--                              is a standalone master: the keys need not share a slot)
+-- ARGV[1]  expected value      "<owner>:<token>": what the caller last knew this node to hold for the
+--                              attempt (phase 1's value, or an earlier commit's)
+-- ARGV[2]  quorum token T      a decimal integer, at least the expected value's token, below 2^53 - 1
+-- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
+-- Returns  {1, pttl}     committed: the lock holds "<owner>:<T>" with its TTL kept (pttl ms left),
+--                        and the counter and the floor are at least T; also when it held
+--                        "<owner>:<T>" already (a resent commit whose reply was lost)
+--          {0}           the attempt's grant is gone (expired, released, taken by another owner, or
+--                        another token of the same owner): nothing is written
+--          {-1, floor}   T is not above this node's floor (the largest token committed here, a
+--                        string): nothing is written; the caller commits again, on every node of the
+--                        attempt, with a T above the largest floor it was told
+--          error         "ERR ..." when ARGV[2] is no such integer or ARGV[1] no such value (its
+--                        token above T), or a key holds what Leasehold did not write (a lock string
+--                        without ':', a counter or floor that is not a decimal integer below
+--                        2^53 - 1, a record that is not a hash); nothing is written then
+-- The phase-1 value carries no sequence number: the lease is not handed out before the commit, so no
+-- renewal or extend of it can have run.
+local function foreign(key, what, expected)
+  local kind = redis.call('TYPE', key)['ok']
+  return redis.error_reply("ERR key '" .. key .. "' holds a value that is not a Leasehold " .. what
+      .. ' (a ' .. kind .. ', not ' .. expected .. ')')
+end
+local MAX = 9007199254740991
+local function decimal(text)
+  return text and string.match(text, '^%d+$') and tonumber(text) < MAX
+end
+if not decimal(ARGV[2]) then
+  return redis.error_reply("ERR quorum token must be a decimal integer below 2^53 - 1, but was '"
+      .. tostring(ARGV[2]) .. "'")
+end
+local quorumToken = tonumber(ARGV[2])
+local sep = string.find(ARGV[1], ':', 1, true)
+local grantedToken = sep and string.sub(ARGV[1], sep + 1)
+if not decimal(grantedToken) or tonumber(grantedToken) > quorumToken then
+  return redis.error_reply("ERR granted value must be '<owner>:<token>' with a token no larger than the"
+      .. " quorum token " .. ARGV[2] .. ", but was '" .. ARGV[1] .. "'")
+end
+local committed = string.sub(ARGV[1], 1, sep - 1) .. ':' .. ARGV[2]
+
+local current = redis.pcall('GET', KEYS[1])
+if type(current) == 'table' and current.err then
+  return foreign(KEYS[1], 'lock', "a string '<owner>:<token>'")
+end
+if current and not string.find(current, ':', 1, true) then
+  return foreign(KEYS[1], 'lock', "'<owner>:<token>'")
+end
+local counter = redis.pcall('GET', KEYS[2])
+if type(counter) == 'table' and counter.err then
+  return foreign(KEYS[2], 'fencing counter', 'a string holding a decimal integer')
+end
+if counter and not decimal(counter) then
+  return foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
+end
+local floor = redis.pcall('HGET', KEYS[3], 'floor')
+if type(floor) == 'table' and floor.err then
+  return foreign(KEYS[3], 'quorum record', 'a hash')
+end
+if floor and not decimal(floor) then
+  return foreign(KEYS[3], 'quorum record', "a hash whose 'floor' is a decimal integer below 2^53 - 1")
+end
+
+if not current or (current ~= ARGV[1] and current ~= committed) then
+  return {0}
+end
+if current ~= committed and floor and tonumber(floor) >= quorumToken then
+  return {-1, floor}
+end
+redis.call('SET', KEYS[1], committed, 'KEEPTTL')
+if not counter or tonumber(counter) < quorumToken then
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+else
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+if not floor or tonumber(floor) < quorumToken then
+  redis.call('HSET', KEYS[3], 'floor', ARGV[2])
+end
+return {1, redis.call('PTTL', KEYS[1])}

@@ -1,0 +1,90 @@
+package io.leasehold.lock.inmemory;
+
+import java.util.List;
+
+/**
+ * quorum-commit.lua, emulated line for line (see its header): phase 2 of an acquisition over a quorum
+ * of independent masters, which makes the quorum's token the lock's, above the node's floor (the
+ * largest token committed on it), and raises the fencing counter and the floor to it. Called by {@link ScriptEmulator} under the
+ * store's lock, so each call is atomic as a script is.
+ */
+final class QuorumScriptEmulator {
+
+    private static final int LOCK = 1;
+    private static final int COUNTER = 2;
+    private static final int RECORD = 3;
+    private static final String FLOOR = "floor";
+
+    private final InMemoryStore store;
+    private final ScriptEmulator scripts;
+
+    QuorumScriptEmulator(InMemoryStore store, ScriptEmulator scripts) {
+        this.store = store;
+        this.scripts = scripts;
+    }
+
+    Object commit(ScriptCall c) {
+        String quorumText = c.arg(2);
+        if (quorumText == null || !ScriptEmulator.isCounter(quorumText)) {
+            throw c.error(
+                    "ERR quorum token must be a decimal integer below 2^53 - 1, but was '" + quorumText + "'",
+                    "ARGV[2]");
+        }
+        long quorumToken = Long.parseLong(quorumText);
+        String granted = c.requiredArg(1);
+        int sep = granted.indexOf(':');
+        String grantedToken = sep < 0 ? null : granted.substring(sep + 1);
+        if (grantedToken == null
+                || !ScriptEmulator.isCounter(grantedToken)
+                || Long.parseLong(grantedToken) > quorumToken) {
+            throw c.error(
+                    "ERR granted value must be '<owner>:<token>' with a token no larger than the quorum token "
+                            + quorumText + ", but was '" + granted + "'",
+                    "ARGV[1]");
+        }
+        String committed = granted.substring(0, sep) + ":" + quorumText;
+
+        ScriptEmulator.Get current = scripts.pcallGet(c, LOCK);
+        if (current.wrongType()) {
+            throw scripts.foreign(c, LOCK, "lock", "a string '<owner>:<token>'");
+        }
+        if (current.value() != null && current.value().indexOf(':') < 0) {
+            throw scripts.foreign(c, LOCK, "lock", "'<owner>:<token>'");
+        }
+        ScriptEmulator.Get counter = scripts.pcallGet(c, COUNTER);
+        if (counter.wrongType()) {
+            throw scripts.foreign(c, COUNTER, "fencing counter", "a string holding a decimal integer");
+        }
+        if (counter.value() != null && !ScriptEmulator.isCounter(counter.value())) {
+            throw scripts.foreign(c, COUNTER, "fencing counter", "a decimal integer below 2^53 - 1");
+        }
+        String floor;
+        try {
+            floor = store.hget(c.key(RECORD), FLOOR, c.nowMillis());
+        } catch (InMemoryStore.WrongTypeException e) {
+            throw scripts.foreign(c, RECORD, "quorum record", "a hash");
+        }
+        if (floor != null && !ScriptEmulator.isCounter(floor)) {
+            throw scripts.foreign(
+                    c, RECORD, "quorum record", "a hash whose 'floor' is a decimal integer below 2^53 - 1");
+        }
+
+        if (current.value() == null
+                || !(current.value().equals(granted) || current.value().equals(committed))) {
+            return List.of(0L);
+        }
+        if (!current.value().equals(committed) && floor != null && Long.parseLong(floor) >= quorumToken) {
+            return List.of(-1L, floor);
+        }
+        store.setKeepTtl(c.key(LOCK), committed, c.nowMillis());
+        if (counter.value() == null || Long.parseLong(counter.value()) < quorumToken) {
+            scripts.setPx(c, COUNTER, quorumText, 3, "counter idle TTL");
+        } else {
+            scripts.pexpire(c, COUNTER, 3);
+        }
+        if (floor == null || Long.parseLong(floor) < quorumToken) {
+            store.hset(c.key(RECORD), FLOOR, quorumText, c.nowMillis());
+        }
+        return List.of(1L, store.pttl(c.key(LOCK), c.nowMillis()));
+    }
+}
