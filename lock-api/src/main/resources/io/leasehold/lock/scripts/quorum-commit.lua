@@ -10,18 +10,22 @@
 --                              is a standalone master: the keys need not share a slot)
 -- ARGV[1]  expected value      "<owner>:<token>": what the caller last knew this node to hold for the
 --                              attempt (phase 1's value, or an earlier commit's)
--- ARGV[2]  quorum token T      a decimal integer, at least the expected value's token, below 2^53 - 1
+-- ARGV[2]  quorum token T      a decimal integer above the expected value's token, below 2^53 - 1
+--                              (the caller takes one more than the largest token the majority
+--                              granted, so that no node's phase-1 value is ever "<owner>:<T>": a
+--                              value that is, was written by a commit, and only then)
 -- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- Returns  {1, pttl}     committed: the lock holds "<owner>:<T>" with its TTL kept (pttl ms left),
 --                        and the counter and the floor are at least T; also when it held
---                        "<owner>:<T>" already (a resent commit whose reply was lost)
+--                        "<owner>:<T>" already (a resent commit whose reply was lost: only a commit
+--                        writes that value, since T is above every token the node granted it)
 --          {0}           the attempt's grant is gone (expired, released, taken by another owner, or
 --                        another token of the same owner): nothing is written
 --          {-1, floor}   T is not above this node's floor (the largest token committed here, a
 --                        string): nothing is written; the caller commits again, on every node of the
 --                        attempt, with a T above the largest floor it was told
---          error         "ERR ..." when ARGV[2] is no such integer or ARGV[1] no such value (its
---                        token above T), or a key holds what Leasehold did not write (a lock string
+--          error         "ERR ..." when ARGV[2] is no such integer, ARGV[1] no such value (its
+--                        token not below T) or ARGV[3] no positive integer, or a key holds what Leasehold did not write (a lock string
 --                        without ':', a counter or floor that is not a decimal integer below
 --                        2^53 - 1, a record that is not a hash); nothing is written then
 -- The phase-1 value carries no sequence number: the lease is not handed out before the commit, so no
@@ -42,9 +46,13 @@ end
 local quorumToken = tonumber(ARGV[2])
 local sep = string.find(ARGV[1], ':', 1, true)
 local grantedToken = sep and string.sub(ARGV[1], sep + 1)
-if not decimal(grantedToken) or tonumber(grantedToken) > quorumToken then
-  return redis.error_reply("ERR granted value must be '<owner>:<token>' with a token no larger than the"
+if not decimal(grantedToken) or tonumber(grantedToken) >= quorumToken then
+  return redis.error_reply("ERR expected value must be '<owner>:<token>' with a token below the"
       .. " quorum token " .. ARGV[2] .. ", but was '" .. ARGV[1] .. "'")
+end
+if not (ARGV[3] and string.match(ARGV[3], '^%d+$') and tonumber(ARGV[3]) > 0) then
+  return redis.error_reply("ERR counter idle TTL must be a positive integer of ms, but was '"
+      .. tostring(ARGV[3]) .. "'")
 end
 local committed = string.sub(ARGV[1], 1, sep - 1) .. ':' .. ARGV[2]
 

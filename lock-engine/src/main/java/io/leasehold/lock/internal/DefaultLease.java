@@ -382,7 +382,7 @@ final class DefaultLease implements EngineLease {
                         declareLost(LeaseLoss.Reason.STOLEN, null); // no-op if released meanwhile
                         throw new CompletionException(stateException());
                     } else {
-                        deadline.confirmed(seq);
+                        deadline.confirmed(seq, partially);
                     }
                     // Redis answered for the lock: a renewal's failure before it no longer tells why a
                     // later run-out happened (a stall after this is EXPIRED, not BACKEND_UNAVAILABLE).
@@ -391,11 +391,7 @@ final class DefaultLease implements EngineLease {
                         throw new CompletionException(stateException());
                     }
                     lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
-                    if (partially) {
-                        lifecycle.renewalFailed(partialConfirmation(), this::remaining);
-                    } else {
-                        lifecycle.confirmed();
-                    }
+                    followConfirmationInForce();
                     return null;
                 });
     }
@@ -407,6 +403,19 @@ final class DefaultLease implements EngineLease {
      */
     boolean confirmedPartially(long code) {
         return code == LockBackend.CONFIRMED_PARTIALLY && engine.backend.confirmsPartially();
+    }
+
+    /**
+     * After a TTL command's confirmation (or its refusal as superseded): the lease is {@code UNCERTAIN}
+     * while the confirmation in force, that of the highest-numbered command confirmed, is partial, and
+     * certain again otherwise, whatever order the replies came in.
+     */
+    private void followConfirmationInForce() {
+        if (deadline.partialInForce()) {
+            lifecycle.renewalFailed(partialConfirmation(), this::remaining);
+        } else {
+            lifecycle.confirmed();
+        }
     }
 
     /** Why a lease confirmed partially is {@code UNCERTAIN}: one more failure could lose it. */
@@ -467,37 +476,28 @@ final class DefaultLease implements EngineLease {
         return owner + ":" + token + ":" + seq;
     }
 
-    /** Redis confirmed renewal {@code seq}: the lease is certain again, and its listeners hear of the renewal. */
-    void renewalConfirmed(long seq) {
-        deadline.confirmed(seq);
-        if (!lifecycle.isHeld()) {
-            return;
-        }
-        lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
-        lifecycle.confirmed();
-    }
-
     /**
-     * Renewal {@code seq} was confirmed partially (see {@link #confirmedPartially}): it counts as a
-     * renewal (the validity moves on from its send, and the listeners hear of it), and the lease is
-     * {@code UNCERTAIN} until a renewal is confirmed everywhere again.
+     * Redis confirmed renewal {@code seq}, everywhere or only {@code partially} (see
+     * {@link #confirmedPartially}): it counts as a renewal (the validity moves on from its send, and the
+     * listeners hear of it); the lease is certain again unless the confirmation in force is partial.
      */
-    void renewalConfirmedPartially(long seq) {
-        deadline.confirmed(seq);
+    void renewalConfirmed(long seq, boolean partially) {
+        deadline.confirmed(seq, partially);
         if (!lifecycle.isHeld()) {
             return;
         }
         lifecycle.tellWhileHeld(listeners -> listeners.renewed(name, token));
-        lifecycle.renewalFailed(partialConfirmation(), this::remaining);
+        followConfirmationInForce();
     }
 
     /**
      * Redis refused renewal {@code seq} as superseded by a later-numbered extend: not a failure, not a
-     * renewal, but proof that Redis still has the lock for this owner.
+     * renewal, but proof that Redis still has the lock for this owner (certain again, unless that later
+     * command was confirmed only partially).
      */
     void renewalSuperseded(long seq) {
         deadline.superseded(seq);
-        lifecycle.confirmed();
+        followConfirmationInForce();
     }
 
     /**

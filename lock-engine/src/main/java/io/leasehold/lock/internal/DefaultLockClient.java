@@ -73,12 +73,6 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock fairLock(String name, LockOptions options) {
-        if (engine.backend.grantsAreComposed()) {
-            Checks.lockName(name);
-            throw new UnsupportedOperationException("fairLock needs one wait queue in one order on every server,"
-                    + " which a backend whose grants are composed of several servers' does not keep"
-                    + " (lock '" + name + "'); use lock(name)");
-        }
         return handle(name, options, GrantOrder.REDIS_QUEUE);
     }
 
@@ -86,6 +80,11 @@ public final class DefaultLockClient implements LockClient {
         Checks.lockName(name);
         Checks.notNull("options", options, name);
         checkOpen(name);
+        if (order == GrantOrder.REDIS_QUEUE && engine.backend.grantsAreComposed()) {
+            throw new UnsupportedOperationException("fairLock needs one wait queue in one order on every server,"
+                    + " which a backend whose grants are composed of several servers' does not keep"
+                    + " (lock '" + name + "'); use lock(name)");
+        }
         return new DefaultDistributedLock(this, name, options, order);
     }
 
@@ -306,8 +305,10 @@ public final class DefaultLockClient implements LockClient {
         lease.settled().whenComplete((settled, error) -> ending.remove(lease));
         holders.remove(lease.name, lease);
         renewer.remove(lease);
-        if (lease.loss() != null) {
+        if (lease.loss() != null || engine.backend.grantsAreComposed()) {
             // Lost, so no release will hand the lock over: the head asks Redis, once the holder was told.
+            // Where grants are composed, no release hands it over either: the head asks once the release
+            // settled, rather than only when the release's message reaches it (which may be late, or lost).
             lease.settled().thenRun(() -> waitQueues.wakeHead(lease.name));
         }
     }

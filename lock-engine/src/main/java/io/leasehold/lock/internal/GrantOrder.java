@@ -83,12 +83,26 @@ enum GrantOrder {
                     args.addAll(round.args);
                     args.add(Long.toString(WAITER_LEASE_MS));
                     args.add(publish);
-                    args.add(onlyTry ? "1" : this == REDIS_QUEUE ? "0" : "2");
+                    args.add(placeMode(engine, onlyTry));
                     return args;
                 },
                 lateReply,
                 writing,
                 this == REDIS_QUEUE && !patient && !onlyTry);
+    }
+
+    /**
+     * acquire.lua's place mode for an attempt: none for one that will not wait, nor where grants are
+     * composed of several servers' (each server's queue would order the waiters by when their calls
+     * reached that server, and a server's grant to one of them is no grant: see
+     * {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed}); else a fair waiter's place, or a
+     * plain waiter's for the holder's TTL.
+     */
+    private String placeMode(Engine engine, boolean onlyTry) {
+        if (onlyTry || engine.backend.grantsAreComposed()) {
+            return "1";
+        }
+        return this == REDIS_QUEUE ? "0" : "2";
     }
 
     /**

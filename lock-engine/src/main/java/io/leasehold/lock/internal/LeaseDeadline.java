@@ -166,10 +166,15 @@ final class LeaseDeadline {
         validity.written(seq, writtenNanos);
     }
 
-    /** Redis confirmed command {@code seq}. */
-    void confirmed(long seq) {
-        validity.confirmed(seq);
+    /** Redis confirmed command {@code seq}, everywhere or only {@code partially} (see {@link LeaseValidity#confirmed(long, boolean)}). */
+    void confirmed(long seq, boolean partially) {
+        validity.confirmed(seq, partially);
         arm();
+    }
+
+    /** See {@link LeaseValidity#partialInForce}. */
+    boolean partialInForce() {
+        return validity.partialInForce();
     }
 
     /** Redis refused command {@code seq} as superseded by a later-numbered one. */

@@ -34,6 +34,9 @@ final class LeaseValidity {
 
     private long confirmedSeq;
     private Cap confirmedCap;
+    /** Whether command {@link #confirmedSeq} was confirmed only partially (see {@link #confirmed(long, boolean)}). */
+    private boolean confirmedPartially;
+
     private long nextSeq = 1;
     /** Commands begun after {@link #confirmedSeq} whose outcome is not confirmed: sequence → cap. */
     private final TreeMap<Long, Cap> unresolved = new TreeMap<>();
@@ -67,12 +70,23 @@ final class LeaseValidity {
 
     /** Redis confirmed command {@code seq}: it was applied and set its TTL. */
     synchronized void confirmed(long seq) {
+        confirmed(seq, false);
+    }
+
+    /**
+     * Redis confirmed command {@code seq}: it was applied and set its TTL, everywhere or, when
+     * {@code partially}, only on enough of a backend's servers (see
+     * {@link io.leasehold.lock.spi.LockBackend#confirmsPartially}); whether the confirmation in force
+     * is partial follows the highest-numbered confirmed command, whatever order the replies came in.
+     */
+    synchronized void confirmed(long seq, boolean partially) {
         Cap cap = unresolved.remove(seq);
         if (cap == null || seq < confirmedSeq) {
             return; // a higher-numbered command's confirmation came first: its TTL is the one in force
         }
         confirmedSeq = seq;
         confirmedCap = cap;
+        confirmedPartially = partially;
         // Lower-numbered commands can no longer be applied: Redis refuses them from now on.
         Iterator<Map.Entry<Long, Cap>> earlier =
                 unresolved.headMap(seq).entrySet().iterator();
@@ -101,6 +115,14 @@ final class LeaseValidity {
      */
     synchronized long confirmedSeq() {
         return confirmedSeq;
+    }
+
+    /**
+     * Whether the highest-numbered command Redis confirmed, whose TTL is in force, was confirmed only
+     * partially: the lease stays {@code UNCERTAIN} until a later one is confirmed everywhere.
+     */
+    synchronized boolean partialInForce() {
+        return confirmedPartially;
     }
 
     /** The local validity deadline on the engine's ticker: never later than what Redis holds. */

@@ -422,10 +422,8 @@ final class Renewer {
         DefaultLease lease = entry.lease;
         boolean partially = lease.confirmedPartially(code);
         if (code == 1 || code == DefaultLease.TTL_SUPERSEDED || partially) {
-            if (code == 1) {
-                lease.renewalConfirmed(seq);
-            } else if (partially) {
-                lease.renewalConfirmedPartially(seq);
+            if (code == 1 || partially) {
+                lease.renewalConfirmed(seq, partially);
             } else {
                 lease.renewalSuperseded(seq); // not a renewal, but proof the lock is still ours
             }

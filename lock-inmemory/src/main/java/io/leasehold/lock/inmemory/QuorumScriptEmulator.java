@@ -1,6 +1,7 @@
 package io.leasehold.lock.inmemory;
 
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * quorum-commit.lua, emulated line for line (see its header): phase 2 of an acquisition over a quorum
@@ -14,6 +15,7 @@ final class QuorumScriptEmulator {
     private static final int COUNTER = 2;
     private static final int RECORD = 3;
     private static final String FLOOR = "floor";
+    private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     private final InMemoryStore store;
     private final ScriptEmulator scripts;
@@ -23,11 +25,17 @@ final class QuorumScriptEmulator {
         this.scripts = scripts;
     }
 
+    /** Lua's {@code tonumber(text) > 0} for ASCII digits (any length: Lua reads a long one as a double). */
+    private static boolean positive(String digits) {
+        return !digits.replaceFirst("^0+", "").isEmpty();
+    }
+
     Object commit(ScriptCall c) {
         String quorumText = c.arg(2);
         if (quorumText == null || !ScriptEmulator.isCounter(quorumText)) {
             throw c.error(
-                    "ERR quorum token must be a decimal integer below 2^53 - 1, but was '" + quorumText + "'",
+                    "ERR quorum token must be a decimal integer below 2^53 - 1, but was '"
+                            + (quorumText == null ? "nil" : quorumText) + "'",
                     "ARGV[2]");
         }
         long quorumToken = Long.parseLong(quorumText);
@@ -36,11 +44,18 @@ final class QuorumScriptEmulator {
         String grantedToken = sep < 0 ? null : granted.substring(sep + 1);
         if (grantedToken == null
                 || !ScriptEmulator.isCounter(grantedToken)
-                || Long.parseLong(grantedToken) > quorumToken) {
+                || Long.parseLong(grantedToken) >= quorumToken) {
             throw c.error(
-                    "ERR granted value must be '<owner>:<token>' with a token no larger than the quorum token "
-                            + quorumText + ", but was '" + granted + "'",
+                    "ERR expected value must be '<owner>:<token>' with a token below the quorum token " + quorumText
+                            + ", but was '" + granted + "'",
                     "ARGV[1]");
+        }
+        String counterTtl = c.arg(3);
+        if (counterTtl == null || !DIGITS.matcher(counterTtl).matches() || !positive(counterTtl)) {
+            throw c.error(
+                    "ERR counter idle TTL must be a positive integer of ms, but was '"
+                            + (counterTtl == null ? "nil" : counterTtl) + "'",
+                    "ARGV[3]");
         }
         String committed = granted.substring(0, sep) + ":" + quorumText;
 

@@ -83,7 +83,8 @@ final class ScriptCall {
 
     /** A script error as Redis reports it, followed by what this call did wrong. */
     InMemoryScriptException error(String redisError, String detail) {
-        return new InMemoryScriptException(
-                redisError + " (in-memory backend, script '" + script + "': " + detail + ")");
+        // (Redis replaces CR and LF in an error reply with spaces, so that it stays one line.)
+        return new InMemoryScriptException(redisError.replace('\r', ' ').replace('\n', ' ')
+                + " (in-memory backend, script '" + script + "': " + detail + ")");
     }
 }

@@ -21,7 +21,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUORUM_COMMIT, "292898447778dad0461bc10c417d084c7a13b0c5");
+            ScriptNames.QUORUM_COMMIT, "79f480e29ab920a3ee879e422761df962774fb37");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

@@ -118,10 +118,12 @@ abstract class QuorumCommitScriptContractTestBase {
     }
 
     private CompletableFuture<Object> commitAsync(String name, String granted, String quorumToken) {
+        return commitAsync(name, granted, quorumToken, Long.toString(COUNTER_TTL_MS));
+    }
+
+    private CompletableFuture<Object> commitAsync(String name, String granted, String quorumToken, String counterTtl) {
         return backend.eval(
-                COMMIT,
-                List.of(lockKey(name), fenceKey(name), recordKey()),
-                List.of(granted, quorumToken, Long.toString(COUNTER_TTL_MS)));
+                COMMIT, List.of(lockKey(name), fenceKey(name), recordKey()), List.of(granted, quorumToken, counterTtl));
     }
 
     private List<?> commit(String name, String granted, long quorumToken) {
@@ -271,9 +273,54 @@ abstract class QuorumCommitScriptContractTestBase {
         assertTrue(
                 failure(commitAsync("orders", granted, tokenOf(granted) - 1))
                         .getMessage()
-                        .contains("with a token no larger than the quorum token"),
+                        .contains("with a token below the quorum token"),
                 "a commit never lowers a node's token");
         assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+    }
+
+    @Test
+    void shouldRefuseAQuorumTokenEqualToTheNodesOwnGrantSoThatOnlyACommitWritesTheCommittedValue() {
+        String granted = grant("orders", "a1");
+        commit("invoices", grant("invoices", "b1"), tokenOf(granted) + AHEAD); // the floor is above both
+
+        Throwable refused = failure(commitAsync("orders", granted, tokenOf(granted)));
+
+        assertTrue(
+                refused.getMessage().contains("with a token below the quorum token"),
+                () -> "the node that granted the largest token must not take its own value for a commit: " + refused);
+        assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+    }
+
+    @Test
+    void shouldTellTheFloorToALaterLeaseOfTheSameNameAfterItsCounterExpired() {
+        String first = grant("orders", "a1");
+        long committed = tokenOf(first) + AHEAD;
+        commit("orders", first, committed);
+        release("orders", "a1");
+        fixture.deleteKey(fenceKey("orders")); // its idle TTL ran out: the next token comes from the clock
+        String second = grant("orders", "b1");
+
+        List<?> reply = commit("orders", second, tokenOf(second) + 1);
+
+        assertTrue(tokenOf(second) < committed, "the clock is behind the committed token: " + second);
+        assertEquals(List.of(-1L, Long.toString(committed)), reply, "a token below the first lease's is refused");
+        assertEquals(Optional.of(second), get(lockKey("orders")), "nothing written");
+    }
+
+    @Test
+    void shouldRefuseACounterTtlThatIsNoPositiveIntegerAndWriteNothing() {
+        String granted = grant("orders", "a1");
+        String quorumToken = Long.toString(tokenOf(granted) + AHEAD);
+
+        for (String ttl : List.of("0", "-5", "", "5x")) {
+            Throwable refused = failure(commitAsync("orders", granted, quorumToken, ttl));
+            assertTrue(
+                    refused.getMessage()
+                            .contains("counter idle TTL must be a positive integer of ms, but was '" + ttl + "'"),
+                    () -> "names the rule and the value: " + refused);
+        }
+        assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+        assertEquals(Optional.empty(), floor());
     }
 
     @Test
