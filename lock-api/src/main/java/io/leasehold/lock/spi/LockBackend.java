@@ -92,11 +92,13 @@ public interface LockBackend extends AutoCloseable {
      * is right for every backend that talks to one master (standalone, Sentinel, Cluster). When true,
      * the engine:
      * <ul>
-     *   <li>never takes a lease from a grant message: a server's {@code granted} message names that
-     *       server's grant only, so the waiter it names asks instead, and the backend's reply decides;</li>
+     *   <li>takes no place in a server's wait queue for a waiter (each server would order the waiters by
+     *       when their calls reached it), and never takes a lease from a grant message: a server's
+     *       {@code granted} message names that server's grant only, so it is taken for a release, the
+     *       waiters ask, and the backend's reply decides;</li>
      *   <li>never hands a lock over to a local waiter within its release ({@code handoff.lua} grants per
      *       server, and could land on some of them only): the release releases, and the local head
-     *       asks, as after any release message;</li>
+     *       asks once it settled (or on its message, if that comes first);</li>
      *   <li>refuses {@link io.leasehold.lock.LockClient#fairLock fairLock} with an
      *       {@link UnsupportedOperationException}: a strict order across several servers needs one
      *       order on all of them, which such a backend does not keep yet.</li>

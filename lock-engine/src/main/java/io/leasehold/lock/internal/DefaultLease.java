@@ -307,7 +307,7 @@ final class DefaultLease implements EngineLease {
         // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
         // A fair lock's release grants it to the head of its queue in Redis instead (release.lua); and
         // where grants are composed of several servers' (a quorum), a handoff could land on some of
-        // them only: the release releases, and the local head asks on its message.
+        // them only: the release releases, and the local head asks once it settled (see leaseEnded).
         Handoff next = order.ordersLocally() && !engine.backend.grantsAreComposed()
                 ? client.claimHandoff(name, handoffStreak)
                 : null;

@@ -7,7 +7,6 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.inmemory.ManualClock;
@@ -348,45 +347,6 @@ class ComposedGrantsTest {
             assertThat(loss.reason())
                     .as("a code the backend never answers is no confirmation")
                     .isEqualTo(LeaseLoss.Reason.STOLEN);
-        }
-    }
-
-    /** Records the name of each lease event, in the order the listener hears of them. */
-    private static final class EventNames implements LockEventListener {
-        private final List<String> names;
-
-        EventNames(List<String> names) {
-            this.names = names;
-        }
-
-        @Override
-        public void onAcquired(String lockName, long fencingToken, Duration waited) {
-            names.add("acquired");
-        }
-
-        @Override
-        public void onRenewed(String lockName, long fencingToken) {
-            names.add("renewed");
-        }
-
-        @Override
-        public void onRenewalFailed(String lockName, long fencingToken, Throwable cause) {
-            names.add("renewalFailed");
-        }
-
-        @Override
-        public void onLeaseUncertain(String lockName, long fencingToken, Duration validFor, Throwable cause) {
-            names.add("uncertain");
-        }
-
-        @Override
-        public void onLeaseReconfirmed(String lockName, long fencingToken) {
-            names.add("reconfirmed");
-        }
-
-        @Override
-        public void onLeaseLost(LeaseLoss loss) {
-            names.add("lost");
         }
     }
 }

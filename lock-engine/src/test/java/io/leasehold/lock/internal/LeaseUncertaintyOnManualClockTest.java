@@ -10,7 +10,6 @@ import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.inmemory.ManualClock;
@@ -210,50 +209,6 @@ class LeaseUncertaintyOnManualClockTest {
                         + events.stream().collect(Collectors.joining(", ")));
             }
             Thread.sleep(1);
-        }
-    }
-
-    /** Records the name of each lease event, in the order the listener hears of them. */
-    private static final class EventNames implements LockEventListener {
-        private final List<String> names;
-
-        EventNames(List<String> names) {
-            this.names = names;
-        }
-
-        @Override
-        public void onAcquired(String lockName, long fencingToken, Duration waited) {
-            names.add("acquired");
-        }
-
-        @Override
-        public void onReleased(String lockName, long fencingToken, Duration held) {
-            names.add("released");
-        }
-
-        @Override
-        public void onRenewed(String lockName, long fencingToken) {
-            names.add("renewed");
-        }
-
-        @Override
-        public void onRenewalFailed(String lockName, long fencingToken, Throwable cause) {
-            names.add("renewalFailed");
-        }
-
-        @Override
-        public void onLeaseUncertain(String lockName, long fencingToken, Duration validFor, Throwable cause) {
-            names.add("uncertain");
-        }
-
-        @Override
-        public void onLeaseReconfirmed(String lockName, long fencingToken) {
-            names.add("reconfirmed");
-        }
-
-        @Override
-        public void onLeaseLost(LeaseLoss loss) {
-            names.add("lost");
         }
     }
 }
