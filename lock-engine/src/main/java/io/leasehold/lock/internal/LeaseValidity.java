@@ -68,11 +68,6 @@ final class LeaseValidity {
         }
     }
 
-    /** Redis confirmed command {@code seq}: it was applied and set its TTL. */
-    synchronized void confirmed(long seq) {
-        confirmed(seq, false);
-    }
-
     /**
      * Redis confirmed command {@code seq}: it was applied and set its TTL, everywhere or, when
      * {@code partially}, only on enough of a backend's servers (see

@@ -55,7 +55,7 @@ class LeaseValidityTest {
         validity.failed(extend);
         long renewal = validity.begin(T0 + ms(500), LEASE_MS);
 
-        validity.confirmed(renewal);
+        validity.confirmed(renewal, false);
 
         assertEquals(capOf(T0 + ms(500), LEASE_MS), validity.until());
     }
@@ -66,7 +66,7 @@ class LeaseValidityTest {
         long renewal = validity.begin(T0 + ms(100), LEASE_MS);
         validity.begin(T0 + ms(200), 2_000); // an extend, in flight: Redis may run it after the renewal
 
-        validity.confirmed(renewal);
+        validity.confirmed(renewal, false);
 
         assertEquals(capOf(T0 + ms(200), 2_000), validity.until());
     }
@@ -76,9 +76,9 @@ class LeaseValidityTest {
         LeaseValidity validity = new LeaseValidity(T0, LEASE_MS);
         long longer = validity.begin(T0 + ms(100), LEASE_MS);
         long shorter = validity.begin(T0 + ms(200), 2_000);
-        validity.confirmed(shorter); // ran last: its TTL is the one in force
+        validity.confirmed(shorter, false); // ran last: its TTL is the one in force
 
-        validity.confirmed(longer);
+        validity.confirmed(longer, false);
 
         assertEquals(capOf(T0 + ms(200), 2_000), validity.until());
     }
@@ -101,7 +101,7 @@ class LeaseValidityTest {
         long longer = validity.begin(T0 + ms(100), 60_000);
         long shorter = validity.begin(T0 + ms(101), 1_000);
 
-        validity.confirmed(shorter);
+        validity.confirmed(shorter, false);
         validity.superseded(longer);
 
         assertEquals(capOf(T0 + ms(101), 1_000), validity.until());
