@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
  * The attempts of one acquisition made with one random owner, so that a retried acquire is
  * idempotent (see {@link Acquisition}). A round ends when it produced a lease, or when a lease it
  * produced must not be handed out (then the acquisition goes on with a new round and a new owner).
+ * Where grants are composed of several servers' (a quorum), every attempt is a round of its own: see
+ * {@code AcquisitionMachine#nextAttemptOwner}.
  *
  * <p>The owner and the script arguments are fixed; the other fields are the round's bookkeeping for
  * its clean-up, guarded by the monitor of the {@link AcquisitionMachine} that made the round.
@@ -19,6 +21,12 @@ final class AcquireRound {
     final List<String> args;
     /** Whether any attempt (or handoff) of this round was sent. */
     boolean sent;
+    /**
+     * Whether the round's latest attempt was answered contended, so that the backend holds nothing for
+     * its owner; where every attempt is a round of its own (grants composed of several servers'), such
+     * a round needs no clean-up when the next attempt starts.
+     */
+    boolean answeredContended;
     /**
      * Completes once the release that claimed this round for its handoff has settled (null if none
      * did): set at the claim, so that the round's clean-up waits for it from then on, see

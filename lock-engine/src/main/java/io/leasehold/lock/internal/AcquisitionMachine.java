@@ -466,6 +466,9 @@ final class AcquisitionMachine {
 
     /** Sends the current round's attempt: from now on it is the attempt in flight. */
     private void send(List<AcquisitionEffect> effects) {
+        if (round.sent && engine.backend.grantsAreComposed()) {
+            nextAttemptOwner(effects);
+        }
         enter(new Attempting(false));
         CompletableFuture<Void> settled = new CompletableFuture<>();
         round.sent = true;
@@ -506,6 +509,7 @@ final class AcquisitionMachine {
         boolean wakePending = ((Attempting) state).wakePending();
         long grantSeen = ((Attempting) state).grantSeenNanos();
         lastFailure = null;
+        round.answeredContended = true;
         long now = engine.now();
         lastContended = new ContendedReply(event.sentNanos(), event.holderToken(), now - event.sentNanos());
         if (!wakePending) {
@@ -762,6 +766,23 @@ final class AcquisitionMachine {
         Alarm alarm = new Alarm(atNanos);
         alarm.timeout = engine.timer.scheduleAt(() -> callback.accept(alarm), atNanos);
         return alarm;
+    }
+
+    /**
+     * Where grants are composed of several servers' (a quorum), every attempt is a round of its own,
+     * with a fresh owner: the backend cleans up a split attempt by releasing its owner (and may resend
+     * that release in the background), which must never delete the lock a later attempt took; with
+     * one owner per round it would, as a release is checked by owner. The attempt before is released
+     * once settled, unless it was answered contended: the backend then holds nothing for its owner
+     * (the composite released any partial grant itself). An attempt whose reply never came may have
+     * taken the lock: its release frees it for the next attempt instead of leaving it for a lease.
+     */
+    private void nextAttemptOwner(List<AcquisitionEffect> effects) {
+        AcquireRound previous = round;
+        if (!previous.answeredContended) {
+            effects.add(new ReleaseOwner(previous, previous.settledFirst()));
+        }
+        round = new AcquireRound(leaseTime.toMillis());
     }
 
     /** Starts a new round (a fresh owner) after a lease that must not be handed out. */
