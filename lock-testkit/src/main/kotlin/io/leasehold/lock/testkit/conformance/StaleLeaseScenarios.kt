@@ -5,6 +5,7 @@ import io.leasehold.lock.LeaseLostException
 import io.leasehold.lock.spi.LockBackend
 import io.leasehold.lock.spi.LuaScript
 import io.leasehold.lock.spi.ScriptNames
+import io.leasehold.lock.testkit.ForwardingLockBackend
 import io.leasehold.lock.testkit.LockBackendFixture.Fault
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
@@ -12,13 +13,18 @@ import java.util.concurrent.CopyOnWriteArrayList
 
 // G2: owner checks are atomic; a stale lease never deletes or extends another holder's lock.
 
-/** Records the owner argument of every acquire the engine sends. */
-private class OwnerRecordingBackend(private val delegate: LockBackend) : LockBackend by delegate {
+/**
+ * Records the owner argument of every acquire the engine sends. A [ForwardingLockBackend], so that the
+ * backend's capabilities (grantsAreComposed, confirmsPartially, isTransient...) reach the engine: Kotlin's
+ * `by` delegation did not forward a Java interface's default methods here (through it the engine saw
+ * grantsAreComposed() false and sent a quorum place mode 2).
+ */
+private class OwnerRecordingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
     val owners: MutableList<String> = CopyOnWriteArrayList()
 
     override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
         if (script.name() == ScriptNames.ACQUIRE) owners += args[0]
-        return delegate.eval(script, keys, args)
+        return delegate().eval(script, keys, args)
     }
 }
 
