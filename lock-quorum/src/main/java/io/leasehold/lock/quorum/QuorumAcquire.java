@@ -1,0 +1,324 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An acquisition over the quorum, in two phases (docs/design/quorum-locks.md, "Acquire"):
+ *
+ * <ol>
+ *   <li><b>grant</b>: acquire.lua on every member, with the engine's keys and arguments (place mode
+ *       {@code '1'}: a quorum takes no place in a member's wait queue);</li>
+ *   <li><b>commit</b>, once at least M granted: quorum-commit.lua on the granting members with
+ *       {@code T = max(tᵢ) + 1} and the value {@code <owner>:<tᵢ>} each granted; a member whose floor is
+ *       not below T answers {@code {-1, floor}}, and the commit is sent again to every member of the
+ *       attempt with {@code T' = max(floor, T) + 1} (at most {@value #COMMIT_ROUNDS} rounds).</li>
+ * </ol>
+ *
+ * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
+ * {@code pttl = min(pttlᵢ) - elapsed since phase 1 was sent - drift} (drift {@code 2 ms + 1 %} of the
+ * lease, as the engine's validity); members of the attempt that did not commit, and phase-1 grants that
+ * came after the decision, are released. Fewer than M granted or committed, or no validity left (a
+ * split vote): the owner is released on every member that granted or did not answer (waiting for the
+ * releases to members that granted), and the reply is acquire.lua's contended reply
+ * {@code {0, token, ttl, 0}}: the holder's token and TTL when a majority names the same holder, else a
+ * random back-off of 1 to {@value #MAX_BACKOFF_MS} ms as the holder's TTL, after which the engine asks
+ * again (step 1 keeps this simple back-off; the design's is 10 ms doubling to 200 ms). A majority failing:
+ * the future fails (see {@link QuorumMembers#noMajority}). When the phases took the whole lease (less the
+ * drift), whatever the members answered, the future fails with a transient
+ * {@link QuorumUnavailableException} after the same clean-up: the members were too slow for the lease,
+ * which is no contention (the engine's own "granted too late" is a backend failure too).
+ *
+ * <p>Not yet built (step 1): an owner per attempt (R3, an engine switch), releases that publish nothing
+ * (R9: a split vote's clean-up publishes {@code released} like any release).
+ *
+ * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. This
+ * class is threadsafe: each call keeps its own state.
+ */
+final class QuorumAcquire {
+
+    static final LuaScript COMMIT = LuaScript.bundled(ScriptNames.QUORUM_COMMIT);
+    static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
+
+    /** How many times a commit is sent (the first, and its resends after a floor refused it). */
+    static final int COMMIT_ROUNDS = 3;
+
+    /** The largest random back-off after a split vote, ms. */
+    static final long MAX_BACKOFF_MS = 50;
+
+    private static final int PUBLISH_ARG = 4;
+    private static final int RELEASE_PUBLISH_ARG = 3;
+
+    private final QuorumMembers members;
+    private final Duration grace;
+
+    QuorumAcquire(QuorumMembers members, Duration grace) {
+        this.members = members;
+        this.grace = grace;
+    }
+
+    /** acquire.lua over the quorum; see the class doc. */
+    CompletableFuture<Object> acquire(LuaScript script, List<String> keys, List<String> args) {
+        if (keys.size() < 5 || args.size() < 6) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("acquire takes 5 keys and 6 arguments"
+                    + " (see acquire.lua's header), but got " + keys.size() + " keys and " + args.size()
+                    + " arguments"));
+        }
+        if (!"1".equals(args.get(5))) {
+            return CompletableFuture.failedFuture(new IllegalStateException("a quorum takes no place in its members'"
+                    + " wait queues (its grants are composed): acquire's place mode (ARGV[6]) must be '1', but was '"
+                    + args.get(5) + "' for lock '" + keys.get(0) + "'"));
+        }
+        Attempt attempt;
+        try {
+            attempt = new Attempt(keys, args, System.nanoTime());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Tally phase1 = Tally.fanOut(
+                members.size(),
+                members.majority(),
+                i -> members.eval(i, script, keys, args, PUBLISH_ARG),
+                a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
+                grace,
+                late -> {
+                    if (!late.failed() && Replies.status(late.reply(), 0) == 1) {
+                        attempt.release(late.member()); // a grant that came after the decision
+                    }
+                });
+        return phase1.outcome().thenCompose(attempt::granted);
+    }
+
+    /** One acquisition: its keys and arguments, and what each member was last known to hold for it. */
+    private final class Attempt {
+        final List<String> keys;
+        final List<String> args;
+        final String lockKey;
+        final String owner;
+        final long leaseMs;
+        final long started;
+        final List<String> commitKeys;
+        final List<String> releaseKeys;
+        /** member → the value it was last known to hold for this attempt ({@code <owner>:<token>}). */
+        final Map<Integer, String> held = new HashMap<>();
+        /** Phase 1's answers, once decided. */
+        volatile List<Tally.Answer> phase1 = List.of();
+
+        Attempt(List<String> keys, List<String> args, long started) {
+            this.keys = keys;
+            this.args = args;
+            this.lockKey = keys.get(0);
+            this.owner = args.get(0);
+            this.started = started;
+            try {
+                this.leaseMs = Long.parseLong(args.get(1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "acquire's lease (ARGV[2]) must be an integer, but was '" + args.get(1) + "'", e);
+            }
+            int brace = lockKey.indexOf('{');
+            if (brace < 0) {
+                throw new IllegalArgumentException(
+                        "a lock key must be '<prefix>{<name>}' (see LockKeys), but was '" + lockKey + "'");
+            }
+            String prefix = lockKey.substring(0, brace);
+            this.commitKeys = List.of(lockKey, keys.get(1), LockKeys.quorumRecordKey(prefix));
+            List<String> release = new ArrayList<>(keys.subList(0, 5));
+            release.add(lockKey + ":yielded"); // LockKeys.yieldMarkerKey of the name
+            this.releaseKeys = List.copyOf(release);
+        }
+
+        /** Phase 1 decided. */
+        CompletableFuture<Object> granted(List<Tally.Answer> answers) {
+            phase1 = answers;
+            long maxToken = 0;
+            List<Integer> granting = new ArrayList<>();
+            synchronized (this) {
+                for (Tally.Answer a : answers) {
+                    if (!a.failed() && Replies.status(a.reply(), 0) == 1) {
+                        long token = Replies.asLong(
+                                Replies.list(a.reply(), "acquire").get(1), "acquire");
+                        held.put(a.member(), owner + ":" + token);
+                        granting.add(a.member());
+                        maxToken = Math.max(maxToken, token);
+                    }
+                }
+            }
+            if (granting.size() >= members.majority()) {
+                return commit(granting, maxToken + 1, 1);
+            }
+            return notGranted(answers);
+        }
+
+        /** Phase 2: quorum-commit.lua with {@code token} on the {@code attempt}'s members. */
+        CompletableFuture<Object> commit(List<Integer> attempt, long token, int round) {
+            Map<Integer, String> expected;
+            synchronized (this) {
+                expected = new HashMap<>(held);
+            }
+            String t = Long.toString(token);
+            Tally tally = Tally.fanOut(
+                    attempt.size(),
+                    members.majority(),
+                    j -> members.eval(
+                            attempt.get(j),
+                            COMMIT,
+                            commitKeys,
+                            List.of(expected.get(attempt.get(j)), t, args.get(2)),
+                            -1),
+                    a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
+                    grace,
+                    late -> {});
+            return tally.outcome().thenCompose(byIndex -> {
+                List<Tally.Answer> answers = byIndex.stream()
+                        .map(a -> new Tally.Answer(attempt.get(a.member()), a.reply(), a.failure()))
+                        .toList();
+                return committed(attempt, token, round, answers);
+            });
+        }
+
+        private CompletableFuture<Object> committed(
+                List<Integer> attempt, long token, int round, List<Tally.Answer> answers) {
+            long minPttl = Long.MAX_VALUE;
+            long maxFloor = 0;
+            List<Integer> committed = new ArrayList<>();
+            boolean refused = false;
+            for (Tally.Answer a : answers) {
+                if (a.failed()) {
+                    continue;
+                }
+                List<?> reply = Replies.list(a.reply(), "quorum-commit");
+                long status = Replies.asLong(reply.get(0), "quorum-commit");
+                if (status == 1) {
+                    committed.add(a.member());
+                    minPttl = Math.min(minPttl, Replies.asLong(reply.get(1), "quorum-commit"));
+                } else if (status == -1) {
+                    refused = true;
+                    maxFloor = Math.max(maxFloor, Replies.asLong(reply.get(1), "quorum-commit"));
+                }
+            }
+            synchronized (this) {
+                committed.forEach(m -> held.put(m, owner + ":" + token));
+            }
+            if (committed.size() >= members.majority()) {
+                long pttl = minPttl - elapsedMs() - driftMs(leaseMs);
+                if (pttl > 0) {
+                    for (int m : attempt) {
+                        if (!committed.contains(m)) {
+                            release(m); // it holds a phase-1 value of this owner, not the quorum's token
+                        }
+                    }
+                    return CompletableFuture.completedFuture(List.of(1L, token, pttl));
+                }
+            } else if (refused && round < COMMIT_ROUNDS) {
+                return commit(attempt, Math.max(maxFloor, token) + 1, round + 1);
+            }
+            return notGranted(answers);
+        }
+
+        /**
+         * A split vote, or a majority failing: releases this owner on every member that did not answer
+         * phase 1 as contended (waiting for those that answered {@code last}, the answers of the phase
+         * that decided), then answers contended from phase 1's contended replies, or fails when too many
+         * of {@code last} failed.
+         */
+        private CompletableFuture<Object> notGranted(List<Tally.Answer> last) {
+            List<Tally.Answer> first = phase1;
+            List<Integer> contended = first.stream()
+                    .filter(a -> !a.failed() && Replies.status(a.reply(), 0) != 1)
+                    .map(Tally.Answer::member)
+                    .toList();
+            List<Integer> answered = last.stream()
+                    .filter(a -> !a.failed())
+                    .map(Tally.Answer::member)
+                    .toList();
+            List<CompletableFuture<Object>> settled = new ArrayList<>();
+            for (int m = 0; m < members.size(); m++) {
+                if (contended.contains(m)) {
+                    continue;
+                }
+                CompletableFuture<Object> release = release(m);
+                if (answered.contains(m)) {
+                    settled.add(release); // a member that answers: its release settles before the reply
+                }
+            }
+            long failures = last.stream().filter(Tally.Answer::failed).count();
+            boolean noMajority = failures >= members.size() - members.majority() + 1;
+            CompletableFuture<Void> all = CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new))
+                    .exceptionally(ignored -> null);
+            if (noMajority) {
+                Throwable failure = members.noMajority(lockKey, "acquire", last);
+                return all.thenCompose(ignored -> CompletableFuture.failedFuture(failure));
+            }
+            long elapsedMs = elapsedMs();
+            if (elapsedMs >= leaseMs - driftMs(leaseMs)) {
+                // Not contention: the members were too slow for the lease (a grant can have run out before
+                // its commit, or left no validity): a transient failure, as the engine's own grant too late
+                QuorumUnavailableException slow = new QuorumUnavailableException(
+                        "the quorum could not grant lock '" + lockKey + "' within its lease: the two phases took "
+                                + elapsedMs + " ms of a " + leaseMs + " ms lease",
+                        true);
+                return all.thenCompose(ignored -> CompletableFuture.failedFuture(slow));
+            }
+            List<Object> reply = contendedReply(first);
+            return all.thenApply(ignored -> reply);
+        }
+
+        /** acquire.lua's contended reply for the quorum: see the class doc. */
+        private List<Object> contendedReply(List<Tally.Answer> phase1) {
+            Map<Long, List<Long>> ttlsByToken = new HashMap<>();
+            long maxToken = 0;
+            for (Tally.Answer a : phase1) {
+                if (a.failed() || Replies.status(a.reply(), 1) != 0) {
+                    continue;
+                }
+                List<?> reply = Replies.list(a.reply(), "acquire");
+                long token = Replies.asLong(reply.get(1), "acquire");
+                maxToken = Math.max(maxToken, token);
+                ttlsByToken.computeIfAbsent(token, k -> new ArrayList<>()).add(Replies.asLong(reply.get(2), "acquire"));
+            }
+            for (Map.Entry<Long, List<Long>> holder : ttlsByToken.entrySet()) {
+                if (holder.getValue().size() >= members.majority()) {
+                    long ttl = holder.getValue().stream()
+                            .mapToLong(Long::longValue)
+                            .min()
+                            .orElse(1);
+                    // a holder whose key has no TTL (-1) is passed on as such: the engine then waits for
+                    // its release message, with its own long fallback, instead of asking every few ms
+                    return List.of(0L, holder.getKey(), ttl < 0 ? -1L : Math.max(ttl, 1), 0L);
+                }
+            }
+            long backoff = ThreadLocalRandom.current().nextLong(1, MAX_BACKOFF_MS + 1);
+            return List.of(0L, maxToken, backoff, 0L);
+        }
+
+        /** Milliseconds since phase 1 was sent, rounded up. */
+        long elapsedMs() {
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started + 999_999);
+        }
+
+        /** Releases this attempt's owner on {@code member} (release.lua, with the member's publish command). */
+        CompletableFuture<Object> release(int member) {
+            List<String> releaseArgs = List.of(owner, args.get(2), args.get(3), QuorumMembers.PUBLISH, args.get(1));
+            try {
+                return members.eval(member, RELEASE, releaseKeys, releaseArgs, RELEASE_PUBLISH_ARG);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+    }
+
+    /** The drift allowance of a lease of {@code leaseMs}: 2 ms + 1 % (as the engine's validity). */
+    static long driftMs(long leaseMs) {
+        return 2 + leaseMs / 100;
+    }
+}

@@ -1,0 +1,227 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.MessageListener;
+import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.spi.Subscription;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A {@link LockBackend} over a quorum of N ≥ 3 independent Redis masters (Redlock's setting, with
+ * fencing tokens that rise without trusting clocks): each script call is sent to every member in
+ * parallel, and one reply stands for the majority's, M = N/2 + 1 (docs/design/quorum-locks.md).
+ *
+ * <pre>{@code
+ * LockBackend quorum = QuorumBackend.of(b1, b2, b3);   // each one independent master's backend
+ * LockClient client = LockClient.builder(quorum).build();
+ * }</pre>
+ *
+ * <p><b>What it guarantees</b>, with a majority of the members up and reachable: a lease is granted
+ * only once a majority granted it and then committed its fencing token, which is above every token
+ * committed on any of them before (see {@link QuorumAcquire}); a renewal or extend counts when a majority
+ * confirms it, and is reported {@link LockBackend#CONFIRMED_PARTIALLY confirmed partially} (the lease
+ * {@code UNCERTAIN}) when some member did not (see {@link QuorumRenewals}); a release counts when a
+ * majority released it or found it gone (see {@link QuorumRelease}). With a majority down, every call
+ * fails with a transient {@link QuorumUnavailableException} and nothing is granted.
+ *
+ * <p><b>Step 1</b> of the design: members are trusted as they are. Not yet built: detecting a member
+ * that lost its data (the quorum record's generations, {@code run_id} checks, the delayed restart),
+ * refusing members that could evict or are the same server under two backends, fair locks (the engine
+ * refuses {@code fairLock} on a composed backend), an owner per attempt (R3), silent clean-ups (R9) and
+ * background resends of a release to a member that did not answer.
+ *
+ * <p><b>Ownership.</b> The quorum owns its members: {@link #close()} closes every one of them.
+ *
+ * <p><b>Threads.</b> No method blocks its caller. Futures complete on the threads that complete the
+ * members' futures (their drivers' I/O threads), or on the JDK's delayed executor when a straggling
+ * member's grace runs out; the engine never blocks there. This class is threadsafe.
+ */
+public final class QuorumBackend implements LockBackend {
+
+    /**
+     * How long a call that a majority answered waits for the members still out, so that a reply a
+     * moment behind the majority's still counts (a phase-1 grant kept, a renewal confirmed by all).
+     */
+    static final Duration STRAGGLER_GRACE = Duration.ofMillis(50);
+
+    private final QuorumMembers members;
+    private final QuorumAcquire acquire;
+    private final QuorumRenewals renewals;
+    private final QuorumRelease release;
+    private final QuorumInspect inspect;
+
+    private QuorumBackend(QuorumMembers members) {
+        this.members = members;
+        this.acquire = new QuorumAcquire(members, STRAGGLER_GRACE);
+        this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE);
+        this.release = new QuorumRelease(members, STRAGGLER_GRACE);
+        this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
+    }
+
+    /**
+     * A quorum of {@code members}, each the backend of one independent master (a standalone server).
+     *
+     * @throws IllegalArgumentException when there are fewer than 3 members
+     *     ({@code "a quorum needs at least 3 nodes, but was 2"}), a member is null, or the same backend
+     *     instance is given twice; the message names the rule, the value and the offending member
+     */
+    public static QuorumBackend of(LockBackend... members) {
+        if (members == null) {
+            throw new IllegalArgumentException("members must not be null");
+        }
+        return of(Arrays.asList(members));
+    }
+
+    /**
+     * A quorum of {@code members}; see {@link #of(LockBackend...)}. The list is copied.
+     *
+     * @throws IllegalArgumentException as {@link #of(LockBackend...)}
+     */
+    public static QuorumBackend of(List<? extends LockBackend> members) {
+        return new QuorumBackend(QuorumMembers.of(members == null ? null : new ArrayList<>(members)));
+    }
+
+    /** The members, in the order given. */
+    public List<LockBackend> members() {
+        return members.all();
+    }
+
+    /**
+     * Runs one of the engine's scripts over the quorum, by its {@link LuaScript#name() name}:
+     * acquire (two phases), renew and extend, release and force-release, inspect. handoff.lua, which the
+     * engine never sends to a composed backend, and any other script fail the future with an
+     * {@link IllegalStateException} naming the script. Never blocks.
+     */
+    @Override
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        Objects.requireNonNull(script, "script");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(args, "args");
+        try {
+            switch (script.name()) {
+                case ScriptNames.ACQUIRE:
+                    return acquire.acquire(script, keys, args);
+                case ScriptNames.RENEW:
+                    return renewals.renew(script, keys, args);
+                case ScriptNames.EXTEND:
+                    return renewals.extend(script, keys, args);
+                case ScriptNames.RELEASE:
+                    return release.release(script, keys, args);
+                case ScriptNames.FORCE_RELEASE:
+                    return release.forceRelease(script, keys, args);
+                case ScriptNames.INSPECT:
+                    return inspect.inspect(script, keys, args);
+                case ScriptNames.HANDOFF:
+                    return CompletableFuture.failedFuture(new IllegalStateException("a quorum does not run script '"
+                            + script.name() + "': its grants are composed, and a handoff would grant per member"
+                            + " (the engine never sends it to such a backend)"));
+                default:
+                    return CompletableFuture.failedFuture(
+                            new IllegalStateException("a quorum does not know script '" + script.name() + "' (it runs "
+                                    + List.of(
+                                            ScriptNames.ACQUIRE,
+                                            ScriptNames.RENEW,
+                                            ScriptNames.EXTEND,
+                                            ScriptNames.RELEASE,
+                                            ScriptNames.FORCE_RELEASE,
+                                            ScriptNames.INSPECT)
+                                    + ")"));
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Subscribes {@code listener} on every member; completes once a majority's subscriptions are active
+     * (see {@link QuorumSubscription}). The listener hears every member's messages, on the members'
+     * delivery threads, and must not block.
+     */
+    @Override
+    public CompletableFuture<Subscription> subscribe(String channel, MessageListener listener) {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(listener, "listener");
+        return QuorumSubscription.subscribe(members, channel, listener);
+    }
+
+    /**
+     * Always {@code false}, a fixed value: each member may use its own pub/sub mode, so every script
+     * that publishes (acquire, release, force-release) has its publish command replaced, per member, by
+     * that member's own ({@code SPUBLISH} where {@link LockBackend#shardedPubSub()} is true, else
+     * {@code PUBLISH}), and each member subscribes in its own mode. What the engine passes is ignored.
+     */
+    @Override
+    public CompletableFuture<Boolean> shardedPubSub() {
+        return CompletableFuture.completedFuture(false);
+    }
+
+    /**
+     * Whether {@code failure} of a call is transient: this quorum's own "no majority" failure
+     * ({@link QuorumUnavailableException}) says so itself (transient when some member's failure was);
+     * a member's failure passed on as it is, as that member judges it.
+     */
+    @Override
+    public boolean isTransient(Throwable failure) {
+        return members.isTransient(failure);
+    }
+
+    /** True: a grant is composed of a majority of the members' grants. */
+    @Override
+    public boolean grantsAreComposed() {
+        return true;
+    }
+
+    /** True: a renewal or extend confirmed by a majority but not by every member answers {@value #CONFIRMED_PARTIALLY}. */
+    @Override
+    public boolean confirmsPartially() {
+        return true;
+    }
+
+    /**
+     * Closes every member (the quorum owns them), each even when another's close fails; the first
+     * failure is thrown with the others suppressed. Whether a member's close blocks is up to the member.
+     */
+    @Override
+    public void close() {
+        RuntimeException first = null;
+        for (LockBackend member : members.all()) {
+            try {
+                member.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Closes every member without blocking the caller ({@link LockBackend#closeAsync()} of each); completes when all did. */
+    @Override
+    public CompletableFuture<Void> closeAsync() {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (LockBackend member : members.all()) {
+            try {
+                closing.add(member.closeAsync());
+            } catch (RuntimeException e) {
+                closing.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public String toString() {
+        return "QuorumBackend" + members.all();
+    }
+}

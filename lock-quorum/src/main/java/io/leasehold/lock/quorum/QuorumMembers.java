@@ -1,0 +1,157 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The N members of a quorum and its majority M = N/2 + 1; how one call is sent to one member (with the
+ * member's own publish command where the script publishes), and how the failures of a call that no
+ * majority answered are reported. Step 1 keeps no standing per member (taking part, reset, out until an
+ * instant): see docs/design/quorum-locks.md.
+ *
+ * <p>This class is threadsafe; it never blocks.
+ */
+final class QuorumMembers {
+
+    /** The publish command arguments, as the scripts take them. */
+    static final String SPUBLISH = "SPUBLISH";
+
+    static final String PUBLISH = "PUBLISH";
+
+    private final List<LockBackend> members;
+    private final int majority;
+    /** Which member a failure that the quorum passed on as it is came from, so that it judges it. */
+    private final Map<Throwable, LockBackend> failedOn = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private QuorumMembers(List<LockBackend> members) {
+        this.members = members;
+        this.majority = members.size() / 2 + 1;
+    }
+
+    /**
+     * Checks the configuration: at least 3 members, none null, no backend twice.
+     *
+     * @throws IllegalArgumentException naming the rule, the value and the offending member
+     */
+    static QuorumMembers of(@Nullable List<? extends @Nullable LockBackend> members) {
+        if (members == null) {
+            throw new IllegalArgumentException("members must not be null");
+        }
+        if (members.size() < 3) {
+            throw new IllegalArgumentException("a quorum needs at least 3 nodes, but was " + members.size());
+        }
+        Set<LockBackend> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<LockBackend> checked = new ArrayList<>(members.size());
+        for (int i = 0; i < members.size(); i++) {
+            LockBackend member = members.get(i);
+            if (member == null) {
+                throw new IllegalArgumentException(
+                        "a quorum's members must not be null, but member " + i + " of " + members.size() + " was null");
+            }
+            if (!seen.add(member)) {
+                throw new IllegalArgumentException("a quorum's members must be distinct backends, but member " + i
+                        + " (" + member + ") is member " + indexOf(checked, member) + " again");
+            }
+            checked.add(member);
+        }
+        return new QuorumMembers(List.copyOf(checked));
+    }
+
+    private static int indexOf(List<LockBackend> members, LockBackend member) {
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i) == member) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    int size() {
+        return members.size();
+    }
+
+    /** M = N/2 + 1. */
+    int majority() {
+        return majority;
+    }
+
+    LockBackend get(int member) {
+        return members.get(member);
+    }
+
+    List<LockBackend> all() {
+        return members;
+    }
+
+    /**
+     * Runs {@code script} on {@code member}; when {@code publishArg} is 0 or more, the argument at that
+     * index is replaced by the member's own publish command ({@code SPUBLISH} where it uses sharded
+     * pub/sub, else {@code PUBLISH}), once the member knows which (its failure to tell fails the call).
+     */
+    CompletableFuture<Object> eval(int member, LuaScript script, List<String> keys, List<String> args, int publishArg) {
+        LockBackend backend = members.get(member);
+        if (publishArg < 0) {
+            return backend.eval(script, keys, args);
+        }
+        if (publishArg >= args.size()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(script.name() + " must carry its publish"
+                    + " command as argument " + (publishArg + 1) + ", but had " + args.size() + " arguments"));
+        }
+        return backend.shardedPubSub().thenCompose(sharded -> {
+            List<String> own = new ArrayList<>(args);
+            own.set(publishArg, sharded ? SPUBLISH : PUBLISH);
+            return backend.eval(script, keys, own);
+        });
+    }
+
+    /**
+     * The failure of a call that no majority answered, from the answers of its members: the failure of
+     * a member as it is when every failure is one its member judges not transient (a script error,
+     * such as a key that is not a Leasehold lock, which every member reports alike); else a transient
+     * {@link QuorumUnavailableException} naming the lock, the call and how many members failed, each
+     * member's failure suppressed in it.
+     */
+    Throwable noMajority(String lockKey, String call, List<Tally.Answer> answers) {
+        List<Tally.Answer> failures =
+                answers.stream().filter(Tally.Answer::failed).toList();
+        boolean anyTransient =
+                failures.stream().anyMatch(a -> members.get(a.member()).isTransient(a.failure()));
+        if (!failures.isEmpty() && !anyTransient) {
+            Throwable first = failures.get(0).failure();
+            failedOn.put(first, members.get(failures.get(0).member()));
+            return first;
+        }
+        QuorumUnavailableException e = new QuorumUnavailableException(
+                "no majority of the quorum answered " + call + " of lock '" + lockKey + "': " + failures.size() + " of "
+                        + members.size() + " members failed and " + (members.size() - answers.size())
+                        + " did not answer in time, " + majority + " needed",
+                true);
+        failures.forEach(a -> e.addSuppressed(a.failure()));
+        return e;
+    }
+
+    /**
+     * Whether {@code failure} is transient: a {@link QuorumUnavailableException} says so itself; a
+     * member's failure passed on as it is, as that member judges it; anything else as any member would.
+     */
+    boolean isTransient(Throwable failure) {
+        Throwable t = Tally.unwrap(failure);
+        if (t instanceof QuorumUnavailableException) {
+            return ((QuorumUnavailableException) t).isTransient();
+        }
+        LockBackend member = failedOn.get(t);
+        if (member != null) {
+            return member.isTransient(t);
+        }
+        return members.stream().anyMatch(m -> m.isTransient(t));
+    }
+}

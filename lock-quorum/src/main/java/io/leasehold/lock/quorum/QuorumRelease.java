@@ -1,0 +1,117 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LuaScript;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * release.lua and force-release.lua over the quorum: the same call to every member, each with its own
+ * publish command (docs/design/quorum-locks.md, "Renew, extend, release, inspect").
+ *
+ * <ul>
+ *   <li><b>release</b>: released when a majority answers released ({@code 1}) or absent ({@code 0}): the
+ *       owner is gone there either way (R15), so that a lease held on exactly M members does not report a
+ *       failed release because one reply was lost. The reply is the code the engine reads
+ *       (release.lua's): {@code 1} when at least one of them released it, {@code 0} when every one of
+ *       them found it absent; {@code -1} when a majority answered but fewer than M of them released or
+ *       found it absent (held by another owner where it counts); the call fails when fewer than M
+ *       answered (see {@link QuorumMembers#noMajority}).</li>
+ *   <li><b>force-release</b>: {@code 1} when a member that answered deleted a lock, else {@code 0}, once
+ *       a majority answered (and then at most the grace for the rest); fails like release.</li>
+ * </ul>
+ *
+ * <p>Not yet built (step 1): a member that did not answer a release is not sent it again in the
+ * background (the design resends it, value-checked, until the lease's TTL would have ended): the lock
+ * there expires with its TTL.
+ *
+ * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. This
+ * class is threadsafe.
+ */
+final class QuorumRelease {
+
+    private static final int RELEASE_PUBLISH_ARG = 3;
+    private static final int FORCE_RELEASE_PUBLISH_ARG = 0;
+
+    private final QuorumMembers members;
+    private final Duration grace;
+
+    QuorumRelease(QuorumMembers members, Duration grace) {
+        this.members = members;
+        this.grace = grace;
+    }
+
+    /** release.lua over the quorum; see the class doc. */
+    CompletableFuture<Object> release(LuaScript script, List<String> keys, List<String> args) {
+        String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        return Tally.fanOut(
+                        members.size(),
+                        members.majority(),
+                        i -> members.eval(i, script, keys, args, RELEASE_PUBLISH_ARG),
+                        QuorumRelease::goneThere,
+                        Duration.ZERO,
+                        late -> {})
+                .outcome()
+                .thenApply(answers -> {
+                    int released = 0;
+                    int absent = 0;
+                    int answered = 0;
+                    for (Tally.Answer a : answers) {
+                        if (a.failed()) {
+                            continue;
+                        }
+                        answered++;
+                        long code = Replies.asLong(a.reply(), "release");
+                        if (code == 1) {
+                            released++;
+                        } else if (code == 0) {
+                            absent++;
+                        }
+                    }
+                    if (released + absent >= members.majority()) {
+                        return released > 0 ? 1L : 0L;
+                    }
+                    if (answered >= members.majority()) {
+                        return -1L;
+                    }
+                    throw new CompletionException(members.noMajority(lockKey, "release", answers));
+                });
+    }
+
+    /** force-release.lua over the quorum; see the class doc. */
+    CompletableFuture<Object> forceRelease(LuaScript script, List<String> keys, List<String> args) {
+        String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        return Tally.fanOut(
+                        members.size(),
+                        members.majority(),
+                        i -> members.eval(i, script, keys, args, FORCE_RELEASE_PUBLISH_ARG),
+                        a -> !a.failed(),
+                        grace,
+                        late -> {})
+                .outcome()
+                .thenApply(answers -> {
+                    int answered = 0;
+                    boolean deleted = false;
+                    for (Tally.Answer a : answers) {
+                        if (!a.failed()) {
+                            answered++;
+                            deleted |= Replies.asLong(a.reply(), "force-release") == 1;
+                        }
+                    }
+                    if (answered < members.majority()) {
+                        throw new CompletionException(members.noMajority(lockKey, "force-release", answers));
+                    }
+                    return deleted ? 1L : 0L;
+                });
+    }
+
+    /** Whether a member's answer to a release says the owner is gone there: released (1) or absent (0). */
+    private static boolean goneThere(Tally.Answer answer) {
+        if (answer.failed() || !(answer.reply() instanceof Number)) {
+            return false;
+        }
+        long code = ((Number) answer.reply()).longValue();
+        return code == 1 || code == 0;
+    }
+}

@@ -1,0 +1,158 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * renew.lua (the watchdog's batch) and extend.lua over the quorum: the same call to every member, and
+ * per lease the majority's code (docs/design/quorum-locks.md, "Renew, extend, release, inspect"):
+ *
+ * <ul>
+ *   <li>confirmed ({@code 1} renewed, or {@code 2} superseded) by every member: {@code 1}, or {@code 2}
+ *       when fewer than M renewed;</li>
+ *   <li>confirmed by at least M members but not all (one failed, did not answer in time, or found the
+ *       lock gone): {@link LockBackend#CONFIRMED_PARTIALLY} ({@code 3}) when at least M renewed, else
+ *       {@code 2};</li>
+ *   <li>confirmed by fewer than M: the not-confirmed code most members that answered gave ({@code 0}
+ *       absent, {@code -1} another owner's, {@code -2} not a Leasehold lock; a tie goes to {@code 0});</li>
+ *   <li>fewer than M answered at all: the call fails (see {@link QuorumMembers#noMajority}).</li>
+ * </ul>
+ *
+ * <p>renew's {@code micros} is the largest a member measured. A renew call that keeps waiters' places
+ * ({@code ':<p>'} in ARGV[1]) fails with an {@link IllegalStateException}: a quorum takes no places.
+ * The answer waits for every member, or for a majority and then at most the grace for the rest.
+ *
+ * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. This
+ * class is threadsafe.
+ */
+final class QuorumRenewals {
+
+    private final QuorumMembers members;
+    private final Duration grace;
+
+    QuorumRenewals(QuorumMembers members, Duration grace) {
+        this.members = members;
+        this.grace = grace;
+    }
+
+    /** renew.lua over the quorum; see the class doc. */
+    CompletableFuture<Object> renew(LuaScript script, List<String> keys, List<String> args) {
+        if (args.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "renew takes the lease time as ARGV[1] (see renew.lua's header), but got no arguments"));
+        }
+        if (args.get(0).indexOf(':') >= 0) {
+            return CompletableFuture.failedFuture(new IllegalStateException("a quorum keeps no waiters' places (its"
+                    + " grants are composed): renew's ARGV[1] must carry no ':<places>', but was '" + args.get(0)
+                    + "'"));
+        }
+        int leases = keys.size();
+        String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        return fanOut(script, keys, args).thenApply(answers -> {
+            List<List<?>> codes = new ArrayList<>();
+            List<Integer> from = new ArrayList<>();
+            long micros = 0;
+            for (Tally.Answer a : answers) {
+                if (a.failed()) {
+                    continue;
+                }
+                List<?> parts = Replies.list(a.reply(), "renew");
+                if (parts.size() != 2) {
+                    throw Replies.unexpected(a.reply(), "renew (codes and µs)");
+                }
+                List<?> memberCodes = Replies.list(parts.get(0), "renew");
+                if (memberCodes.size() != leases) {
+                    throw Replies.unexpected(a.reply(), "renew of " + leases + " leases");
+                }
+                codes.add(memberCodes);
+                from.add(a.member());
+                micros = Math.max(micros, Replies.asLong(parts.get(1), "renew"));
+            }
+            if (codes.size() < members.majority()) {
+                throw new java.util.concurrent.CompletionException(members.noMajority(
+                        leases == 1 ? lockKey : leases + " locks from '" + lockKey + "'", "renew", answers));
+            }
+            List<Long> merged = new ArrayList<>(leases);
+            for (int i = 0; i < leases; i++) {
+                long[] perMember = new long[codes.size()];
+                for (int m = 0; m < codes.size(); m++) {
+                    perMember[m] = Replies.asLong(codes.get(m).get(i), "renew");
+                }
+                merged.add(code(perMember));
+            }
+            return List.of(merged, micros);
+        });
+    }
+
+    /** extend.lua over the quorum: the same majority rule on its single code. */
+    CompletableFuture<Object> extend(LuaScript script, List<String> keys, List<String> args) {
+        String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        return fanOut(script, keys, args).thenApply(answers -> {
+            List<Long> codes = new ArrayList<>();
+            for (Tally.Answer a : answers) {
+                if (!a.failed()) {
+                    codes.add(Replies.asLong(a.reply(), "extend"));
+                }
+            }
+            if (codes.size() < members.majority()) {
+                throw new java.util.concurrent.CompletionException(members.noMajority(lockKey, "extend", answers));
+            }
+            return code(codes.stream().mapToLong(Long::longValue).toArray());
+        });
+    }
+
+    private CompletableFuture<List<Tally.Answer>> fanOut(LuaScript script, List<String> keys, List<String> args) {
+        return Tally.fanOut(
+                        members.size(),
+                        members.majority(),
+                        i -> members.eval(i, script, keys, args, -1),
+                        a -> !a.failed(),
+                        grace,
+                        late -> {})
+                .outcome();
+    }
+
+    /**
+     * The quorum's code of one lease from the codes of the members that answered (the rest count as
+     * not confirmed); see the class doc.
+     */
+    long code(long[] answered) {
+        int renewed = 0;
+        int superseded = 0;
+        int absent = 0;
+        int otherOwner = 0;
+        int foreign = 0;
+        for (long c : answered) {
+            if (c == 1) {
+                renewed++;
+            } else if (c == 2) {
+                superseded++;
+            } else if (c == 0) {
+                absent++;
+            } else if (c == -1) {
+                otherOwner++;
+            } else {
+                foreign++;
+            }
+        }
+        int majority = members.majority();
+        int confirmed = renewed + superseded;
+        if (confirmed == members.size()) {
+            return renewed >= majority ? 1 : 2;
+        }
+        if (confirmed >= majority) {
+            return renewed >= majority ? LockBackend.CONFIRMED_PARTIALLY : 2;
+        }
+        if (otherOwner > absent && otherOwner >= foreign) {
+            return -1;
+        }
+        if (foreign > absent && foreign > otherOwner) {
+            return -2;
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,160 @@
+package io.leasehold.lock.quorum;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One fan-out's replies: a call sent to {@code size} members, decided as soon as {@code needed} of
+ * them succeeded or {@code size - needed + 1} did not (then no outcome can reach {@code needed}
+ * successes), or every member answered. With a {@code grace}, a tally that reached {@code needed}
+ * successes waits up to that long for the members still out (so that a reply a few microseconds
+ * behind the majority's still counts), never longer. Each answer that comes after the decision is
+ * handed to the {@code late} handler (a late phase-1 grant is released there).
+ *
+ * <p><b>Threads.</b> Never blocks. Answers are taken on the threads that complete the members'
+ * futures; the outcome completes, and the late handler runs, on such a thread (or on the JDK's
+ * delayed executor when the grace ran out), never while this tally's lock is held: both must be fast
+ * and must not block. This class is threadsafe.
+ */
+final class Tally {
+
+    /**
+     * One member's answer: its {@code reply}, or its {@code failure} (unwrapped from
+     * {@link CompletionException}).
+     */
+    record Answer(
+            int member, @Nullable Object reply, @Nullable Throwable failure) {
+        boolean failed() {
+            return failure != null;
+        }
+    }
+
+    private final int size;
+    private final int needed;
+    private final Predicate<Answer> success;
+    private final Duration grace;
+    private final Consumer<Answer> late;
+    private final List<Answer> answers = new ArrayList<>();
+    private final CompletableFuture<List<Answer>> outcome = new CompletableFuture<>();
+    private int successes;
+    private int others;
+    private boolean decided;
+    private boolean graceStarted;
+
+    private Tally(int size, int needed, Predicate<Answer> success, Duration grace, Consumer<Answer> late) {
+        if (size < 1 || needed < 1 || needed > size) {
+            throw new IllegalArgumentException(
+                    "a tally needs 1 <= needed <= size, but needed was " + needed + " of " + size);
+        }
+        this.size = size;
+        this.needed = needed;
+        this.success = success;
+        this.grace = grace;
+        this.late = late;
+    }
+
+    /**
+     * Sends {@code call} to each of {@code size} members (every call is made before any answer is
+     * taken, so that a member that answers at once cannot decide the tally before the others were
+     * asked) and tallies their answers; a call that throws counts as that member's failure.
+     */
+    static Tally fanOut(
+            int size,
+            int needed,
+            IntFunction<CompletableFuture<Object>> call,
+            Predicate<Answer> success,
+            Duration grace,
+            Consumer<Answer> late) {
+        Tally tally = new Tally(size, needed, success, grace, late);
+        List<CompletableFuture<Object>> calls = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            CompletableFuture<Object> future;
+            try {
+                future = call.apply(i);
+            } catch (RuntimeException e) {
+                future = CompletableFuture.failedFuture(e);
+            }
+            calls.add(future);
+        }
+        for (int i = 0; i < size; i++) {
+            int member = i;
+            calls.get(i).whenComplete((reply, failure) -> tally.answer(new Answer(member, reply, unwrap(failure))));
+        }
+        return tally;
+    }
+
+    /** The answers taken until the decision (in the order they came), once decided. */
+    CompletableFuture<List<Answer>> outcome() {
+        return outcome;
+    }
+
+    /** Takes one member's answer. */
+    void answer(Answer answer) {
+        boolean isLate;
+        boolean startGrace = false;
+        List<Answer> decision = null;
+        synchronized (this) {
+            isLate = decided;
+            if (!decided) {
+                answers.add(answer);
+                if (success.test(answer)) {
+                    successes++;
+                } else {
+                    others++;
+                }
+                if (answers.size() == size || others >= size - needed + 1) {
+                    decision = decideLocked();
+                } else if (successes >= needed) {
+                    if (grace.isZero()) {
+                        decision = decideLocked();
+                    } else if (!graceStarted) {
+                        graceStarted = true;
+                        startGrace = true;
+                    }
+                }
+            }
+        }
+        if (isLate) {
+            late.accept(answer);
+        } else if (decision != null) {
+            outcome.complete(decision);
+        } else if (startGrace) {
+            CompletableFuture.delayedExecutor(grace.toNanos(), TimeUnit.NANOSECONDS)
+                    .execute(this::graceRanOut);
+        }
+    }
+
+    private void graceRanOut() {
+        List<Answer> decision;
+        synchronized (this) {
+            if (decided) {
+                return;
+            }
+            decision = decideLocked();
+        }
+        outcome.complete(decision);
+    }
+
+    private List<Answer> decideLocked() {
+        decided = true;
+        return List.copyOf(answers);
+    }
+
+    /** The cause of a failed future's failure. */
+    static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

@@ -1,0 +1,95 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.inmemory.InMemoryLockBackend;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.testkit.InMemoryFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/** Test help: three in-memory members, each its own store, and the engine's calls as it sends them. */
+final class Members implements AutoCloseable {
+
+    static final String PREFIX = "leasehold:";
+    static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
+    static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
+    static final LuaScript RENEW = LuaScript.bundled(ScriptNames.RENEW);
+    static final LuaScript EXTEND = LuaScript.bundled(ScriptNames.EXTEND);
+    static final LuaScript INSPECT = LuaScript.bundled(ScriptNames.INSPECT);
+    static final LuaScript FORCE_RELEASE = LuaScript.bundled(ScriptNames.FORCE_RELEASE);
+    static final LuaScript HANDOFF = LuaScript.bundled(ScriptNames.HANDOFF);
+
+    final List<InMemoryFixture> fixtures = new ArrayList<>();
+
+    Members(int size) {
+        for (int i = 0; i < size; i++) {
+            fixtures.add(new InMemoryFixture());
+        }
+    }
+
+    /** Member {@code i}'s store. */
+    InMemoryLockBackend store(int i) {
+        return fixtures.get(i).backend();
+    }
+
+    /** A quorum of one new node of each member. */
+    QuorumBackend quorum() {
+        return QuorumBackend.of(
+                fixtures.stream().map(InMemoryFixture::newBackend).toList());
+    }
+
+    static String lockKey(String name) {
+        return LockKeys.lockKey(PREFIX, name);
+    }
+
+    static List<String> acquireKeys(String name) {
+        return List.of(
+                lockKey(name),
+                LockKeys.fenceKey(PREFIX, name),
+                LockKeys.queueKey(PREFIX, name),
+                LockKeys.waitersKey(PREFIX, name),
+                LockKeys.releaseChannel(PREFIX, name));
+    }
+
+    static List<String> acquireArgs(String owner, long leaseMs, String placeMode) {
+        return List.of(owner, Long.toString(leaseMs), "86400000", "3000", "PUBLISH", placeMode);
+    }
+
+    static List<String> releaseKeys(String name) {
+        List<String> keys = new ArrayList<>(acquireKeys(name));
+        keys.add(LockKeys.yieldMarkerKey(PREFIX, name));
+        return keys;
+    }
+
+    static List<String> releaseArgs(String owner) {
+        return List.of(owner, "86400000", "3000", "PUBLISH", "30000");
+    }
+
+    /** Waits (polling, up to 10 s) until {@code condition} holds; fails naming {@code what} if it never does. */
+    static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(5).toNanos());
+        }
+    }
+
+    /** Closes every member's store. */
+    @Override
+    public void close() {
+        fixtures.forEach(InMemoryFixture::close);
+    }
+
+    /** Every member's backend. */
+    static List<LockBackend> backends(Members members) {
+        return members.fixtures.stream().map(InMemoryFixture::newBackend).toList();
+    }
+}

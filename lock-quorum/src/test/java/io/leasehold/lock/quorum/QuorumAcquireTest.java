@@ -1,0 +1,192 @@
+package io.leasehold.lock.quorum;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockBackendException;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.LockKeys;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Phase 1 and phase 2 of an acquisition over three in-memory members (QuorumAcquire). */
+class QuorumAcquireTest {
+
+    private static final String NAME = "orders:42";
+    private static final String OWNER = "0123456789abcdef0123456789abcdef";
+
+    private final Members members = new Members(3);
+
+    @AfterEach
+    void close() {
+        members.close();
+    }
+
+    private static Object join(java.util.concurrent.CompletableFuture<Object> call) throws Exception {
+        return call.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void shouldGrantATokenAboveEveryMembersAndWriteItOnEveryMember() throws Exception {
+        // Given one member whose counter is far ahead of the others'
+        long ahead = 5_000_000_000_000_000L;
+        members.store(1).writeKey(LockKeys.fenceKey(Members.PREFIX, NAME), Long.toString(ahead));
+        try (QuorumBackend quorum = members.quorum()) {
+            // When the quorum is asked for the lock
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then it is granted with a token above that counter, and every member holds <owner>:<T>
+            assertEquals(1L, reply.get(0), "status of " + reply);
+            long token = (Long) reply.get(1);
+            assertTrue(token > ahead + 1, "token " + token + " above every member's grant, the largest " + (ahead + 1));
+            long pttl = (Long) reply.get(2);
+            assertTrue(pttl > 0 && pttl <= 30_000 - QuorumAcquire.driftMs(30_000), "pttl " + pttl);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(
+                        Optional.of(OWNER + ":" + token), members.store(i).get(Members.lockKey(NAME)), "member " + i);
+                assertEquals(
+                        Optional.of(Long.toString(token)),
+                        members.store(i).hashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor"),
+                        "floor of member " + i);
+            }
+        }
+    }
+
+    @Test
+    void shouldLeaveNoKeyOfItsOwnOnAnyMemberAfterASplitVote() throws Exception {
+        // Given two other owners' phase-1 grants on two members, the third member free
+        members.store(0).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:5");
+        members.store(1).writeKey(Members.lockKey(NAME), "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb:6");
+        try (QuorumBackend quorum = members.quorum()) {
+            // When the quorum is asked for the lock
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then it answers contended, with a short random back-off as the holder's TTL ...
+            assertEquals(0L, reply.get(0), "status of " + reply);
+            long backoff = (Long) reply.get(2);
+            assertTrue(backoff >= 1 && backoff <= QuorumAcquire.MAX_BACKOFF_MS, "back-off " + backoff);
+            // ... and the grant it got on the free member was released before it answered
+            assertEquals(Optional.empty(), members.store(2).get(Members.lockKey(NAME)));
+            assertEquals(
+                    Optional.of("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:5"),
+                    members.store(0).get(Members.lockKey(NAME)));
+            assertEquals(
+                    Optional.of("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb:6"),
+                    members.store(1).get(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldAnswerAMajoritysHolderWithItsTokenAndTtl() throws Exception {
+        // Given a holder on two members without a TTL (written by hand), the third member free
+        members.store(0).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:42");
+        members.store(1).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:42");
+        try (QuorumBackend quorum = members.quorum()) {
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then it names that holder and passes its "no TTL" (-1) on, not a back-off
+            assertEquals(List.of(0L, 42L, -1L, 0L), reply);
+            assertEquals(Optional.empty(), members.store(2).get(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldCommitAgainAboveTheFloorWhenAMemberRefusesTheFirstToken() throws Exception {
+        // Given two members (a majority) whose floors (the largest token committed on each) are far above
+        // every counter, so that the first commit's token is refused where it counts
+        long floor = 6_000_000_000_000_000L;
+        members.store(1).writeHashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor", Long.toString(floor - 7));
+        members.store(2).writeHashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor", Long.toString(floor));
+        try (QuorumBackend quorum = members.quorum()) {
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then the commit was sent again with a token above the largest floor, and committed on every
+            // member (also the one that took the first token), the floors raised to it
+            assertEquals(1L, reply.get(0), "status of " + reply);
+            long token = (Long) reply.get(1);
+            assertEquals(floor + 1, token);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(
+                        Optional.of(OWNER + ":" + token), members.store(i).get(Members.lockKey(NAME)), "member " + i);
+                assertEquals(
+                        Optional.of(Long.toString(token)),
+                        members.store(i).hashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor"),
+                        "floor of member " + i);
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepTheFirstTokenWhenOnlyAMinorityRefusesIt() throws Exception {
+        // Given one member (a minority) whose floor is far above every counter
+        long floor = 6_000_000_000_000_000L;
+        members.store(2).writeHashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor", Long.toString(floor));
+        try (QuorumBackend quorum = members.quorum()) {
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then the majority's commit stands, and the refusing member's phase-1 grant was released
+            assertEquals(1L, reply.get(0), "status of " + reply);
+            long token = (Long) reply.get(1);
+            assertTrue(token < floor, "token " + token);
+            assertEquals(Optional.of(OWNER + ":" + token), members.store(0).get(Members.lockKey(NAME)));
+            assertEquals(Optional.of(OWNER + ":" + token), members.store(1).get(Members.lockKey(NAME)));
+            assertEquals(Optional.empty(), members.store(2).get(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldRefuseAPlaceInAMembersQueue() {
+        try (QuorumBackend quorum = members.quorum()) {
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> join(quorum.eval(
+                            Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "0"))));
+            assertInstanceOf(IllegalStateException.class, e.getCause());
+            assertEquals(
+                    "a quorum takes no place in its members' wait queues (its grants are composed): acquire's place"
+                            + " mode (ARGV[6]) must be '1', but was '0' for lock 'leasehold:{orders:42}'",
+                    e.getCause().getMessage());
+            assertFalse(members.store(0).exists(Members.lockKey(NAME)), "nothing sent");
+        }
+    }
+
+    @Test
+    void shouldRaiseTokensAcrossAcquisitionsWhenOneMembersCounterWasDeleted() {
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            long previous = 0;
+            for (int i = 0; i < 5; i++) {
+                Lease lease = client.lock(NAME).acquire(Duration.ofSeconds(5));
+                assertTrue(lease.fencingToken() > previous, "token " + lease.fencingToken() + " after " + previous);
+                previous = lease.fencingToken();
+                lease.release();
+                // one member loses its counter; another's is rolled back far below
+                members.store(i % 3).deleteKey(LockKeys.fenceKey(Members.PREFIX, NAME));
+                members.store((i + 1) % 3).writeKey(LockKeys.fenceKey(Members.PREFIX, NAME), "1");
+            }
+        }
+    }
+
+    @Test
+    void shouldFailAndGrantNothingWhileTwoOfThreeMembersAreDown() {
+        members.store(1).makeUnavailable();
+        members.store(2).makeUnavailable();
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            LockBackendException e = assertThrows(
+                    LockBackendException.class, () -> client.lock(NAME).acquire(Duration.ofMillis(300)));
+            assertTrue(e.getMessage().contains(NAME), e.getMessage());
+            QuorumUnavailableException cause = assertInstanceOf(QuorumUnavailableException.class, e.getCause());
+            assertTrue(cause.getMessage().contains("2 of 3 members failed"), cause.getMessage());
+            assertEquals(2, cause.getSuppressed().length, "each member's failure attached");
+            assertFalse(members.store(0).exists(Members.lockKey(NAME)), "the one member's grant was released");
+        }
+    }
+}

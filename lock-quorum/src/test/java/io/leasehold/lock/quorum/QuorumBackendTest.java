@@ -1,0 +1,132 @@
+package io.leasehold.lock.quorum;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** QuorumBackend's configuration checks, capabilities, dispatch and lifecycle. */
+class QuorumBackendTest {
+
+    private final Members members = new Members(3);
+
+    @AfterEach
+    void close() {
+        members.close();
+    }
+
+    @Test
+    void shouldRefuseFewerThanThreeMembers() {
+        List<LockBackend> two = Members.backends(members).subList(0, 2);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> QuorumBackend.of(two));
+        assertEquals("a quorum needs at least 3 nodes, but was 2", e.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class, QuorumBackend::of);
+        assertEquals("a quorum needs at least 3 nodes, but was 0", none.getMessage());
+    }
+
+    @Test
+    void shouldRefuseANullMemberNamingIt() {
+        List<LockBackend> backends = new ArrayList<>(Members.backends(members));
+        backends.set(1, null);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> QuorumBackend.of(backends));
+        assertEquals("a quorum's members must not be null, but member 1 of 3 was null", e.getMessage());
+        IllegalArgumentException list =
+                assertThrows(IllegalArgumentException.class, () -> QuorumBackend.of((List<LockBackend>) null));
+        assertEquals("members must not be null", list.getMessage());
+    }
+
+    @Test
+    void shouldRefuseTheSameBackendTwiceNamingIt() {
+        List<LockBackend> backends = Members.backends(members);
+        LockBackend twice = backends.get(0);
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> QuorumBackend.of(twice, backends.get(1), twice));
+        assertEquals(
+                "a quorum's members must be distinct backends, but member 2 (" + twice + ") is member 0 again",
+                e.getMessage());
+    }
+
+    @Test
+    void shouldSayItsGrantsAreComposedAndItConfirmsPartially() {
+        try (QuorumBackend quorum = members.quorum()) {
+            assertTrue(quorum.grantsAreComposed());
+            assertTrue(quorum.confirmsPartially());
+            assertEquals(3, quorum.members().size());
+        }
+    }
+
+    @Test
+    void shouldFailAHandoffAndAnUnknownScriptNamingTheScript() {
+        try (QuorumBackend quorum = members.quorum()) {
+            ExecutionException handoff = assertThrows(
+                    ExecutionException.class,
+                    () -> quorum.eval(Members.HANDOFF, List.of("k"), List.of()).get(5, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, handoff.getCause());
+            assertTrue(
+                    handoff.getCause().getMessage().contains("script 'handoff'"),
+                    handoff.getCause().getMessage());
+            ExecutionException unknown = assertThrows(
+                    ExecutionException.class,
+                    () -> quorum.eval(LuaScript.of("mystery", "return 1"), List.of("k"), List.of())
+                            .get(5, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, unknown.getCause());
+            assertTrue(unknown.getCause().getMessage().startsWith("a quorum does not know script 'mystery'"));
+        }
+    }
+
+    @Test
+    void shouldCloseEveryMember() {
+        List<LockBackend> backends = Members.backends(members);
+        QuorumBackend quorum = QuorumBackend.of(backends);
+        quorum.close();
+        for (LockBackend member : backends) {
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> member.eval(Members.INSPECT, List.of(Members.lockKey("x")), List.of())
+                            .get(5, TimeUnit.SECONDS));
+            assertTrue(
+                    e.getCause().getMessage().contains("closed"), e.getCause().getMessage());
+        }
+    }
+
+    @Test
+    void shouldJudgeItsOwnNoMajorityFailureTransientAndAMembersFailureAsTheMemberDoes() {
+        try (QuorumBackend quorum = members.quorum()) {
+            QuorumUnavailableException noMajority = new QuorumUnavailableException("no majority", true);
+            assertTrue(quorum.isTransient(noMajority));
+            assertTrue(quorum.isTransient(new ConnectException("refused")));
+            assertFalse(quorum.isTransient(new IllegalStateException("ERR a script error")));
+        }
+    }
+
+    @Test
+    void shouldSayItsOwnPubSubModeIsAFixedValue() throws Exception {
+        try (QuorumBackend quorum = members.quorum()) {
+            assertEquals(false, quorum.shardedPubSub().get(5, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void shouldCopyTheMembersGiven() {
+        LockBackend[] given = Members.backends(members).toArray(LockBackend[]::new);
+        try (QuorumBackend quorum = QuorumBackend.of(given)) {
+            LockBackend first = given[0];
+            given[0] = given[1];
+            assertTrue(quorum.members().get(0) == first, "the quorum kept its own copy");
+            CompletableFuture<Object> done = quorum.eval(Members.INSPECT, List.of(Members.lockKey("x")), List.of());
+            assertEquals(List.of(), done.join());
+        }
+    }
+}

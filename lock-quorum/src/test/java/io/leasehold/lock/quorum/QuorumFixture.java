@@ -1,0 +1,176 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.InMemoryFixture;
+import io.leasehold.lock.testkit.LockBackendFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A {@link LockBackendFixture} over a quorum of in-memory members, each its own {@link InMemoryFixture}
+ * (its own store): {@link #newBackend()} is a {@link QuorumBackend} of one new node per member; data
+ * helpers and faults act on every member; {@link #pttl} is the majority's view (the median of the
+ * members' answers). {@link #loseNextReply()} loses the reply of the next call to the quorum (it runs on
+ * every member, and its reply never reaches the caller), as the fault is defined for one store: losing
+ * each member's next reply instead would lose replies of whichever fan-outs are under way at that moment
+ * (a waiter's acquire still reaching the last members), not of the next call. A fault the quorum cannot
+ * honestly support is listed in {@link #unsupportedFaults()} with the reason.
+ *
+ * <p>This class is threadsafe.
+ */
+final class QuorumFixture implements LockBackendFixture {
+
+    private final List<InMemoryFixture> members;
+    /** Replies still to lose, of the next calls to any quorum of this fixture. */
+    private final AtomicInteger repliesToLose = new AtomicInteger();
+
+    QuorumFixture(int size) {
+        List<InMemoryFixture> made = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            made.add(new InMemoryFixture());
+        }
+        this.members = List.copyOf(made);
+    }
+
+    QuorumFixture() {
+        this(3);
+    }
+
+    /** The members' fixtures, for scenarios that fault one member only. */
+    List<InMemoryFixture> members() {
+        return members;
+    }
+
+    @Override
+    public String name() {
+        return "quorum-of-" + members.size() + "-in-memory";
+    }
+
+    @Override
+    public LockBackend newBackend() {
+        return new ReplyLosing(QuorumBackend.of(
+                members.stream().map(InMemoryFixture::newBackend).toList()));
+    }
+
+    /** A quorum whose next calls' replies are lost while {@link #repliesToLose} says so. */
+    private final class ReplyLosing extends ForwardingLockBackend {
+        ReplyLosing(LockBackend quorum) {
+            super(quorum);
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            CompletableFuture<Object> call = delegate().eval(script, keys, args);
+            if (repliesToLose.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
+                return new CompletableFuture<>(); // it runs; its reply never comes
+            }
+            return call;
+        }
+    }
+
+    /** The majority's view: the median of the members' PTTLs (-2 missing, -1 no TTL). */
+    @Override
+    public long pttl(String key) {
+        long[] pttls = members.stream().mapToLong(m -> m.pttl(key)).toArray();
+        Arrays.sort(pttls);
+        return pttls[pttls.length / 2];
+    }
+
+    private void each(Consumer<InMemoryFixture> action) {
+        members.forEach(action);
+    }
+
+    @Override
+    public void deleteKey(String key) {
+        each(m -> m.deleteKey(key));
+    }
+
+    @Override
+    public void expireNow(String key) {
+        each(m -> m.expireNow(key));
+    }
+
+    @Override
+    public void flushAll() {
+        each(InMemoryFixture::flushAll);
+    }
+
+    @Override
+    public void writeKey(String key, String value) {
+        each(m -> m.writeKey(key, value));
+    }
+
+    @Override
+    public void writeForeignKey(String key) {
+        each(m -> m.writeForeignKey(key));
+    }
+
+    @Override
+    public void writeSortedSetMember(String key, double score, String member) {
+        each(m -> m.writeSortedSetMember(key, score, member));
+    }
+
+    @Override
+    public void makeUnavailable() {
+        each(InMemoryFixture::makeUnavailable);
+    }
+
+    @Override
+    public void makeAvailable() {
+        each(InMemoryFixture::makeAvailable);
+    }
+
+    @Override
+    public void freeze() {
+        each(InMemoryFixture::freeze);
+    }
+
+    @Override
+    public void thaw() {
+        each(InMemoryFixture::thaw);
+    }
+
+    @Override
+    public void loseNextReply() {
+        repliesToLose.incrementAndGet();
+    }
+
+    @Override
+    public void setLatency(Duration latency) {
+        each(m -> m.setLatency(latency));
+    }
+
+    @Override
+    public void setSubscribeLatency(Duration latency) {
+        each(m -> m.setSubscribeLatency(latency));
+    }
+
+    @Override
+    public void resetFaults() {
+        repliesToLose.set(0);
+        each(InMemoryFixture::resetFaults);
+    }
+
+    @Override
+    public Map<Fault, String> unsupportedFaults() {
+        return Map.of();
+    }
+
+    @Override
+    public void close() {
+        each(InMemoryFixture::close);
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

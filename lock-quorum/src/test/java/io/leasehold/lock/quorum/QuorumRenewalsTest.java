@@ -1,0 +1,132 @@
+package io.leasehold.lock.quorum;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseState;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.LockBackend;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Renew and extend over the quorum: the majority's code per lease (QuorumRenewals). */
+class QuorumRenewalsTest {
+
+    private static final String NAME = "orders:7";
+
+    private final Members members = new Members(3);
+
+    @AfterEach
+    void close() {
+        members.close();
+    }
+
+    private QuorumRenewals renewals() {
+        return new QuorumRenewals(QuorumMembers.of(Members.backends(members)), QuorumBackend.STRAGGLER_GRACE);
+    }
+
+    @Test
+    void shouldAnswerRenewedOnlyWhenEveryMemberRenewed() {
+        QuorumRenewals renewals = renewals();
+        assertEquals(1, renewals.code(new long[] {1, 1, 1}));
+        assertEquals(1, renewals.code(new long[] {1, 2, 1}), "superseded confirms too");
+        assertEquals(2, renewals.code(new long[] {2, 2, 1}), "a majority superseded: its TTL stands");
+    }
+
+    @Test
+    void shouldAnswerConfirmedPartiallyWhenAMajorityButNotEveryMemberRenewed() {
+        QuorumRenewals renewals = renewals();
+        assertEquals(LockBackend.CONFIRMED_PARTIALLY, renewals.code(new long[] {1, 1, 0}));
+        assertEquals(LockBackend.CONFIRMED_PARTIALLY, renewals.code(new long[] {1, 1}), "one member did not answer");
+        assertEquals(LockBackend.CONFIRMED_PARTIALLY, renewals.code(new long[] {1, -1, 1}));
+    }
+
+    @Test
+    void shouldAnswerTheMajoritysNotConfirmedCodeWhenFewerThanAMajorityRenewed() {
+        QuorumRenewals renewals = renewals();
+        assertEquals(0, renewals.code(new long[] {1, 0, 0}));
+        assertEquals(-1, renewals.code(new long[] {-1, -1, 1}));
+        assertEquals(-2, renewals.code(new long[] {-2, -2, -2}));
+        assertEquals(0, renewals.code(new long[] {0, -1, 1}), "a tie goes to absent");
+    }
+
+    @Test
+    void shouldRefuseARenewThatKeepsPlaces() {
+        try (QuorumBackend quorum = members.quorum()) {
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> quorum.eval(
+                                    Members.RENEW,
+                                    List.of(Members.lockKey(NAME), "a", "b", "c"),
+                                    List.of("30000:1", "x", "y", "owner", "3000"))
+                            .get(5, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, e.getCause());
+            assertEquals(
+                    "a quorum keeps no waiters' places (its grants are composed): renew's ARGV[1] must carry no"
+                            + " ':<places>', but was '30000:1'",
+                    e.getCause().getMessage());
+        }
+    }
+
+    @Test
+    void shouldRenewExtendAndReleaseWhileOneMemberOfThreeIsDown() {
+        members.store(2).makeUnavailable();
+        LockOptions renewed = LockOptions.builder()
+                .leaseTime(Duration.ofMillis(900))
+                .autoRenew(true)
+                .build();
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            // Given a lease granted by the two members up
+            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            // When the watchdog renews it (on two members of three)
+            Members.await(
+                    "the lease is UNCERTAIN after a renewal confirmed partially",
+                    () -> lease.state() == LeaseState.UNCERTAIN);
+            // Then it stays valid: a partial confirmation counts as a renewal
+            Members.await(
+                    "a lease time has passed since the grant, and the lease is still valid",
+                    () -> !lease.remaining().isZero() && lease.isValid());
+            assertEquals(LeaseState.UNCERTAIN, lease.state());
+            // And extend and release work too
+            lease.extend(Duration.ofSeconds(5));
+            assertTrue(lease.isValid());
+            assertTrue(members.store(0).pttl(Members.lockKey(NAME)) > 1_000, "extended on member 0");
+            assertTrue(lease.release(), "released on the majority that is up");
+            assertFalse(members.store(0).exists(Members.lockKey(NAME)));
+            assertFalse(members.store(1).exists(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldKeepALeaseHeldWhileEveryMemberRenewsIt() {
+        LockOptions renewed = LockOptions.builder()
+                .leaseTime(Duration.ofMillis(600))
+                .autoRenew(true)
+                .build();
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            String value = members.store(0).get(Members.lockKey(NAME)).orElseThrow();
+            // renewals write "<owner>:<token>:<seq>" on every member
+            Members.await("three renewals ran on every member", () -> {
+                for (int i = 0; i < 3; i++) {
+                    String now = members.store(i).get(Members.lockKey(NAME)).orElse("");
+                    if (!now.startsWith(value + ":") || Long.parseLong(now.substring(value.length() + 1)) < 3) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            assertEquals(LeaseState.HELD, lease.state());
+            assertTrue(lease.release());
+        }
+    }
+}
