@@ -67,6 +67,9 @@ public final class QuorumBackend implements LockBackend {
     /**
      * A quorum of {@code members}, each the backend of one independent master (a standalone server).
      *
+     * @param members the members, at least 3; the quorum owns them from now on (its {@link #close()} closes them)
+     * @return the quorum
+     *
      * @throws IllegalArgumentException when there are fewer than 3 members
      *     ({@code "a quorum needs at least 3 nodes, but was 2"}), a member is null, or the same backend
      *     instance is given twice; the message names the rule, the value and the offending member
@@ -81,13 +84,20 @@ public final class QuorumBackend implements LockBackend {
     /**
      * A quorum of {@code members}; see {@link #of(LockBackend...)}. The list is copied.
      *
+     * @param members the members, at least 3; the quorum owns them from now on (its {@link #close()} closes them)
+     * @return the quorum
+     *
      * @throws IllegalArgumentException as {@link #of(LockBackend...)}
      */
     public static QuorumBackend of(List<? extends LockBackend> members) {
         return new QuorumBackend(QuorumMembers.of(members == null ? null : new ArrayList<>(members)));
     }
 
-    /** The members, in the order given. */
+    /**
+     * The members, in the order given.
+     *
+     * @return an unmodifiable list of the members
+     */
     public List<LockBackend> members() {
         return members.all();
     }

@@ -14,6 +14,7 @@ public final class QuorumUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Whether some member's failure was transient. */
     private final boolean transientFailure;
 
     QuorumUnavailableException(String message, boolean transientFailure) {
@@ -21,7 +22,11 @@ public final class QuorumUnavailableException extends RuntimeException {
         this.transientFailure = transientFailure;
     }
 
-    /** Whether retrying the call may succeed: some member failed transiently. */
+    /**
+     * Whether retrying the call may succeed.
+     *
+     * @return true when some member failed transiently
+     */
     public boolean isTransient() {
         return transientFailure;
     }

@@ -144,6 +144,69 @@ class QuorumAcquireTest {
     }
 
     @Test
+    void shouldReleaseAPhaseOneGrantThatCameAfterTheDecision() throws Exception {
+        // Given a member far slower than the others (more than the straggler grace)
+        members.store(2).setLatency(Duration.ofMillis(500));
+        try (QuorumBackend quorum = members.quorum()) {
+            // When the quorum is asked for the lock
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then the two others granted and committed it ...
+            assertEquals(1L, reply.get(0), "status of " + reply);
+            long token = (Long) reply.get(1);
+            assertEquals(Optional.of(OWNER + ":" + token), members.store(0).get(Members.lockKey(NAME)));
+            assertEquals(Optional.of(OWNER + ":" + token), members.store(1).get(Members.lockKey(NAME)));
+            // ... and the slow member's grant, which came after the decision, is released: its counter shows
+            // that its acquire ran (in the same step as its grant), and its lock key is gone
+            Members.await(
+                    "the slow member's late grant was released",
+                    () -> members.store(2).exists(LockKeys.fenceKey(Members.PREFIX, NAME))
+                            && !members.store(2).exists(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldSendEachMemberItsOwnPublishCommand() throws Exception {
+        List<RecordingMember> recorders = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            recorders.add(new RecordingMember(members.fixtures.get(i).newBackend(), i != 1));
+        }
+        try (QuorumBackend quorum = QuorumBackend.of(recorders.toArray(io.leasehold.lock.spi.LockBackend[]::new))) {
+            // When an acquire is sent with whatever the engine took from the quorum's own (fixed) answer
+            join(quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            // Then each member got its own publish command (member 1 uses plain pub/sub)
+            assertEquals("SPUBLISH", recorders.get(0).acquireArgs.get(4));
+            assertEquals("PUBLISH", recorders.get(1).acquireArgs.get(4));
+            assertEquals("SPUBLISH", recorders.get(2).acquireArgs.get(4));
+        }
+    }
+
+    /** A member that records its last acquire's arguments, and says which pub/sub mode it uses. */
+    private static final class RecordingMember extends io.leasehold.lock.testkit.ForwardingLockBackend {
+        private final boolean sharded;
+        volatile List<String> acquireArgs = List.of();
+
+        RecordingMember(io.leasehold.lock.spi.LockBackend delegate, boolean sharded) {
+            super(delegate);
+            this.sharded = sharded;
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Object> eval(
+                io.leasehold.lock.spi.LuaScript script, List<String> keys, List<String> args) {
+            if (script.name().equals("acquire")) {
+                acquireArgs = List.copyOf(args);
+            }
+            return delegate().eval(script, keys, args);
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Boolean> shardedPubSub() {
+            return java.util.concurrent.CompletableFuture.completedFuture(sharded);
+        }
+    }
+
+    @Test
     void shouldRefuseAPlaceInAMembersQueue() {
         try (QuorumBackend quorum = members.quorum()) {
             ExecutionException e = assertThrows(
