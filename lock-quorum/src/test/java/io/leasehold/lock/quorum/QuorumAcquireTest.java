@@ -239,6 +239,31 @@ class QuorumAcquireTest {
     }
 
     @Test
+    void shouldGrantWithTwoOfFiveMembersDownAndFailWithThreeDown() throws Exception {
+        try (Members five = new Members(5);
+                QuorumBackend quorum = five.quorum()) {
+            five.store(0).makeUnavailable();
+            five.store(3).makeUnavailable();
+            List<?> granted = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
+            assertEquals(1L, granted.get(0), "M = 3 of 5 granted: " + granted);
+            for (int i : new int[] {1, 2, 4}) {
+                assertEquals(
+                        Optional.of(OWNER + ":" + granted.get(1)), five.store(i).get(Members.lockKey(NAME)));
+            }
+            five.store(4).makeUnavailable();
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> join(quorum.eval(
+                            Members.ACQUIRE, Members.acquireKeys("other"), Members.acquireArgs(OWNER, 30_000, "1"))));
+            QuorumUnavailableException cause = assertInstanceOf(QuorumUnavailableException.class, e.getCause());
+            assertTrue(cause.getMessage().contains("3 of 5 members failed"), cause.getMessage());
+            assertFalse(five.store(1).exists(Members.lockKey("other")), "released on member 1");
+            assertFalse(five.store(2).exists(Members.lockKey("other")), "released on member 2");
+        }
+    }
+
+    @Test
     void shouldFailAndGrantNothingWhileTwoOfThreeMembersAreDown() {
         members.store(1).makeUnavailable();
         members.store(2).makeUnavailable();

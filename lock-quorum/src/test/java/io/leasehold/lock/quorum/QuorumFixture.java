@@ -68,11 +68,11 @@ final class QuorumFixture implements LockBackendFixture {
 
         @Override
         public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            // decided before the call runs: what it publishes may wake another caller at once, whose call
+            // is not the next one
+            boolean lose = repliesToLose.getAndUpdate(n -> Math.max(n - 1, 0)) > 0;
             CompletableFuture<Object> call = delegate().eval(script, keys, args);
-            if (repliesToLose.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
-                return new CompletableFuture<>(); // it runs; its reply never comes
-            }
-            return call;
+            return lose ? new CompletableFuture<>() : call; // a lost reply: it ran, its reply never comes
         }
     }
 
