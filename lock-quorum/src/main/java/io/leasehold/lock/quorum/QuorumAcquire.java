@@ -38,8 +38,10 @@ import java.util.concurrent.TimeUnit;
  * {@link QuorumUnavailableException} after the same clean-up: the members were too slow for the lease,
  * which is no contention (the engine's own "granted too late" is a backend failure too).
  *
- * <p>Not yet built (step 1): an owner per attempt (R3, an engine switch), releases that publish nothing
- * (R9: a split vote's clean-up publishes {@code released} like any release).
+ * <p>Every attempt comes with an owner of its own (the engine's switch for composed grants, R3), so the
+ * clean-ups here, releases by owner, never meet a later attempt's lock. Not yet built (step 1):
+ * releases that publish nothing (R9: a split vote's clean-up publishes {@code released} like any
+ * release).
  *
  * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. This
  * class is threadsafe: each call keeps its own state.

@@ -33,8 +33,10 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Step 1</b> of the design: members are trusted as they are. Not yet built: detecting a member
  * that lost its data (the quorum record's generations, {@code run_id} checks, the delayed restart),
  * refusing members that could evict or are the same server under two backends, fair locks (the engine
- * refuses {@code fairLock} on a composed backend), an owner per attempt (R3), silent clean-ups (R9) and
- * background resends of a release to a member that did not answer.
+ * refuses {@code fairLock} on a composed backend), silent clean-ups (R9) and background resends of a
+ * release to a member that did not answer. The engine gives every acquire attempt on this backend an
+ * owner of its own (R3), so that a clean-up here, which releases by owner, never meets a later
+ * attempt's lock.
  *
  * <p><b>Ownership.</b> The quorum owns its members: {@link #close()} closes every one of them.
  *
