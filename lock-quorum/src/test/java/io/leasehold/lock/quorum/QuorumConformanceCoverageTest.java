@@ -19,8 +19,8 @@ class QuorumConformanceCoverageTest {
         for (QuorumConformancePart part : QuorumConformancePart.parts()) {
             for (Scenario scenario : ConformanceScenarios.getAll()) {
                 boolean runs = part.runs(scenario);
-                boolean skipped = part.inThisPart(scenario)
-                        && QuorumConformancePart.NOT_ON_A_QUORUM.containsKey(scenario.getName());
+                boolean skipped = part.inThisSuite(scenario)
+                        && QuorumConformanceSuite.NOT_ON_A_QUORUM.containsKey(scenario.getName());
                 if (runs || skipped) {
                     accounted.add(scenario.getName());
                 }
@@ -36,7 +36,7 @@ class QuorumConformanceCoverageTest {
     void shouldNameOnlyScenariosThatExistAmongThoseNotOnAQuorum() {
         List<String> all =
                 ConformanceScenarios.getAll().stream().map(Scenario::getName).toList();
-        for (String name : QuorumConformancePart.NOT_ON_A_QUORUM.keySet()) {
+        for (String name : QuorumConformanceSuite.NOT_ON_A_QUORUM.keySet()) {
             assertTrue(all.contains(name), "no conformance scenario named " + name);
         }
     }

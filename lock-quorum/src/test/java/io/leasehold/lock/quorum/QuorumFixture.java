@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * A {@link LockBackendFixture} over a quorum of in-memory members, each its own {@link InMemoryFixture}
- * (its own store): {@link #newBackend()} is a {@link QuorumBackend} of one new node per member; data
+ * A {@link LockBackendFixture} over a quorum of members, each a fixture of its own (its own store: an
+ * {@link InMemoryFixture}, or a real {@code redis-server} reached by a driver, see
+ * {@link RedisMembers}): {@link #newBackend()} is a {@link QuorumBackend} of one new backend per member; data
  * helpers and faults act on every member; {@link #pttl} is the majority's view (the median of the
  * members' answers). {@link #loseNextReply()} loses the reply of the next call to the quorum (it runs on
  * every member, and its reply never reaches the caller), as the fault is defined for one store: losing
@@ -28,16 +29,27 @@ import java.util.function.Consumer;
  */
 final class QuorumFixture implements LockBackendFixture {
 
-    private final List<InMemoryFixture> members;
+    private final String name;
+    private final List<LockBackendFixture> members;
     /** Replies still to lose, of the next calls to any quorum of this fixture. */
     private final AtomicInteger repliesToLose = new AtomicInteger();
 
     QuorumFixture(int size) {
-        List<InMemoryFixture> made = new ArrayList<>(size);
+        this("quorum-of-" + size + "-in-memory", inMemory(size));
+    }
+
+    /** A quorum over {@code members}, which it owns (closes). */
+    QuorumFixture(String name, List<? extends LockBackendFixture> members) {
+        this.name = name;
+        this.members = List.copyOf(members);
+    }
+
+    private static List<LockBackendFixture> inMemory(int size) {
+        List<LockBackendFixture> made = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             made.add(new InMemoryFixture());
         }
-        this.members = List.copyOf(made);
+        return made;
     }
 
     QuorumFixture() {
@@ -45,19 +57,19 @@ final class QuorumFixture implements LockBackendFixture {
     }
 
     /** The members' fixtures, for scenarios that fault one member only. */
-    List<InMemoryFixture> members() {
+    List<LockBackendFixture> members() {
         return members;
     }
 
     @Override
     public String name() {
-        return "quorum-of-" + members.size() + "-in-memory";
+        return name;
     }
 
     @Override
     public LockBackend newBackend() {
         return new ReplyLosing(QuorumBackend.of(
-                members.stream().map(InMemoryFixture::newBackend).toList()));
+                members.stream().map(LockBackendFixture::newBackend).toList()));
     }
 
     /** A quorum whose next calls' replies are lost while {@link #repliesToLose} says so. */
@@ -84,7 +96,7 @@ final class QuorumFixture implements LockBackendFixture {
         return pttls[pttls.length / 2];
     }
 
-    private void each(Consumer<InMemoryFixture> action) {
+    private void each(Consumer<LockBackendFixture> action) {
         members.forEach(action);
     }
 
@@ -100,7 +112,7 @@ final class QuorumFixture implements LockBackendFixture {
 
     @Override
     public void flushAll() {
-        each(InMemoryFixture::flushAll);
+        each(LockBackendFixture::flushAll);
     }
 
     @Override
@@ -120,22 +132,22 @@ final class QuorumFixture implements LockBackendFixture {
 
     @Override
     public void makeUnavailable() {
-        each(InMemoryFixture::makeUnavailable);
+        each(LockBackendFixture::makeUnavailable);
     }
 
     @Override
     public void makeAvailable() {
-        each(InMemoryFixture::makeAvailable);
+        each(LockBackendFixture::makeAvailable);
     }
 
     @Override
     public void freeze() {
-        each(InMemoryFixture::freeze);
+        each(LockBackendFixture::freeze);
     }
 
     @Override
     public void thaw() {
-        each(InMemoryFixture::thaw);
+        each(LockBackendFixture::thaw);
     }
 
     @Override
@@ -156,17 +168,20 @@ final class QuorumFixture implements LockBackendFixture {
     @Override
     public void resetFaults() {
         repliesToLose.set(0);
-        each(InMemoryFixture::resetFaults);
+        each(LockBackendFixture::resetFaults);
     }
 
     @Override
     public Map<Fault, String> unsupportedFaults() {
-        return Map.of();
+        Map<Fault, String> unsupported = new java.util.EnumMap<>(Fault.class);
+        members.forEach(
+                m -> m.unsupportedFaults().forEach(unsupported::putIfAbsent)); // a member's limits are the quorum's
+        return unsupported;
     }
 
     @Override
     public void close() {
-        each(InMemoryFixture::close);
+        each(LockBackendFixture::close);
     }
 
     @Override
