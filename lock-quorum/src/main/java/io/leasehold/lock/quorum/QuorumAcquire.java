@@ -86,13 +86,8 @@ final class QuorumAcquire {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Tally phase1 = Tally.fanOut(
-                members.size(),
-                members.majority(),
-                i -> members.eval(i, script, keys, args, PUBLISH_ARG),
-                a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
-                grace,
-                late -> {
+        Tally phase1 = members.fanOut(
+                script, keys, args, PUBLISH_ARG, a -> !a.failed() && Replies.status(a.reply(), 0) == 1, grace, late -> {
                     if (!late.failed() && Replies.status(late.reply(), 0) == 1) {
                         attempt.release(late.member()); // a grant that came after the decision
                     }

@@ -33,13 +33,7 @@ final class QuorumInspect {
 
     CompletableFuture<Object> inspect(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
-        return Tally.fanOut(
-                        members.size(),
-                        members.majority(),
-                        i -> members.eval(i, script, keys, args, -1),
-                        a -> !a.failed(),
-                        grace,
-                        late -> {})
+        return members.fanOut(script, keys, args, -1, a -> !a.failed(), grace, late -> {})
                 .outcome()
                 .thenApply(answers -> {
                     Map<String, Long> minTtl = new HashMap<>();

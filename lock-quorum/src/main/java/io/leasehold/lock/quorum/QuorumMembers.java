@@ -2,6 +2,7 @@ package io.leasehold.lock.quorum;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -10,6 +11,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,7 +41,7 @@ final class QuorumMembers {
     }
 
     /**
-     * Checks the configuration: at least 3 members, none null, no backend twice.
+     * Checks the configuration: at least 3 members, none null, none a quorum itself, no backend twice.
      *
      * @throws IllegalArgumentException naming the rule, the value and the offending member
      */
@@ -56,6 +59,10 @@ final class QuorumMembers {
             if (member == null) {
                 throw new IllegalArgumentException(
                         "a quorum's members must not be null, but member " + i + " of " + members.size() + " was null");
+            }
+            if (member.grantsAreComposed()) {
+                throw new IllegalArgumentException("a quorum's members must each be one Redis master, but member " + i
+                        + " (" + member + ") composes its grants of several servers' (a quorum inside a quorum)");
             }
             if (!seen.add(member)) {
                 throw new IllegalArgumentException("a quorum's members must be distinct backends, but member " + i
@@ -90,6 +97,22 @@ final class QuorumMembers {
 
     List<LockBackend> all() {
         return members;
+    }
+
+    /**
+     * Runs {@code script} on every member at once (see {@link #eval} for {@code publishArg}), and tallies
+     * the answers against the majority ({@link Tally}): what decides, and how long the members behind a
+     * decided majority may still answer; a later answer goes to {@code late}.
+     */
+    Tally fanOut(
+            LuaScript script,
+            List<String> keys,
+            List<String> args,
+            int publishArg,
+            Predicate<Tally.Answer> success,
+            Duration grace,
+            Consumer<Tally.Answer> late) {
+        return Tally.fanOut(size(), majority(), i -> eval(i, script, keys, args, publishArg), success, grace, late);
     }
 
     /**

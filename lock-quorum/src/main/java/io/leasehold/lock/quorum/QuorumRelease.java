@@ -45,13 +45,8 @@ final class QuorumRelease {
     /** release.lua over the quorum; see the class doc. */
     CompletableFuture<Object> release(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
-        return Tally.fanOut(
-                        members.size(),
-                        members.majority(),
-                        i -> members.eval(i, script, keys, args, RELEASE_PUBLISH_ARG),
-                        QuorumRelease::goneThere,
-                        Duration.ZERO,
-                        late -> {})
+        return members.fanOut(
+                        script, keys, args, RELEASE_PUBLISH_ARG, QuorumRelease::goneThere, Duration.ZERO, late -> {})
                 .outcome()
                 .thenApply(answers -> {
                     int released = 0;
@@ -82,13 +77,7 @@ final class QuorumRelease {
     /** force-release.lua over the quorum; see the class doc. */
     CompletableFuture<Object> forceRelease(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
-        return Tally.fanOut(
-                        members.size(),
-                        members.majority(),
-                        i -> members.eval(i, script, keys, args, FORCE_RELEASE_PUBLISH_ARG),
-                        a -> !a.failed(),
-                        grace,
-                        late -> {})
+        return members.fanOut(script, keys, args, FORCE_RELEASE_PUBLISH_ARG, a -> !a.failed(), grace, late -> {})
                 .outcome()
                 .thenApply(answers -> {
                     int answered = 0;

@@ -12,11 +12,13 @@ import java.util.concurrent.CompletableFuture;
  * per lease the majority's code (docs/design/quorum-locks.md, "Renew, extend, release, inspect"):
  *
  * <ul>
- *   <li>confirmed ({@code 1} renewed, or {@code 2} superseded) by every member: {@code 1}, or {@code 2}
- *       when fewer than M renewed;</li>
+ *   <li>superseded ({@code 2}: a command of the lease numbered higher ran there) on at least M members:
+ *       {@code 2}, and the later command's own reply decides;</li>
+ *   <li>else confirmed ({@code 1} renewed, or {@code 2} superseded) by every member: {@code 1};</li>
  *   <li>confirmed by at least M members but not all (one failed, did not answer in time, or found the
- *       lock gone): {@link LockBackend#CONFIRMED_PARTIALLY} ({@code 3}) when at least M renewed, else
- *       {@code 2};</li>
+ *       lock gone): {@link LockBackend#CONFIRMED_PARTIALLY} ({@code 3}). Superseded on fewer than M
+ *       members does not drop this command: the later one may fail, and then this one's TTL (a shorter
+ *       extend's, say) is what a majority holds, so the engine must count its cap;</li>
  *   <li>confirmed by fewer than M: the not-confirmed code most members that answered gave ({@code 0}
  *       absent, {@code -1} another owner's, {@code -2} not a Leasehold lock; a tie goes to {@code 0});</li>
  *   <li>fewer than M answered at all: the call fails (see {@link QuorumMembers#noMajority}).</li>
@@ -106,13 +108,7 @@ final class QuorumRenewals {
     }
 
     private CompletableFuture<List<Tally.Answer>> fanOut(LuaScript script, List<String> keys, List<String> args) {
-        return Tally.fanOut(
-                        members.size(),
-                        members.majority(),
-                        i -> members.eval(i, script, keys, args, -1),
-                        a -> !a.failed(),
-                        grace,
-                        late -> {})
+        return members.fanOut(script, keys, args, -1, a -> !a.failed(), grace, late -> {})
                 .outcome();
     }
 
@@ -141,11 +137,16 @@ final class QuorumRenewals {
         }
         int majority = members.majority();
         int confirmed = renewed + superseded;
+        if (superseded >= majority) {
+            return 2; // a later command ran on a majority: its own reply decides
+        }
         if (confirmed == members.size()) {
-            return renewed >= majority ? 1 : 2;
+            return 1;
         }
         if (confirmed >= majority) {
-            return renewed >= majority ? LockBackend.CONFIRMED_PARTIALLY : 2;
+            // Superseded on fewer than a majority proves nothing of the later command: should it fail,
+            // this one's TTL (a shorter extend, say) may be the one in force on a majority, so it counts.
+            return LockBackend.CONFIRMED_PARTIALLY;
         }
         if (otherOwner > absent && otherOwner >= foreign) {
             return -1;

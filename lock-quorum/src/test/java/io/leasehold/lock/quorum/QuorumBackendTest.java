@@ -59,6 +59,18 @@ class QuorumBackendTest {
     }
 
     @Test
+    void shouldRefuseAQuorumAsAMemberNamingIt() {
+        List<LockBackend> backends = Members.backends(members);
+        LockBackend inner = QuorumBackend.of(backends);
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> QuorumBackend.of(inner, backends.get(0), backends.get(1)));
+        assertEquals(
+                "a quorum's members must each be one Redis master, but member 0 (" + inner
+                        + ") composes its grants of several servers' (a quorum inside a quorum)",
+                e.getMessage());
+    }
+
+    @Test
     void shouldSayItsGrantsAreComposedAndItConfirmsPartially() {
         try (QuorumBackend quorum = members.quorum()) {
             assertTrue(quorum.grantsAreComposed());

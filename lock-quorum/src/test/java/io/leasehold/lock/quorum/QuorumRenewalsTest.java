@@ -50,6 +50,20 @@ class QuorumRenewalsTest {
         assertEquals(LockBackend.CONFIRMED_PARTIALLY, renewals.code(new long[] {1, -1, 1}));
     }
 
+    /**
+     * Superseded on one member only proves the later command ran there, not on a majority: if the later
+     * one then fails, the TTL in force on a majority may be this command's (a shorter extend, say), so
+     * the engine must count this one's cap rather than drop it (it drops a superseded command's cap).
+     */
+    @Test
+    void shouldCountACommandAsConfirmedPartiallyWhenFewerThanAMajoritySaySuperseded() {
+        QuorumRenewals renewals = renewals();
+        assertEquals(LockBackend.CONFIRMED_PARTIALLY, renewals.code(new long[] {1, 2}), "one member did not answer");
+        assertEquals(LockBackend.CONFIRMED_PARTIALLY, renewals.code(new long[] {1, 2, 0}));
+        assertEquals(
+                2, renewals.code(new long[] {2, 2}), "superseded on a majority: the later command's reply decides");
+    }
+
     @Test
     void shouldAnswerTheMajoritysNotConfirmedCodeWhenFewerThanAMajorityRenewed() {
         QuorumRenewals renewals = renewals();
