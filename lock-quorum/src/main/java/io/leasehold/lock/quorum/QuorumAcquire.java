@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An acquisition over the quorum, in two phases (docs/design/quorum-locks.md, "Acquire"):
@@ -92,7 +93,10 @@ final class QuorumAcquire {
                         attempt.release(late.member()); // a grant that came after the decision
                     }
                 });
-        return phase1.outcome().thenCompose(attempt::granted);
+        return phase1.outcome()
+                .thenCompose(attempt::granted)
+                // whatever way the call ended (a reply it could not read, say), late clean-ups go out
+                .whenComplete((reply, failure) -> attempt.quietCleanUps.complete(false));
     }
 
     /** One acquisition: its keys and arguments, and what each member was last known to hold for it. */
@@ -109,6 +113,12 @@ final class QuorumAcquire {
         final Map<Integer, String> held = new HashMap<>();
         /** Phase 1's answers, once decided. */
         volatile List<Tally.Answer> phase1 = List.of();
+        /**
+         * Whether this attempt's clean-ups are quiet (see {@link #release}), completed once its outcome is
+         * known: a phase-1 grant that came after the decision waits for it, so that its clean-up is quiet
+         * or heard as the outcome says, whatever order the late reply and the decision came in.
+         */
+        final CompletableFuture<Boolean> quietCleanUps = new CompletableFuture<>();
 
         Attempt(List<String> keys, List<String> args, long started) {
             this.keys = keys;
@@ -209,6 +219,7 @@ final class QuorumAcquire {
             if (committed.size() >= members.majority()) {
                 long pttl = minPttl - elapsedMs() - driftMs(leaseMs);
                 if (pttl > 0) {
+                    quietCleanUps.complete(true);
                     for (int m : attempt) {
                         if (!committed.contains(m)) {
                             release(m); // it holds a phase-1 value of this owner, not the quorum's token
@@ -238,6 +249,8 @@ final class QuorumAcquire {
                     .filter(a -> !a.failed())
                     .map(Tally.Answer::member)
                     .toList();
+            List<Object> holder = majorityHolder(first);
+            quietCleanUps.complete(holder != null); // before the clean-ups it decides on
             List<CompletableFuture<Object>> settled = new ArrayList<>();
             for (int m = 0; m < members.size(); m++) {
                 if (contended.contains(m)) {
@@ -266,21 +279,20 @@ final class QuorumAcquire {
                         true);
                 return all.thenCompose(ignored -> CompletableFuture.failedFuture(slow));
             }
-            List<Object> reply = contendedReply(first);
+            List<Object> reply = holder != null ? holder : splitVote(first);
             return all.thenApply(ignored -> reply);
         }
 
-        /** acquire.lua's contended reply for the quorum: see the class doc. */
-        private List<Object> contendedReply(List<Tally.Answer> phase1) {
+        /**
+         * acquire.lua's contended reply naming the holder that a majority of phase 1's contended replies
+         * named (by token: a committed lease has one token on every member), with its least TTL; null if
+         * none did (a split vote).
+         */
+        private @Nullable List<Object> majorityHolder(List<Tally.Answer> phase1) {
             Map<Long, List<Long>> ttlsByToken = new HashMap<>();
-            long maxToken = 0;
-            for (Tally.Answer a : phase1) {
-                if (a.failed() || Replies.status(a.reply(), 1) != 0) {
-                    continue;
-                }
+            for (Tally.Answer a : contendedReplies(phase1)) {
                 List<?> reply = Replies.list(a.reply(), "acquire");
                 long token = Replies.asLong(reply.get(1), "acquire");
-                maxToken = Math.max(maxToken, token);
                 ttlsByToken.computeIfAbsent(token, k -> new ArrayList<>()).add(Replies.asLong(reply.get(2), "acquire"));
             }
             for (Map.Entry<Long, List<Long>> holder : ttlsByToken.entrySet()) {
@@ -294,8 +306,25 @@ final class QuorumAcquire {
                     return List.of(0L, holder.getKey(), ttl < 0 ? -1L : Math.max(ttl, 1), 0L);
                 }
             }
+            return null;
+        }
+
+        /** acquire.lua's contended reply after a split vote: the largest token seen, and a random back-off as the TTL. */
+        private List<Object> splitVote(List<Tally.Answer> phase1) {
+            long maxToken = 0;
+            for (Tally.Answer a : contendedReplies(phase1)) {
+                maxToken = Math.max(
+                        maxToken,
+                        Replies.asLong(Replies.list(a.reply(), "acquire").get(1), "acquire"));
+            }
             long backoff = ThreadLocalRandom.current().nextLong(1, MAX_BACKOFF_MS + 1);
             return List.of(0L, maxToken, backoff, 0L);
+        }
+
+        private List<Tally.Answer> contendedReplies(List<Tally.Answer> phase1) {
+            return phase1.stream()
+                    .filter(a -> !a.failed() && Replies.status(a.reply(), 1) == 0)
+                    .toList();
         }
 
         /** Milliseconds since phase 1 was sent, rounded up. */
@@ -303,14 +332,20 @@ final class QuorumAcquire {
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started + 999_999);
         }
 
-        /** Releases this attempt's owner on {@code member} (release.lua, with the member's publish command). */
+        /**
+         * Releases this attempt's owner on {@code member} (release.lua). Quietly (see
+         * {@link QuorumMembers#evalQuietly}) once the attempt was granted, or answered contended with a
+         * holder that a majority named: nobody waits for such a clean-up, and a waiter of this very
+         * client would hear it as a release racing its ask and ask again at once, for as long as the
+         * holder's lease lasts (a lease held on exactly M members makes every ask a grant on the
+         * others). After a split vote it is heard, as any release (see the design's Q2 note: waiters
+         * that took phase-1 grants of several attempts for one holder wait for such a message).
+         */
         CompletableFuture<Object> release(int member) {
             List<String> releaseArgs = List.of(owner, args.get(2), args.get(3), QuorumMembers.PUBLISH, args.get(1));
-            try {
-                return members.eval(member, RELEASE, releaseKeys, releaseArgs, RELEASE_PUBLISH_ARG);
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
+            return quietCleanUps.thenCompose(quiet -> quiet
+                    ? members.evalQuietly(member, RELEASE, releaseKeys, releaseArgs, RELEASE_PUBLISH_ARG)
+                    : members.eval(member, RELEASE, releaseKeys, releaseArgs, RELEASE_PUBLISH_ARG));
         }
     }
 

@@ -137,6 +137,26 @@ final class QuorumMembers {
     }
 
     /**
+     * {@link #eval} with the publish command at {@code publishArg} replaced by one that the member's
+     * subscribers do not hear: where the member uses sharded pub/sub, plain {@code PUBLISH} (Redis keeps
+     * the two apart: a message published with one reaches only subscribers of the same kind); where it
+     * does not, its own command, so the call is heard as any release (a server without sharded pub/sub
+     * has no quiet way).
+     */
+    CompletableFuture<Object> evalQuietly(
+            int member, LuaScript script, List<String> keys, List<String> args, int publishArg) {
+        LockBackend backend = members.get(member);
+        if (publishArg < 0 || publishArg >= args.size()) {
+            return eval(member, script, keys, args, publishArg);
+        }
+        return backend.shardedPubSub().thenCompose(sharded -> {
+            List<String> quiet = new ArrayList<>(args);
+            quiet.set(publishArg, PUBLISH);
+            return backend.eval(script, keys, quiet);
+        });
+    }
+
+    /**
      * The failure of a call that no majority answered, from the answers of its members: the failure of
      * a member as it is when every failure is one its member judges not transient (a script error,
      * such as a key that is not a Leasehold lock, which every member reports alike); else a transient
