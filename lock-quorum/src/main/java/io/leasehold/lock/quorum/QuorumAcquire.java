@@ -40,9 +40,10 @@ import org.jspecify.annotations.Nullable;
  * which is no contention (the engine's own "granted too late" is a backend failure too).
  *
  * <p>Every attempt comes with an owner of its own (the engine's switch for composed grants, R3), so the
- * clean-ups here, releases by owner, never meet a later attempt's lock. Not yet built (step 1):
- * releases that publish nothing (R9: a split vote's clean-up publishes {@code released} like any
- * release).
+ * clean-ups here, releases by owner, never meet a later attempt's lock. The clean-ups of an attempt
+ * that was granted, or answered contended with a holder a majority named, are quiet (see
+ * {@link Attempt#release}); a split vote's are still heard as any release (R9 is not built for them:
+ * see the design's note on Q2 and Q3).
  *
  * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. This
  * class is threadsafe: each call keeps its own state.

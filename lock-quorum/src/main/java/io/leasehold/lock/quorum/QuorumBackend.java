@@ -33,7 +33,7 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Step 1</b> of the design: members are trusted as they are. Not yet built: detecting a member
  * that lost its data (the quorum record's generations, {@code run_id} checks, the delayed restart),
  * refusing members that could evict or are the same server under two backends, fair locks (the engine
- * refuses {@code fairLock} on a composed backend), silent clean-ups (R9) and background resends of a
+ * refuses {@code fairLock} on a composed backend), quiet clean-ups after a split vote (R9) and background resends of a
  * release to a member that did not answer. The engine gives every acquire attempt on this backend an
  * owner of its own (R3), so that a clean-up here, which releases by owner, never meets a later
  * attempt's lock.

@@ -150,6 +150,7 @@ final class QuorumMembers {
             return eval(member, script, keys, args, publishArg);
         }
         return backend.shardedPubSub().thenCompose(sharded -> {
+            // PUBLISH either way: unheard by a sharded member's subscribers, a plain member's own command
             List<String> quiet = new ArrayList<>(args);
             quiet.set(publishArg, PUBLISH);
             return backend.eval(script, keys, quiet);
