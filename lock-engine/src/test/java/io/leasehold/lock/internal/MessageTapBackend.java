@@ -13,12 +13,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A decorator that taps the engine's subscriptions and attempts: it can drop every release message
  * (as a connection that loses them without a resubscription would), hand the engine a message of
- * the test's making, and tell the owners its acquire attempts carried. This class is threadsafe.
+ * the test's making, and tell the owners its acquire attempts and releases carried. This class is threadsafe.
  */
 final class MessageTapBackend extends ForwardingLockBackend {
 
     private final List<MessageListener> listeners = new CopyOnWriteArrayList<>();
     private final List<String> attemptOwners = new CopyOnWriteArrayList<>();
+    private final List<String> releaseOwners = new CopyOnWriteArrayList<>();
     private volatile boolean dropping;
 
     MessageTapBackend(LockBackend delegate) {
@@ -40,10 +41,17 @@ final class MessageTapBackend extends ForwardingLockBackend {
         return List.copyOf(attemptOwners);
     }
 
+    /** The owner (ARGV[1]) of each release sent so far, in order. */
+    List<String> releaseOwners() {
+        return List.copyOf(releaseOwners);
+    }
+
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         if (script.name().equals(ScriptNames.ACQUIRE)) {
             attemptOwners.add(args.get(0));
+        } else if (script.name().equals(ScriptNames.RELEASE)) {
+            releaseOwners.add(args.get(0));
         }
         return super.eval(script, keys, args);
     }

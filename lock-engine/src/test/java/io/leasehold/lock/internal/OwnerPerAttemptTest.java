@@ -6,15 +6,10 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
-import io.leasehold.lock.spi.LockBackend;
-import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.spi.ScriptNames;
-import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,7 +64,7 @@ class OwnerPerAttemptTest {
     @ParameterizedTest(name = "composed: {0}")
     @ValueSource(booleans = {true, false})
     void shouldGiveEveryAttemptItsOwnOwnerOnlyWhereGrantsAreComposed(boolean composed) throws Exception {
-        OwnerRecorder calls = new OwnerRecorder(new ComposedGrantsBackend(redis.newNode(), composed));
+        MessageTapBackend calls = new MessageTapBackend(new ComposedGrantsBackend(redis.newNode(), composed));
         try (LockClient client = LockClient.create(calls)) {
             Lease held = other.lock(NAME, lease()).acquire(Duration.ZERO);
             CompletableFuture<Lease> waiting = client.lock(NAME, lease()).acquireAsync(WAIT);
@@ -77,18 +72,19 @@ class OwnerPerAttemptTest {
                     "the waiter's subscription is active", () -> redis.subscriberCount(KEY + ":released") >= 1);
             Eventually.until(
                     "the waiter's attempts were answered contended",
-                    () -> !calls.attempts().isEmpty() && client.diagnostics().watchedCalls() == 0);
+                    () -> !calls.attemptOwners().isEmpty()
+                            && client.diagnostics().watchedCalls() == 0);
             assertThat(waiting).as("contended").isNotDone();
 
             held.release();
             Lease next = waiting.get(BOUND_SECONDS, TimeUnit.SECONDS);
 
-            List<String> owners = calls.attempts();
+            List<String> owners = calls.attemptOwners();
             assertThat(owners).as("attempts").hasSizeGreaterThanOrEqualTo(2);
             assertThat(holder()).as("the lock's owner is the last attempt's").isEqualTo(owners.get(owners.size() - 1));
             if (composed) {
                 assertThat(owners).as("an owner per attempt").doesNotHaveDuplicates();
-                assertThat(calls.releases())
+                assertThat(calls.releaseOwners())
                         .as("an attempt answered contended holds nothing anywhere: nothing to clean up")
                         .isEmpty();
             } else {
@@ -101,50 +97,21 @@ class OwnerPerAttemptTest {
     @Test
     void shouldReleaseTheOwnerOfAnAttemptWhoseReplyWasLostBeforeTheNextAttemptWhereGrantsAreComposed()
             throws Exception {
-        OwnerRecorder calls = new OwnerRecorder(new ComposedGrantsBackend(redis.newNode(), true));
+        MessageTapBackend calls = new MessageTapBackend(new ComposedGrantsBackend(redis.newNode(), true));
         try (LockClient client =
                 LockClient.builder(calls).commandTimeout(Duration.ofMillis(300)).build()) {
             redis.loseNextReply(); // the first attempt runs (and takes the lock), its reply never comes
 
             Lease lease = client.lock(NAME, lease()).acquire(WAIT);
 
-            String lost = calls.attempts().get(0);
+            String lost = calls.attemptOwners().get(0);
             assertThat(holder()).as("held by a later attempt's owner").isNotEqualTo(lost);
-            assertThat(calls.releases())
+            assertThat(calls.releaseOwners())
                     .as("the lost attempt's owner released, as its outcome is unknown")
                     .contains(lost);
             assertThat(lease.fencingToken()).isPositive();
             lease.release();
             assertThat(redis.exists(KEY)).as("nothing left behind").isFalse();
-        }
-    }
-
-    /** Tells the owner (ARGV[1]) of each acquire and release sent through it, in order. */
-    private static final class OwnerRecorder extends ForwardingLockBackend {
-
-        private final List<String> attempts = new CopyOnWriteArrayList<>();
-        private final List<String> releases = new CopyOnWriteArrayList<>();
-
-        OwnerRecorder(LockBackend delegate) {
-            super(delegate);
-        }
-
-        List<String> attempts() {
-            return List.copyOf(attempts);
-        }
-
-        List<String> releases() {
-            return List.copyOf(releases);
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            if (script.name().equals(ScriptNames.ACQUIRE)) {
-                attempts.add(args.get(0));
-            } else if (script.name().equals(ScriptNames.RELEASE)) {
-                releases.add(args.get(0));
-            }
-            return super.eval(script, keys, args);
         }
     }
 }
