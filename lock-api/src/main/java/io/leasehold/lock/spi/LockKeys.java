@@ -41,8 +41,9 @@ public final class LockKeys {
 
     /**
      * The quorum record of a node of a quorum of independent masters: {@code <prefix>quorum}, a hash
-     * without TTL whose field {@code floor} is the largest fencing token committed on the node (see
-     * quorum-commit.lua). No lock key can be it: every lock key has a hash tag.
+     * without TTL: the server process it belongs to, whether the node takes part in grants (see
+     * quorum-enlist.lua), and the largest fencing token committed on the node (see quorum-commit.lua).
+     * No lock key can be it: every lock key has a hash tag.
      */
     public static String quorumRecordKey(String prefix) {
         Objects.requireNonNull(prefix, "prefix");

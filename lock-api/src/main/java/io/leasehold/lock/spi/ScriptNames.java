@@ -17,10 +17,12 @@ public final class ScriptNames {
     public static final String FORCE_RELEASE = "force-release";
     /** Phase 2 of an acquisition over a quorum of independent masters (see docs/design/quorum-locks.md). */
     public static final String QUORUM_COMMIT = "quorum-commit";
+    /** A node's standing in a quorum of independent masters, and the steps that bring it back after a reset. */
+    public static final String QUORUM_ENLIST = "quorum-enlist";
 
     /** Every bundled script. */
     public static final List<String> ALL =
-            List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE, QUORUM_COMMIT);
+            List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE, QUORUM_COMMIT, QUORUM_ENLIST);
 
     private ScriptNames() {}
 }

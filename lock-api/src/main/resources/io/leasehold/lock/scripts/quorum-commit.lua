@@ -5,9 +5,11 @@
 -- say and whether or not the name's counter expired meanwhile.
 -- KEYS[1]  lock key            <prefix>{<name>}
 -- KEYS[2]  fencing counter     <prefix>{<name>}:fence (acquire.lua's KEYS[2])
--- KEYS[3]  quorum record       <prefix>quorum  hash, no TTL; its field 'floor' is the largest token
---                              committed on this node, for any name; nothing lowers it (a quorum node
---                              is a standalone master: the keys need not share a slot)
+-- KEYS[3]  quorum record       <prefix>quorum  hash, no TTL (see quorum-enlist.lua): the node takes part
+--                              only while its field 'run' is this server process's run_id and 'seeded'
+--                              is '1'; its field 'floor' is the largest token committed on this node,
+--                              for any name; nothing lowers it (a quorum node is a standalone master:
+--                              the keys need not share a slot)
 -- ARGV[1]  expected value      "<owner>:<token>": what the caller last knew this node to hold for the
 --                              attempt (phase 1's value, or an earlier commit's)
 -- ARGV[2]  quorum token T      a decimal integer above the expected value's token, below 2^53 - 1
@@ -21,6 +23,9 @@
 --                        writes that value, since T is above every token the node granted it)
 --          {0}           the attempt's grant is gone (expired, released, taken by another owner, or
 --                        another token of the same owner): nothing is written
+--          {-2}          this node takes no part (no record, a record of another server process, or
+--                        one still sitting out after a reset): nothing is written; the caller has it
+--                        enlisted (quorum-enlist.lua) and does not count it
 --          {-1, floor}   T is not above this node's floor (the largest token committed here, a
 --                        string): nothing is written; the caller commits again, on every node of the
 --                        attempt, with a T above the largest floor it was told
@@ -70,14 +75,18 @@ end
 if counter and not decimal(counter) then
   return foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
 end
-local floor = redis.pcall('HGET', KEYS[3], 'floor')
-if type(floor) == 'table' and floor.err then
+local record = redis.pcall('HMGET', KEYS[3], 'run', 'seeded', 'floor')
+if type(record) == 'table' and record.err then
   return foreign(KEYS[3], 'quorum record', 'a hash')
 end
+local floor = record[3]
 if floor and not decimal(floor) then
   return foreign(KEYS[3], 'quorum record', "a hash whose 'floor' is a decimal integer below 2^53 - 1")
 end
 
+if record[1] ~= string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or record[2] ~= '1' then
+  return {-2}
+end
 if not current or (current ~= ARGV[1] and current ~= committed) then
   return {0}
 end

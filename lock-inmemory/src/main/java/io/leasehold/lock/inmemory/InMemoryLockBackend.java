@@ -314,10 +314,21 @@ public final class InMemoryLockBackend implements LockBackend {
         });
     }
 
-    /** Loses every key — locks and fencing counters — as FLUSHALL or a restart without persistence does. */
+    /** Loses every key — locks, fencing counters, quorum records — as FLUSHALL does; the server process stays. */
     public void flushAll() {
         core.admin(now -> {
             core.store().clear();
+            return null;
+        });
+    }
+
+    /**
+     * Restarts the emulated server without persistence: every key is lost and the server process has a
+     * new {@code run_id}, which a quorum's member checks (quorum-enlist.lua). Faults and subscriptions stay.
+     */
+    public void restartWithoutPersistence() {
+        core.admin(now -> {
+            core.store().restart();
             return null;
         });
     }

@@ -32,6 +32,8 @@ final class InMemoryStore {
     private final Map<String, Entry> entries = new HashMap<>();
     /** Highest fencing token ever issued; see {@link #serverTimeMicros(long)}. Survives {@link #clear()}. */
     private long highestToken = Long.MIN_VALUE;
+    /** The emulated server process's {@code run_id} (INFO server): a new one at each {@link #restart()}. */
+    private String runId = newRunId();
 
     /** Redis's reply to a command on a key of the wrong type. */
     static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -225,9 +227,26 @@ final class InMemoryStore {
         return new TreeSet<>(entries.keySet());
     }
 
-    /** FLUSHALL: every key goes, counters included. */
+    /** FLUSHALL: every key goes, counters included. The server process, and its run id, stay. */
     void clear() {
         entries.clear();
+    }
+
+    /** A restart without persistence: every key goes, and the server process has a new run id. */
+    void restart() {
+        entries.clear();
+        runId = newRunId();
+        highestToken = Long.MIN_VALUE; // a new process knows no token it issued before
+    }
+
+    /** The server process's run id, 40 hex digits as Redis's. */
+    String runId() {
+        return runId;
+    }
+
+    private static String newRunId() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        return String.format("%016x%016x%08x", random.nextLong(), random.nextLong(), random.nextInt());
     }
 
     /**

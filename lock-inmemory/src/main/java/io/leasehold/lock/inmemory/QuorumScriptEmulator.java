@@ -4,10 +4,12 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * quorum-commit.lua, emulated line for line (see its header): phase 2 of an acquisition over a quorum
- * of independent masters, which makes the quorum's token the lock's, above the node's floor (the
- * largest token committed on it), and raises the fencing counter and the floor to it. Called by {@link ScriptEmulator} under the
- * store's lock, so each call is atomic as a script is.
+ * quorum-commit.lua and quorum-enlist.lua, emulated line for line (see their headers): phase 2 of an
+ * acquisition over a quorum of independent masters, which makes the quorum's token the lock's, above
+ * the node's floor (the largest token committed on it), and raises the fencing counter and the floor to
+ * it, on a node that takes part; and a node's standing, with the steps that bring it back after it lost
+ * its data ({@link InMemoryStore#restart()} gives it a new run id). Called by {@link ScriptEmulator}
+ * under the store's lock, so each call is atomic as a script is.
  */
 final class QuorumScriptEmulator {
 
@@ -15,6 +17,9 @@ final class QuorumScriptEmulator {
     private static final int COUNTER = 2;
     private static final int RECORD = 3;
     private static final String FLOOR = "floor";
+    private static final String RUN = "run";
+    private static final String SEEDED = "seeded";
+    private static final String OUT = "out";
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     private final InMemoryStore store;
@@ -73,8 +78,12 @@ final class QuorumScriptEmulator {
         if (counter.value() != null && !ScriptEmulator.isCounter(counter.value())) {
             throw scripts.foreign(c, COUNTER, "fencing counter", "a decimal integer below 2^53 - 1");
         }
+        String run;
+        String seeded;
         String floor;
         try {
+            run = store.hget(c.key(RECORD), RUN, c.nowMillis());
+            seeded = store.hget(c.key(RECORD), SEEDED, c.nowMillis());
             floor = store.hget(c.key(RECORD), FLOOR, c.nowMillis());
         } catch (InMemoryStore.WrongTypeException e) {
             throw scripts.foreign(c, RECORD, "quorum record", "a hash");
@@ -82,6 +91,9 @@ final class QuorumScriptEmulator {
         if (floor != null && !ScriptEmulator.isCounter(floor)) {
             throw scripts.foreign(
                     c, RECORD, "quorum record", "a hash whose 'floor' is a decimal integer below 2^53 - 1");
+        }
+        if (!store.runId().equals(run) || !"1".equals(seeded)) {
+            return List.of(-2L);
         }
 
         if (current.value() == null
@@ -101,5 +113,92 @@ final class QuorumScriptEmulator {
             store.hset(c.key(RECORD), FLOOR, quorumText, c.nowMillis());
         }
         return List.of(1L, store.pttl(c.key(LOCK), c.nowMillis()));
+    }
+
+    /** quorum-enlist.lua: see its header. */
+    Object enlist(ScriptCall c) {
+        String step = c.arg(1);
+        if (!List.of("probe", "join", "reset", "seed").contains(step)) {
+            throw c.error(
+                    "ERR step must be 'probe', 'join', 'reset' or 'seed', but was '" + (step == null ? "nil" : step)
+                            + "'",
+                    "ARGV[1]");
+        }
+        String value = c.arg(2);
+        if (!step.equals("probe") && (value == null || !ScriptEmulator.isCounter(value))) {
+            throw c.error(
+                    "ERR " + (step.equals("reset") ? "delay" : "floor")
+                            + " must be a decimal integer below 2^53 - 1, but was '" + (value == null ? "nil" : value)
+                            + "'",
+                    "ARGV[2]");
+        }
+        List<Object> standing = standing(c);
+        long state = (Long) standing.get(0);
+        String floor = (String) standing.get(1);
+        String record = c.key(1);
+        long now = c.nowMillis();
+        if (step.equals("join") && state == 0) {
+            store.hset(record, RUN, store.runId(), now);
+            store.hset(record, SEEDED, "1", now);
+            store.hset(record, OUT, "0", now);
+            store.hset(record, FLOOR, value, now);
+        } else if (step.equals("reset") && state <= 1) {
+            store.hset(record, RUN, store.runId(), now);
+            store.hset(record, SEEDED, "0", now);
+            store.hset(record, OUT, Long.toString(now + Long.parseLong(value)), now);
+            store.hset(record, FLOOR, floor, now);
+        } else if (step.equals("seed") && state == 3) {
+            if (Long.parseLong(value) > Long.parseLong(floor)) {
+                store.hset(record, FLOOR, value, now);
+            }
+            store.hset(record, SEEDED, "1", now);
+        } else {
+            return standing;
+        }
+        return standing(c);
+    }
+
+    /** quorum-enlist.lua's {@code read()}: {standing, floor, wait}. */
+    private List<Object> standing(ScriptCall c) {
+        String key = c.key(1);
+        long now = c.nowMillis();
+        String run;
+        String seeded;
+        String out;
+        String floor;
+        try {
+            run = store.hget(key, RUN, now);
+            seeded = store.hget(key, SEEDED, now);
+            out = store.hget(key, OUT, now);
+            floor = store.hget(key, FLOOR, now);
+        } catch (InMemoryStore.WrongTypeException e) {
+            throw c.error(
+                    "ERR key '" + key + "' holds a value that is not a Leasehold quorum record (a "
+                            + store.type(key, now) + ", not a hash)",
+                    "KEYS[1]");
+        }
+        if (floor == null) {
+            floor = "0";
+        }
+        if (!ScriptEmulator.isCounter(floor)) {
+            throw c.error(
+                    "ERR key '" + key + "' holds a quorum record whose 'floor' is not a decimal integer below"
+                            + " 2^53 - 1: '" + floor + "'",
+                    "KEYS[1]");
+        }
+        if (!store.exists(key, now)) {
+            return List.of(0L, floor, 0L);
+        }
+        if (!store.runId().equals(run)) {
+            return List.of(1L, floor, 0L);
+        }
+        if ("1".equals(seeded)) {
+            return List.of(4L, floor, 0L);
+        }
+        long outUntil = out != null && DIGITS.matcher(out).matches() && out.length() < 16 ? Long.parseLong(out) : 0;
+        if (now < outUntil) {
+            return List.of(2L, floor, outUntil - now);
+        }
+        return List.of(3L, floor, 0L);
     }
 }

@@ -68,6 +68,7 @@ final class ScriptEmulator {
             case ScriptNames.INSPECT -> inspect(call);
             case ScriptNames.FORCE_RELEASE -> forceRelease(call);
             case ScriptNames.QUORUM_COMMIT -> quorum.commit(call);
+            case ScriptNames.QUORUM_ENLIST -> quorum.enlist(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
     }

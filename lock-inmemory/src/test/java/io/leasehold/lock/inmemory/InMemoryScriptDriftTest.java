@@ -21,7 +21,8 @@ class InMemoryScriptDriftTest {
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUORUM_COMMIT, "79f480e29ab920a3ee879e422761df962774fb37");
+            ScriptNames.QUORUM_COMMIT, "13e7a198fe1c95198051867a066af860183e963a",
+            ScriptNames.QUORUM_ENLIST, "8ef4c211652f10c08d58ec277e3d5ac4b1c860cb");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

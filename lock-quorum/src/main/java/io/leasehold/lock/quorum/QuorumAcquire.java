@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An acquisition over the quorum, in two phases (docs/design/quorum-locks.md, "Acquire"):
+ * An acquisition over the quorum, in two phases (docs/design/quorum-locks.md, "Acquire"), once a
+ * majority of the members may take part in grants (see {@link QuorumEnlistment}; else it fails with a
+ * transient {@link QuorumUnavailableException} naming each member's standing):
  *
  * <ol>
  *   <li><b>grant</b>: acquire.lua on every member, with the engine's keys and arguments (place mode
@@ -22,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>commit</b>, once at least M granted: quorum-commit.lua on the granting members with
  *       {@code T = max(tᵢ) + 1} and the value {@code <owner>:<tᵢ>} each granted; a member whose floor is
  *       not below T answers {@code {-1, floor}}, and the commit is sent again to every member of the
- *       attempt with {@code T' = max(floor, T) + 1} (at most {@value #COMMIT_ROUNDS} rounds).</li>
+ *       attempt with {@code T' = max(floor, T) + 1} (at most {@value #COMMIT_ROUNDS} rounds); a member
+ *       that takes no part ({@code {-2}}: it lost its data, or sits out, see {@link QuorumEnlistment})
+ *       has the members enlisted anew, and the same grants are committed again.</li>
  * </ol>
  *
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
@@ -63,10 +67,12 @@ final class QuorumAcquire {
     private static final int RELEASE_PUBLISH_ARG = 3;
 
     private final QuorumMembers members;
+    private final QuorumEnlistment enlistment;
     private final Duration grace;
 
-    QuorumAcquire(QuorumMembers members, Duration grace) {
+    QuorumAcquire(QuorumMembers members, QuorumEnlistment enlistment, Duration grace) {
         this.members = members;
+        this.enlistment = enlistment;
         this.grace = grace;
     }
 
@@ -82,9 +88,33 @@ final class QuorumAcquire {
                     + " wait queues (its grants are composed): acquire's place mode (ARGV[6]) must be '1', but was '"
                     + args.get(5) + "' for lock '" + keys.get(0) + "'"));
         }
+        String prefix;
+        try {
+            prefix = prefixOf(keys.get(0));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return enlistment.ready(prefix).thenCompose(ready -> {
+            int takingPart = enlistment.mayTakePart(prefix);
+            if (takingPart < members.majority()) {
+                return CompletableFuture.failedFuture(new QuorumUnavailableException(
+                        "the quorum cannot grant lock '"
+                                + keys.get(0) + "': " + takingPart + " of " + members.size()
+                                + " members take part in grants, "
+                                + members.majority() + " needed (standings " + enlistment.describe(prefix)
+                                + "; a member"
+                                + " that lost its data sits out " + enlistment.restartDelayMs() + " ms before it grants"
+                                + " again)",
+                        true));
+            }
+            return phases(script, keys, args, prefix);
+        });
+    }
+
+    private CompletableFuture<Object> phases(LuaScript script, List<String> keys, List<String> args, String prefix) {
         Attempt attempt;
         try {
-            attempt = new Attempt(keys, args, System.nanoTime());
+            attempt = new Attempt(keys, args, prefix, System.nanoTime());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -106,6 +136,7 @@ final class QuorumAcquire {
         final List<String> args;
         final String lockKey;
         final String owner;
+        final String prefix;
         final long leaseMs;
         final long started;
         final List<String> commitKeys;
@@ -121,7 +152,8 @@ final class QuorumAcquire {
          */
         final CompletableFuture<Boolean> quietCleanUps = new CompletableFuture<>();
 
-        Attempt(List<String> keys, List<String> args, long started) {
+        Attempt(List<String> keys, List<String> args, String prefix, long started) {
+            this.prefix = prefix;
             this.keys = keys;
             this.args = args;
             this.lockKey = keys.get(0);
@@ -133,12 +165,6 @@ final class QuorumAcquire {
                 throw new IllegalArgumentException(
                         "acquire's lease (ARGV[2]) must be an integer, but was '" + args.get(1) + "'", e);
             }
-            int brace = lockKey.indexOf('{');
-            if (brace < 0) {
-                throw new IllegalArgumentException(
-                        "a lock key must be '<prefix>{<name>}' (see LockKeys), but was '" + lockKey + "'");
-            }
-            String prefix = lockKey.substring(0, brace);
             this.commitKeys = List.of(lockKey, keys.get(1), LockKeys.quorumRecordKey(prefix));
             List<String> release = new ArrayList<>(keys.subList(0, 5));
             release.add(lockKey + ":yielded"); // LockKeys.yieldMarkerKey of the name
@@ -200,6 +226,7 @@ final class QuorumAcquire {
             long maxFloor = 0;
             List<Integer> committed = new ArrayList<>();
             boolean refused = false;
+            boolean notTakingPart = false;
             for (Tally.Answer a : answers) {
                 if (a.failed()) {
                     continue;
@@ -209,6 +236,9 @@ final class QuorumAcquire {
                 if (status == 1) {
                     committed.add(a.member());
                     minPttl = Math.min(minPttl, Replies.asLong(reply.get(1), "quorum-commit"));
+                } else if (status == -2) {
+                    notTakingPart = true;
+                    enlistment.notTakingPart(prefix, a.member()); // it lost its data, or sits out: enlisted again
                 } else if (status == -1) {
                     refused = true;
                     maxFloor = Math.max(maxFloor, Replies.asLong(reply.get(1), "quorum-commit"));
@@ -228,8 +258,13 @@ final class QuorumAcquire {
                     }
                     return CompletableFuture.completedFuture(List.of(1L, token, pttl));
                 }
-            } else if (refused && round < COMMIT_ROUNDS) {
-                return commit(attempt, Math.max(maxFloor, token) + 1, round + 1);
+            } else if ((refused || notTakingPart) && round < COMMIT_ROUNDS) {
+                // a floor above T: commit above it; a member found not taking part (this client's standings
+                // were out of date): commit the same grants again once the members are enlisted anew
+                long next = refused ? Math.max(maxFloor, token) + 1 : token;
+                CompletableFuture<Void> enlisted =
+                        notTakingPart ? enlistment.ready(prefix) : CompletableFuture.completedFuture(null);
+                return enlisted.thenCompose(ignored -> commit(attempt, next, round + 1));
             }
             return notGranted(answers);
         }
@@ -348,6 +383,16 @@ final class QuorumAcquire {
                     ? members.evalQuietly(member, RELEASE, releaseKeys, releaseArgs, RELEASE_PUBLISH_ARG)
                     : members.eval(member, RELEASE, releaseKeys, releaseArgs, RELEASE_PUBLISH_ARG));
         }
+    }
+
+    /** The key prefix of {@code lockKey}, {@code <prefix>{<name>}}. */
+    private static String prefixOf(String lockKey) {
+        int brace = lockKey.indexOf('{');
+        if (brace < 0) {
+            throw new IllegalArgumentException(
+                    "a lock key must be '<prefix>{<name>}' (see LockKeys), but was '" + lockKey + "'");
+        }
+        return lockKey.substring(0, brace);
     }
 
     /** The drift allowance of a lease of {@code leaseMs}: 2 ms + 1 % (as the engine's validity). */

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockBackend} over a quorum of N ≥ 3 independent Redis masters (Redlock's setting, with
@@ -30,9 +31,13 @@ import java.util.concurrent.CompletableFuture;
  * majority released it or found it gone (see {@link QuorumRelease}). With a majority down, every call
  * fails with a transient {@link QuorumUnavailableException} and nothing is granted.
  *
- * <p><b>Step 1</b> of the design: members are trusted as they are. Not yet built: detecting a member
- * that lost its data (the quorum record's generations, {@code run_id} checks, the delayed restart),
- * refusing members that could evict or are the same server under two backends, fair locks (the engine
+ * <p><b>A member that lost its data</b> (a restart without persistence, a failover, {@code FLUSHALL}):
+ * detected by its quorum record (the server's {@code run_id}, checked inside every commit), it sits out
+ * for the {@link Builder#maxLeaseTime largest lease} before it grants again, and comes back with a floor
+ * no lower than any token committed before (see {@code QuorumEnlistment}). A majority losing its data at
+ * once looks like a new quorum and is not detected.
+ *
+ * <p><b>Step 1</b> of the design. Not yet built: refusing members that could evict or are the same server under two backends, fair locks (the engine
  * refuses {@code fairLock} on a composed backend), quiet clean-ups after a split vote (R9) and background resends of a
  * release to a member that did not answer. The engine gives every acquire attempt on this backend an
  * owner of its own (R3), so that a clean-up here, which releases by owner, never meets a later
@@ -52,22 +57,29 @@ public final class QuorumBackend implements LockBackend {
      */
     static final Duration STRAGGLER_GRACE = Duration.ofMillis(50);
 
+    /** The largest lease a quorum built without {@link Builder#maxLeaseTime} takes. */
+    public static final Duration DEFAULT_MAX_LEASE_TIME = Duration.ofMinutes(5);
+
     private final QuorumMembers members;
+    private final LeaseCap leaseCap;
     private final QuorumAcquire acquire;
     private final QuorumRenewals renewals;
     private final QuorumRelease release;
     private final QuorumInspect inspect;
 
-    private QuorumBackend(QuorumMembers members) {
+    private QuorumBackend(QuorumMembers members, Duration maxLeaseTime) {
         this.members = members;
-        this.acquire = new QuorumAcquire(members, STRAGGLER_GRACE);
+        this.leaseCap = new LeaseCap(maxLeaseTime);
+        long restartDelayMs = leaseCap.maxLeaseMs() + QuorumAcquire.driftMs(leaseCap.maxLeaseMs());
+        this.acquire = new QuorumAcquire(members, new QuorumEnlistment(members, restartDelayMs), STRAGGLER_GRACE);
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE);
         this.release = new QuorumRelease(members, STRAGGLER_GRACE);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
     }
 
     /**
-     * A quorum of {@code members}, each the backend of one independent master (a standalone server).
+     * A quorum of {@code members}, each the backend of one independent master (a standalone server),
+     * with the {@link #DEFAULT_MAX_LEASE_TIME default largest lease}; see {@link #builder(LockBackend...)}.
      *
      * @param members the members, at least 3; the quorum owns them from now on (its {@link #close()} closes them)
      * @return the quorum
@@ -77,10 +89,7 @@ public final class QuorumBackend implements LockBackend {
      *     instance is given twice; the message names the rule, the value and the offending member
      */
     public static QuorumBackend of(LockBackend... members) {
-        if (members == null) {
-            throw new IllegalArgumentException("members must not be null");
-        }
-        return of(Arrays.asList(members));
+        return builder(members).build();
     }
 
     /**
@@ -92,7 +101,81 @@ public final class QuorumBackend implements LockBackend {
      * @throws IllegalArgumentException as {@link #of(LockBackend...)}
      */
     public static QuorumBackend of(List<? extends LockBackend> members) {
-        return new QuorumBackend(QuorumMembers.of(members == null ? null : new ArrayList<>(members)));
+        return builder(members).build();
+    }
+
+    /**
+     * A builder of a quorum of {@code members}, for a largest lease other than the default.
+     *
+     * @param members the members, at least 3 (checked by {@link Builder#build()})
+     * @return the builder
+     */
+    public static Builder builder(LockBackend... members) {
+        if (members == null) {
+            throw new IllegalArgumentException("members must not be null");
+        }
+        return builder(Arrays.asList(members));
+    }
+
+    /**
+     * A builder of a quorum of {@code members}; see {@link #builder(LockBackend...)}. The list is copied.
+     *
+     * @param members the members, at least 3 (checked by {@link Builder#build()})
+     * @return the builder
+     */
+    public static Builder builder(List<? extends LockBackend> members) {
+        return new Builder(members == null ? null : new ArrayList<>(members));
+    }
+
+    /** Builds a {@link QuorumBackend}; not threadsafe. */
+    public static final class Builder {
+
+        private final @Nullable List<LockBackend> members;
+        private Duration maxLeaseTime = DEFAULT_MAX_LEASE_TIME;
+
+        private Builder(@Nullable List<LockBackend> members) {
+            this.members = members;
+        }
+
+        /**
+         * The largest lease the quorum grants, extends or renews to (default {@link #DEFAULT_MAX_LEASE_TIME}):
+         * a member that lost its data (a restart without persistence, a failover, {@code FLUSHALL}) sits out
+         * this long, plus the drift allowance, before it grants again (Redlock's delayed restart), so that
+         * every lease it may have granted has run out. A longer lease is refused with an
+         * {@link IllegalArgumentException} naming this limit and the lock. Every client of the same members
+         * must use the same value.
+         *
+         * @param maxLeaseTime greater than 0
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxLeaseTime} is null, zero or negative
+         */
+        public Builder maxLeaseTime(Duration maxLeaseTime) {
+            if (maxLeaseTime == null || maxLeaseTime.isZero() || maxLeaseTime.isNegative()) {
+                throw new IllegalArgumentException(
+                        "maxLeaseTime must be greater than 0, but was " + maxLeaseTime + " (quorum)");
+            }
+            this.maxLeaseTime = maxLeaseTime;
+            return this;
+        }
+
+        /**
+         * The quorum.
+         *
+         * @return the quorum, which owns its members from now on
+         * @throws IllegalArgumentException as {@link QuorumBackend#of(LockBackend...)}
+         */
+        public QuorumBackend build() {
+            return new QuorumBackend(QuorumMembers.of(members), maxLeaseTime);
+        }
+    }
+
+    /**
+     * The largest lease this quorum takes; see {@link Builder#maxLeaseTime}.
+     *
+     * @return the largest lease
+     */
+    public Duration maxLeaseTime() {
+        return Duration.ofMillis(leaseCap.maxLeaseMs());
     }
 
     /**
@@ -116,6 +199,10 @@ public final class QuorumBackend implements LockBackend {
         Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(args, "args");
         try {
+            IllegalArgumentException tooLong = leaseCap.check(script.name(), keys, args);
+            if (tooLong != null) {
+                return CompletableFuture.failedFuture(tooLong);
+            }
             switch (script.name()) {
                 case ScriptNames.ACQUIRE:
                     return acquire.acquire(script, keys, args);

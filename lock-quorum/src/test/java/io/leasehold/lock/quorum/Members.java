@@ -23,6 +23,7 @@ final class Members implements AutoCloseable {
     static final LuaScript INSPECT = LuaScript.bundled(ScriptNames.INSPECT);
     static final LuaScript FORCE_RELEASE = LuaScript.bundled(ScriptNames.FORCE_RELEASE);
     static final LuaScript HANDOFF = LuaScript.bundled(ScriptNames.HANDOFF);
+    static final LuaScript ENLIST = LuaScript.bundled(ScriptNames.QUORUM_ENLIST);
 
     final List<InMemoryFixture> fixtures = new ArrayList<>();
 
@@ -35,6 +36,22 @@ final class Members implements AutoCloseable {
     /** Member {@code i}'s store. */
     InMemoryLockBackend store(int i) {
         return fixtures.get(i).backend();
+    }
+
+    /**
+     * Gives member {@code i} the quorum record of a member taking part, with {@code floor} (the largest
+     * token committed on it), as a quorum in use has (quorum-enlist.lua's join).
+     */
+    void takingPart(int i, long floor) {
+        store(i).eval(ENLIST, List.of(LockKeys.quorumRecordKey(PREFIX)), List.of("join", Long.toString(floor)))
+                .join();
+    }
+
+    /** Gives every member the record of a member taking part (floor 0): a quorum in use, not a new one. */
+    void inUse() {
+        for (int i = 0; i < fixtures.size(); i++) {
+            takingPart(i, 0);
+        }
     }
 
     /** A quorum of one new node of each member. */

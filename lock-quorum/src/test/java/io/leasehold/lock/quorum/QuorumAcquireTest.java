@@ -104,8 +104,9 @@ class QuorumAcquireTest {
         // Given two members (a majority) whose floors (the largest token committed on each) are far above
         // every counter, so that the first commit's token is refused where it counts
         long floor = 6_000_000_000_000_000L;
-        members.store(1).writeHashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor", Long.toString(floor - 7));
-        members.store(2).writeHashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor", Long.toString(floor));
+        members.takingPart(0, 0);
+        members.takingPart(1, floor - 7);
+        members.takingPart(2, floor);
         try (QuorumBackend quorum = members.quorum()) {
             List<?> reply = (List<?>) join(
                     quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
@@ -129,7 +130,9 @@ class QuorumAcquireTest {
     void shouldKeepTheFirstTokenWhenOnlyAMinorityRefusesIt() throws Exception {
         // Given one member (a minority) whose floor is far above every counter
         long floor = 6_000_000_000_000_000L;
-        members.store(2).writeHashField(LockKeys.quorumRecordKey(Members.PREFIX), "floor", Long.toString(floor));
+        members.takingPart(0, 0);
+        members.takingPart(1, 0);
+        members.takingPart(2, floor);
         try (QuorumBackend quorum = members.quorum()) {
             List<?> reply = (List<?>) join(
                     quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "1")));
@@ -242,6 +245,7 @@ class QuorumAcquireTest {
     void shouldGrantWithTwoOfFiveMembersDownAndFailWithThreeDown() throws Exception {
         try (Members five = new Members(5);
                 QuorumBackend quorum = five.quorum()) {
+            five.inUse();
             five.store(0).makeUnavailable();
             five.store(3).makeUnavailable();
             List<?> granted = (List<?>) join(
@@ -265,6 +269,7 @@ class QuorumAcquireTest {
 
     @Test
     void shouldFailAndGrantNothingWhileTwoOfThreeMembersAreDown() {
+        members.inUse();
         members.store(1).makeUnavailable();
         members.store(2).makeUnavailable();
         // (a short close: the engine's clean-up release of the failed attempt cannot be confirmed by a
@@ -279,6 +284,29 @@ class QuorumAcquireTest {
             assertTrue(cause.getMessage().contains("2 of 3 members failed"), cause.getMessage());
             assertEquals(2, cause.getSuppressed().length, "each member's failure attached");
             assertFalse(members.store(0).exists(Members.lockKey(NAME)), "the one member's grant was released");
+        }
+    }
+
+    @Test
+    void shouldNotMakeANewQuorumWhileTwoOfThreeMembersAreDown() {
+        members.store(1).makeUnavailable();
+        members.store(2).makeUnavailable();
+        try (QuorumBackend quorum = members.quorum()) {
+            Throwable failure = assertThrows(
+                            java.util.concurrent.CompletionException.class,
+                            () -> quorum.eval(
+                                            Members.ACQUIRE,
+                                            Members.acquireKeys(NAME),
+                                            Members.acquireArgs(OWNER, 30_000, "1"))
+                                    .join())
+                    .getCause();
+            QuorumUnavailableException cause = assertInstanceOf(QuorumUnavailableException.class, failure);
+            assertTrue(cause.getMessage().contains("2 of 3 members failed"), cause.getMessage());
+            assertTrue(cause.isTransient());
+            // Then the member that answered did not join: alone it cannot tell a new quorum from one whose
+            // other members hold records
+            assertFalse(members.store(0).exists(Members.lockKey(NAME)), "its phase-1 grant released");
+            assertFalse(members.store(0).exists(LockKeys.quorumRecordKey(Members.PREFIX)), "no record made");
         }
     }
 }

@@ -93,6 +93,7 @@ class QuorumRenewalsTest {
 
     @Test
     void shouldRenewExtendAndReleaseWhileOneMemberOfThreeIsDown() {
+        members.inUse();
         members.store(2).makeUnavailable();
         LockOptions renewed = LockOptions.builder()
                 .leaseTime(Duration.ofMillis(900))

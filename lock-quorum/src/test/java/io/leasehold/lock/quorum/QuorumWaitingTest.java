@@ -27,6 +27,7 @@ class QuorumWaitingTest {
     @Test
     void shouldWaitQuietlyWhileTheLeaseIsHeldOnExactlyAMajority() throws Exception {
         try (Members members = new Members(3)) {
+            members.inUse();
             members.fixtures.get(2).makeUnavailable();
             try (LockClient holder = LockClient.create(members.quorum())) {
                 Lease lease = holder.lock(NAME).acquire(Duration.ofSeconds(5)); // committed on members 0 and 1

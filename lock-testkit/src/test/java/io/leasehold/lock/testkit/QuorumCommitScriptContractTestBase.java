@@ -22,14 +22,16 @@ import org.junit.jupiter.api.Test;
  * the in-memory emulation and on a real redis-server alike: make the quorum's token the lock's on this
  * node, keeping its TTL, only above the node's floor (else tell the floor), and raise the name's
  * counter and the node's floor to it, never lower; commit nothing where the grant is gone; refuse
- * what Leasehold did not write. Each test has its own key
- * prefix, so that the node-wide floor of one test is not another's (a shared server needs no flush).
+ * what Leasehold did not write; commit nothing on a node that takes no part. Each test has its own key
+ * prefix, so that the node-wide floor of one test is not another's (a shared server needs no flush),
+ * and starts with the node taking part (its record joined, floor 0: quorum-enlist.lua).
  */
 abstract class QuorumCommitScriptContractTestBase {
 
     private static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
     private static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
     private static final LuaScript COMMIT = LuaScript.bundled(ScriptNames.QUORUM_COMMIT);
+    private static final LuaScript ENLIST = LuaScript.bundled(ScriptNames.QUORUM_ENLIST);
     private static final long LEASE_MS = 60_000;
     private static final long COUNTER_TTL_MS = 3_600_000;
     /** Above any TIME in microseconds, so that the quorum token is the largest the node has seen. */
@@ -58,6 +60,11 @@ abstract class QuorumCommitScriptContractTestBase {
         fixture = createFixture();
         backend = fixture.newBackend();
         prefix = "quorum-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ":";
+        enlist("join", "0");
+    }
+
+    private List<?> enlist(String step, String arg) {
+        return (List<?>) await(backend.eval(ENLIST, List.of(recordKey()), List.of(step, arg)));
     }
 
     @AfterEach
@@ -192,7 +199,7 @@ abstract class QuorumCommitScriptContractTestBase {
         assertEquals(List.of(0L), reply);
         assertEquals(Optional.empty(), get(lockKey("orders")), "no lock made");
         assertEquals(Optional.of(counterBefore), get(fenceKey("orders")), "the counter untouched");
-        assertEquals(Optional.empty(), floor(), "no floor written");
+        assertEquals(Optional.of("0"), floor(), "no floor written");
     }
 
     @Test
@@ -320,7 +327,7 @@ abstract class QuorumCommitScriptContractTestBase {
                     () -> "names the rule and the value: " + refused);
         }
         assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
-        assertEquals(Optional.empty(), floor());
+        assertEquals(Optional.of("0"), floor());
     }
 
     @Test
@@ -351,5 +358,41 @@ abstract class QuorumCommitScriptContractTestBase {
                                         + "' holds a value that is not a Leasehold quorum record (a hash, not a hash whose 'floor' is a decimal integer"),
                 () -> "names the key and the rule: " + refused);
         assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+    }
+
+    @Test
+    void shouldCommitNothingOnANodeWithoutARecord() {
+        String granted = grant("orders", "a1");
+        fixture.deleteKey(recordKey()); // FLUSHALL, or a restart without persistence
+
+        assertEquals(List.of(-2L), commit("orders", granted, tokenOf(granted) + AHEAD));
+
+        assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+        assertEquals(Optional.empty(), floor(), "no record made");
+    }
+
+    @Test
+    void shouldCommitNothingOnANodeWhoseRecordIsAnotherServerProcesss() {
+        String granted = grant("orders", "a1");
+        writeHashField(recordKey(), "run", "0123456789abcdef0123456789abcdef01234567"); // a restart with persistence
+
+        assertEquals(List.of(-2L), commit("orders", granted, tokenOf(granted) + AHEAD));
+
+        assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+        assertEquals(Optional.of("0"), floor());
+    }
+
+    @Test
+    void shouldCommitNothingOnANodeThatSitsOutOrAwaitsItsSeed() {
+        String granted = grant("orders", "a1");
+        fixture.deleteKey(recordKey());
+        enlist("reset", "600000");
+
+        assertEquals(List.of(-2L), commit("orders", granted, tokenOf(granted) + AHEAD), "sitting out");
+        fixture.deleteKey(recordKey());
+        enlist("reset", "0");
+        assertEquals(List.of(-2L), commit("orders", granted, tokenOf(granted) + AHEAD), "awaiting its seed");
+        enlist("seed", "5");
+        assertEquals(1L, commit("orders", granted, tokenOf(granted) + AHEAD).get(0), "taking part once seeded");
     }
 }

@@ -1,0 +1,88 @@
+-- quorum-enlist: a node's standing in a quorum of independent masters (docs/design/quorum-locks.md,
+-- "A node that lost its data"): whether this server process may take part in grants, and the steps
+-- that bring it back after it lost its data (a restart without persistence, FLUSHALL, a failover to
+-- another server). quorum-commit.lua commits only on a node whose record says it takes part.
+-- KEYS[1]  quorum record   <prefix>quorum  hash, no TTL:
+--                          run     the run_id of the server process the record belongs to
+--                          seeded  '1' when the node takes part; '0' while it sits out or awaits its seed
+--                          out     the node's time (ms) until which it sits out after a reset
+--                          floor   the largest token committed here (quorum-commit.lua), never lowered
+-- ARGV[1]  step            'probe'  read only
+--                          'join'   a record for a node of a new quorum, taking part at once (the
+--                                   caller saw fewer than a majority of the members holding a record);
+--                                   only where there is no record
+--                          'reset'  a node that lost its data (no record, or one of another server
+--                                   process): it sits out ARGV[2] ms from now by its own clock, keeping
+--                                   a floor that survived; only where it has no record of this process
+--                          'seed'   the end of a reset: the floor raised to ARGV[2] (the largest floor
+--                                   of the members taking part, read after the reset) and the node taking
+--                                   part; only where it awaits its seed
+-- ARGV[2]  join, seed: a floor, a decimal integer below 2^53 - 1; reset: the delay, ms, an integer >= 0
+-- Returns  {standing, floor, wait} after the step:
+--            standing  0 no record; 1 a record of another server process; 2 sitting out, wait ms left;
+--                      3 awaiting its seed; 4 taking part
+--            floor     the record's floor, a string ('0' when none)
+--          error       "ERR ..." for an unknown step or an argument that is no such integer, or a record
+--                      that Leasehold did not write; nothing is written then
+local MAX = 9007199254740991
+local function decimal(text)
+  return text and string.match(text, '^%d+$') and tonumber(text) < MAX
+end
+local step = ARGV[1]
+if step ~= 'probe' and step ~= 'join' and step ~= 'reset' and step ~= 'seed' then
+  return redis.error_reply("ERR step must be 'probe', 'join', 'reset' or 'seed', but was '"
+      .. tostring(step) .. "'")
+end
+if step ~= 'probe' and not decimal(ARGV[2]) then
+  return redis.error_reply('ERR ' .. (step == 'reset' and 'delay' or 'floor')
+      .. " must be a decimal integer below 2^53 - 1, but was '" .. tostring(ARGV[2]) .. "'")
+end
+local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local function read()
+  local record = redis.pcall('HMGET', KEYS[1], 'run', 'seeded', 'out', 'floor')
+  if type(record) == 'table' and record.err then
+    return nil, redis.error_reply("ERR key '" .. KEYS[1] .. "' holds a value that is not a Leasehold"
+        .. ' quorum record (a ' .. redis.call('TYPE', KEYS[1])['ok'] .. ', not a hash)')
+  end
+  local floor = record[4] or '0'
+  if not decimal(floor) then
+    return nil, redis.error_reply("ERR key '" .. KEYS[1] .. "' holds a quorum record whose 'floor' is"
+        .. " not a decimal integer below 2^53 - 1: '" .. floor .. "'")
+  end
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    return {0, floor, 0}
+  end
+  if record[1] ~= run then
+    return {1, floor, 0}
+  end
+  if record[2] == '1' then
+    return {4, floor, 0}
+  end
+  local out = tonumber(record[3] or '0') or 0
+  if now < out then
+    return {2, floor, out - now}
+  end
+  return {3, floor, 0}
+end
+
+local standing, failure = read()
+if not standing then
+  return failure
+end
+if step == 'join' and standing[1] == 0 then
+  redis.call('HSET', KEYS[1], 'run', run, 'seeded', '1', 'out', '0', 'floor', ARGV[2])
+elseif step == 'reset' and standing[1] <= 1 then
+  redis.call('HSET', KEYS[1], 'run', run, 'seeded', '0', 'out', tostring(now + tonumber(ARGV[2])),
+      'floor', standing[2])
+elseif step == 'seed' and standing[1] == 3 then
+  if tonumber(ARGV[2]) > tonumber(standing[2]) then
+    redis.call('HSET', KEYS[1], 'floor', ARGV[2])
+  end
+  redis.call('HSET', KEYS[1], 'seeded', '1')
+else
+  return standing
+end
+return read()

@@ -1,0 +1,193 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Which members take part in grants, and the steps that bring back a member that lost its data
+ * (docs/design/quorum-locks.md, "A node that lost its data"), through quorum-enlist.lua on each
+ * member's quorum record:
+ *
+ * <ol>
+ *   <li>every member is <b>probed</b>: no record, a record of another server process (its {@code run_id}
+ *       changed: a restart, a failover), sitting out, awaiting its seed, or taking part;</li>
+ *   <li>members <b>join</b> at once, seeded, only when every member answered that it holds no record:
+ *       a new quorum. A member without a record while another holds one (or did not answer) either
+ *       never joined or lost its data: it is left out for a moment (a new quorum's joins may still be on
+ *       their way to it), then, if still without a record, <b>reset</b> as a member whose record is
+ *       another server process's: it sits out for the restart delay, by its own clock (Redlock's
+ *       delayed restart), so that every lease it may have granted has run out before it grants again;</li>
+ *   <li>a member whose delay is over is <b>seeded</b>: its floor raised to the largest floor of the
+ *       members taking part, read after its reset, when at least N − M + 1 of them answered (they then
+ *       share a member with the majority of every token committed before: the tokens keep rising); or,
+ *       when fewer take part but every member answered, to the largest floor of all (it shares a member
+ *       with that majority when a minority lost its data). Else it waits for the next enlistment.</li>
+ * </ol>
+ *
+ * <p>The restart delay is the quorum's largest lease plus the drift allowance; {@link LeaseCap} refuses
+ * any longer lease. What this cannot tell: a majority of the members losing their data at once looks
+ * like a new quorum when no member holds a record any more (leases held at that moment could then be
+ * granted again); the fault model of a quorum is a minority failing. A new quorum with a member down
+ * cannot tell it from one whose member lost its data: its members sit out the delay, and are seeded once
+ * every member answers.
+ *
+ * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. The
+ * standings are kept per key prefix in a {@link Roster} each. Threadsafe.
+ */
+final class QuorumEnlistment {
+
+    static final LuaScript ENLIST = LuaScript.bundled(ScriptNames.QUORUM_ENLIST);
+
+    /** How long a member that did not answer, or awaits a seed it could not have, is left before it is asked again. */
+    static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** How long a member found without a record while another holds one is left before it is reset. */
+    static final long EMPTY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private static final int NO_RECORD = 0;
+    private static final int ANOTHER_PROCESS = 1;
+    private static final int SITTING_OUT = 2;
+    private static final int AWAITING_SEED = 3;
+    private static final int TAKING_PART = 4;
+
+    private final QuorumMembers members;
+    private final long restartDelayMs;
+    private final ConcurrentMap<String, Roster> rosters = new ConcurrentHashMap<>();
+
+    QuorumEnlistment(QuorumMembers members, long restartDelayMs) {
+        this.members = members;
+        this.restartDelayMs = restartDelayMs;
+    }
+
+    long restartDelayMs() {
+        return restartDelayMs;
+    }
+
+    /**
+     * Completes once a majority of the members takes part in grants of {@code prefix}'s locks as far as
+     * this client knows, or an enlistment has run (see {@link Roster#ready}); never fails.
+     */
+    CompletableFuture<Void> ready(String prefix) {
+        Roster roster = roster(prefix);
+        return roster.ready(members.majority(), System.nanoTime(), () -> enlist(prefix, roster));
+    }
+
+    /**
+     * How many members may take part in grants of {@code prefix}'s locks, as far as this client knows:
+     * those taking part, and those that did not answer their last probe.
+     */
+    int mayTakePart(String prefix) {
+        return roster(prefix).mayTakePart();
+    }
+
+    /** A member answered a commit of {@code prefix} that it takes no part: it is enlisted again. */
+    void notTakingPart(String prefix, int member) {
+        roster(prefix).forget(member);
+    }
+
+    /** The members' standings for {@code prefix}, for an error message. */
+    String describe(String prefix) {
+        return roster(prefix).describe(System.nanoTime());
+    }
+
+    private Roster roster(String prefix) {
+        return rosters.computeIfAbsent(prefix, p -> new Roster(members.size()));
+    }
+
+    private CompletableFuture<Void> enlist(String prefix, Roster roster) {
+        List<String> keys = List.of(LockKeys.quorumRecordKey(prefix));
+        List<CompletableFuture<List<?>>> probes = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            probes.add(step(i, keys, "probe", ""));
+        }
+        return CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
+            List<List<?>> answers = probes.stream().map(CompletableFuture::join).toList();
+            boolean allAnswered = true;
+            boolean newQuorum = true;
+            long largestFloor = 0;
+            int partaking = 0;
+            long partakingFloor = 0;
+            for (List<?> a : answers) {
+                allAnswered &= a != null;
+                newQuorum &= a != null && state(a) == NO_RECORD;
+                largestFloor = a == null ? largestFloor : Math.max(largestFloor, floor(a));
+                if (a != null && state(a) == TAKING_PART) {
+                    partaking++;
+                    partakingFloor = Math.max(partakingFloor, floor(a));
+                }
+            }
+            boolean seedFromPartaking = partaking >= members.size() - members.majority() + 1;
+            long seed = seedFromPartaking ? partakingFloor : largestFloor;
+            boolean canSeed = seedFromPartaking || allAnswered;
+            List<CompletableFuture<List<?>>> steps = new ArrayList<>();
+            for (int i = 0; i < members.size(); i++) {
+                List<?> a = answers.get(i);
+                int state = a == null ? -1 : state(a);
+                if (state == NO_RECORD && newQuorum) {
+                    steps.add(step(i, keys, "join", "0"));
+                } else if ((state == NO_RECORD && roster.standing(i) == Roster.Standing.EMPTY)
+                        || state == ANOTHER_PROCESS) {
+                    steps.add(step(i, keys, "reset", Long.toString(restartDelayMs)));
+                } else if (state == AWAITING_SEED && canSeed) {
+                    steps.add(step(i, keys, "seed", Long.toString(seed)));
+                } else {
+                    steps.add(CompletableFuture.completedFuture(a));
+                }
+            }
+            return CompletableFuture.allOf(steps.toArray(CompletableFuture[]::new))
+                    .thenRun(() -> {
+                        long now = System.nanoTime();
+                        for (int i = 0; i < members.size(); i++) {
+                            learn(roster, i, steps.get(i).join(), now);
+                        }
+                    });
+        });
+    }
+
+    private static void learn(Roster roster, int member, List<?> answer, long now) {
+        int state = answer == null ? -1 : state(answer);
+        if (answer == null) {
+            roster.unreachable(member, now + RETRY_NANOS);
+        } else if (state == TAKING_PART) {
+            roster.takesPart(member);
+        } else if (state == NO_RECORD) {
+            roster.empty(member, now + EMPTY_NANOS); // reset at the next enlistment if still so
+        } else if (state == SITTING_OUT) {
+            long waitMs = Replies.asLong(answer.get(2), ScriptNames.QUORUM_ENLIST);
+            roster.out(member, now + TimeUnit.MILLISECONDS.toNanos(waitMs));
+        } else {
+            roster.out(member, now + RETRY_NANOS); // a seed it could not have yet
+        }
+    }
+
+    /** One step on one member; completes with its reply, or null when the member failed or answered oddly. */
+    private CompletableFuture<List<?>> step(int member, List<String> keys, String step, String arg) {
+        CompletableFuture<Object> call;
+        try {
+            call = members.eval(member, ENLIST, keys, List.of(step, arg), -1);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        return call.handle((reply, failure) -> {
+            if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 3) {
+                return null;
+            }
+            return (List<?>) reply;
+        });
+    }
+
+    private static int state(List<?> answer) {
+        return (int) Replies.asLong(answer.get(0), ScriptNames.QUORUM_ENLIST);
+    }
+
+    private static long floor(List<?> answer) {
+        return Replies.asLong(answer.get(1), ScriptNames.QUORUM_ENLIST);
+    }
+}

@@ -1,0 +1,139 @@
+package io.leasehold.lock.quorum;
+
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * What one client knows of each member's standing for one key prefix (each prefix has its own quorum
+ * record on each member): taking part in grants, out until an instant of this client's monotonic
+ * clock (sitting out after a reset, awaiting its seed, or not answering), or not known. One
+ * enlistment at a time runs for the prefix; its outcome replaces the standings it learnt.
+ *
+ * <p>The standings are a cache that only saves calls: a member's own record decides (quorum-commit.lua
+ * commits only where it takes part), and a member found not taking part is {@link #forget forgotten}.
+ *
+ * <p>Threadsafe: every field is owned by this class under its monitor; nothing blocks under it.
+ */
+final class Roster {
+
+    /** A member's standing as this client knows it. */
+    enum Standing {
+        UNKNOWN,
+        TAKING_PART,
+        OUT,
+        /**
+         * Found without a record while another member holds one, once: out for a moment, then reset
+         * if still so (a new quorum's joins may still be on their way to it).
+         */
+        EMPTY,
+        /**
+         * Did not answer its probe: asked again after a while, and meanwhile asked to grant as any
+         * member (its own record decides whether it commits), so that a call it fails reports its failure.
+         */
+        UNREACHABLE
+    }
+
+    private final Standing[] standings;
+    /** For a member {@link Standing#OUT}: the {@link System#nanoTime()} after which it is enlisted again. */
+    private final long[] outUntil;
+
+    private CompletableFuture<Void> enlisting;
+
+    Roster(int members) {
+        this.standings = new Standing[members];
+        this.outUntil = new long[members];
+        Arrays.fill(standings, Standing.UNKNOWN);
+    }
+
+    /**
+     * Completes once a majority takes part as far as this client knows: at once when it does, or when
+     * no member is due for enlisting; else when the enlistment that {@code enlist} starts (or the one
+     * running) has ended. A member is due when its standing is unknown, or it is out and its instant
+     * passed. A due member is enlisted in the background even while a majority takes part.
+     */
+    CompletableFuture<Void> ready(int majority, long now, Supplier<CompletableFuture<Void>> enlist) {
+        CompletableFuture<Void> started;
+        boolean enough;
+        synchronized (this) {
+            enough = mayTakePart() >= majority;
+            if (enlisting != null || !due(now)) {
+                return enough || enlisting == null ? CompletableFuture.completedFuture(null) : enlisting;
+            }
+            started = new CompletableFuture<>();
+            enlisting = started;
+        }
+        // started outside the monitor: a member's future may complete on this very thread
+        enlist.get().whenComplete((ignored, failure) -> {
+            synchronized (this) {
+                enlisting = null;
+            }
+            started.complete(null);
+        });
+        return enough ? CompletableFuture.completedFuture(null) : started;
+    }
+
+    private boolean due(long now) {
+        for (int i = 0; i < standings.length; i++) {
+            boolean out = standings[i] != Standing.UNKNOWN && standings[i] != Standing.TAKING_PART;
+            if (standings[i] == Standing.UNKNOWN || (out && now - outUntil[i] >= 0)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many members take part, or did not answer their last probe (see {@link Standing#UNREACHABLE}). */
+    synchronized int mayTakePart() {
+        int count = 0;
+        for (Standing s : standings) {
+            count += s == Standing.TAKING_PART || s == Standing.UNREACHABLE ? 1 : 0;
+        }
+        return count;
+    }
+
+    synchronized void takesPart(int member) {
+        standings[member] = Standing.TAKING_PART;
+    }
+
+    synchronized void out(int member, long until) {
+        standings[member] = Standing.OUT;
+        outUntil[member] = until;
+    }
+
+    synchronized void unreachable(int member, long until) {
+        standings[member] = Standing.UNREACHABLE;
+        outUntil[member] = until;
+    }
+
+    /** Found without a record while another member holds one; see {@link Standing#EMPTY}. */
+    synchronized void empty(int member, long until) {
+        standings[member] = Standing.EMPTY;
+        outUntil[member] = until;
+    }
+
+    synchronized Standing standing(int member) {
+        return standings[member];
+    }
+
+    /** A member answered that it takes no part: enlisted again at the next acquisition. */
+    synchronized void forget(int member) {
+        if (standings[member] == Standing.TAKING_PART || standings[member] == Standing.UNREACHABLE) {
+            standings[member] = Standing.UNKNOWN;
+        }
+    }
+
+    /** The standings, for error messages: e.g. {@code [TAKING_PART, OUT for 58 s, UNKNOWN]}. */
+    synchronized String describe(long now) {
+        StringBuilder text = new StringBuilder("[");
+        for (int i = 0; i < standings.length; i++) {
+            text.append(i == 0 ? "" : ", ").append(standings[i]);
+            if (standings[i] != Standing.UNKNOWN && standings[i] != Standing.TAKING_PART) {
+                text.append(" for ")
+                        .append(Math.max(0, (outUntil[i] - now) / 1_000_000))
+                        .append(" ms");
+            }
+        }
+        return text.append(']').toString();
+    }
+}
