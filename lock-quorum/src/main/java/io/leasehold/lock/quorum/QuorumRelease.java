@@ -18,8 +18,11 @@ import java.util.concurrent.CompletionException;
  *       them found it absent; {@code -1} when a majority answered but fewer than M of them released or
  *       found it absent (held by another owner where it counts); the call fails when fewer than M
  *       answered (see {@link QuorumMembers#noMajority}).</li>
- *   <li><b>force-release</b>: {@code 1} when a member that answered deleted a lock, else {@code 0}, once
- *       a majority answered (and then at most the grace for the rest); fails like release.</li>
+ *   <li><b>force-release</b>: deletes the lock on every member; {@code 1} when a lock was held by the
+ *       majority's view (deleted on at least M members, counting those that did not answer as having
+ *       held it), else {@code 0}: a copy on a minority (a release or clean-up still on its way there)
+ *       is no lock held. Answers once a majority answered (and then at most the grace for the rest);
+ *       fails like release.</li>
  * </ul>
  *
  * <p>Not yet built (step 1): a member that did not answer a release is not sent it again in the
@@ -81,17 +84,19 @@ final class QuorumRelease {
                 .outcome()
                 .thenApply(answers -> {
                     int answered = 0;
-                    boolean deleted = false;
+                    int deleted = 0;
                     for (Tally.Answer a : answers) {
                         if (!a.failed()) {
                             answered++;
-                            deleted |= Replies.asLong(a.reply(), "force-release") == 1;
+                            deleted += Replies.asLong(a.reply(), "force-release") == 1 ? 1 : 0;
                         }
                     }
                     if (answered < members.majority()) {
                         throw new CompletionException(members.noMajority(lockKey, "force-release", answers));
                     }
-                    return deleted ? 1L : 0L;
+                    // held by the majority's view: deleted where it could have been held on a majority,
+                    // counting the members that did not answer as holding it
+                    return deleted > 0 && deleted + members.size() - answered >= members.majority() ? 1L : 0L;
                 });
     }
 

@@ -109,6 +109,24 @@ class QuorumReleaseTest {
     }
 
     @Test
+    void shouldForceReleaseACopyOnAMinorityAndAnswerThatNoLockWasHeld() throws Exception {
+        // Given a copy of a lock on one member only (a release or clean-up still on its way there)
+        members.store(2).writeKey(Members.lockKey(NAME), OTHER + ":8");
+        try (QuorumBackend quorum = members.quorum()) {
+            Object reply = quorum.eval(
+                            Members.FORCE_RELEASE,
+                            List.of(
+                                    Members.lockKey(NAME),
+                                    Members.acquireKeys(NAME).get(4)),
+                            List.of("PUBLISH"))
+                    .get(10, TimeUnit.SECONDS);
+            // Then the copy is gone, and the answer is the majority's view: no lock was held
+            assertEquals(0L, reply);
+            Members.await("the copy deleted", () -> !members.store(2).exists(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
     void shouldInspectTheHolderAMajorityNamesWithTheSmallestTtl() throws Exception {
         members.store(0).writeKey(Members.lockKey(NAME), OWNER + ":7");
         members.store(1).writeKey(Members.lockKey(NAME), OTHER + ":9");
