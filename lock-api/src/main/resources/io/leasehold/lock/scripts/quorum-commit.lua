@@ -17,6 +17,8 @@
 --                              granted, so that no node's phase-1 value is ever "<owner>:<T>": a
 --                              value that is, was written by a commit, and only then)
 -- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
+-- ARGV[4]  largest lease, ms   the client's, integer > 0: it must be the record's 'lease' (the value the
+--                              node sits out after a reset, see quorum-enlist.lua)
 -- Returns  {1, pttl}     committed: the lock holds "<owner>:<T>" with its TTL kept (pttl ms left),
 --                        and the counter and the floor are at least T; also when it held
 --                        "<owner>:<T>" already (a resent commit whose reply was lost: only a commit
@@ -26,11 +28,13 @@
 --          {-2}          this node takes no part (no record, a record of another server process, or
 --                        one still sitting out after a reset): nothing is written; the caller has it
 --                        enlisted (quorum-enlist.lua) and does not count it
+--          {-3, lease}   the client's largest lease is not the record's (a string): nothing is written;
+--                        the clients of one quorum must agree on it
 --          {-1, floor}   T is not above this node's floor (the largest token committed here, a
 --                        string): nothing is written; the caller commits again, on every node of the
 --                        attempt, with a T above the largest floor it was told
 --          error         "ERR ..." when ARGV[2] is no such integer, ARGV[1] no such value (its
---                        token not below T) or ARGV[3] no positive integer, or a key holds what Leasehold did not write (a lock string
+--                        token not below T) or ARGV[3] or ARGV[4] no positive integer, or a key holds what Leasehold did not write (a lock string
 --                        without ':', a counter or floor that is not a decimal integer below
 --                        2^53 - 1, a record that is not a hash); nothing is written then
 -- The phase-1 value carries no sequence number: the lease is not handed out before the commit, so no
@@ -59,6 +63,10 @@ if not (ARGV[3] and string.match(ARGV[3], '^%d+$') and tonumber(ARGV[3]) > 0) th
   return redis.error_reply("ERR counter idle TTL must be a positive integer of ms, but was '"
       .. tostring(ARGV[3]) .. "'")
 end
+if not (decimal(ARGV[4]) and tonumber(ARGV[4]) > 0) then
+  return redis.error_reply("ERR largest lease must be a positive integer of ms, but was '"
+      .. tostring(ARGV[4]) .. "'")
+end
 local committed = string.sub(ARGV[1], 1, sep - 1) .. ':' .. ARGV[2]
 
 local current = redis.pcall('GET', KEYS[1])
@@ -75,7 +83,7 @@ end
 if counter and not decimal(counter) then
   return foreign(KEYS[2], 'fencing counter', 'a decimal integer below 2^53 - 1')
 end
-local record = redis.pcall('HMGET', KEYS[3], 'run', 'seeded', 'floor')
+local record = redis.pcall('HMGET', KEYS[3], 'run', 'seeded', 'floor', 'lease')
 if type(record) == 'table' and record.err then
   return foreign(KEYS[3], 'quorum record', 'a hash')
 end
@@ -86,6 +94,9 @@ end
 
 if record[1] ~= string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or record[2] ~= '1' then
   return {-2}
+end
+if record[4] ~= ARGV[4] then
+  return {-3, record[4] or '0'}
 end
 if not current or (current ~= ARGV[1] and current ~= committed) then
   return {0}

@@ -7,6 +7,9 @@
 --                          seeded  '1' when the node takes part; '0' while it sits out or awaits its seed
 --                          out     the node's time (ms) until which it sits out after a reset
 --                          floor   the largest token committed here (quorum-commit.lua), never lowered
+--                          lease   the quorum's largest lease, ms, as the client that joined or reset the
+--                                  node was configured: quorum-commit.lua refuses a client configured
+--                                  otherwise, so that no lease outlasts the delay a reset sits out
 -- ARGV[1]  step            'probe'  read only
 --                          'join'   a record for a node of a new quorum, taking part at once (the
 --                                   caller saw fewer than a majority of the members holding a record);
@@ -18,10 +21,12 @@
 --                                   of the members taking part, read after the reset) and the node taking
 --                                   part; only where it awaits its seed
 -- ARGV[2]  join, seed: a floor, a decimal integer below 2^53 - 1; reset: the delay, ms, an integer >= 0
--- Returns  {standing, floor, wait} after the step:
+-- ARGV[3]  join, reset: the client's largest lease, ms, an integer > 0 (ignored by probe and seed)
+-- Returns  {standing, floor, wait, lease} after the step:
 --            standing  0 no record; 1 a record of another server process; 2 sitting out, wait ms left;
 --                      3 awaiting its seed; 4 taking part
 --            floor     the record's floor, a string ('0' when none)
+--            lease     the record's largest lease, a string ('0' when none)
 --          error       "ERR ..." for an unknown step or an argument that is no such integer, or a record
 --                      that Leasehold did not write; nothing is written then
 local MAX = 9007199254740991
@@ -37,12 +42,16 @@ if step ~= 'probe' and not decimal(ARGV[2]) then
   return redis.error_reply('ERR ' .. (step == 'reset' and 'delay' or 'floor')
       .. " must be a decimal integer below 2^53 - 1, but was '" .. tostring(ARGV[2]) .. "'")
 end
+if (step == 'join' or step == 'reset') and not (decimal(ARGV[3]) and tonumber(ARGV[3]) > 0) then
+  return redis.error_reply("ERR largest lease must be a positive integer of ms, but was '"
+      .. tostring(ARGV[3]) .. "'")
+end
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 local function read()
-  local record = redis.pcall('HMGET', KEYS[1], 'run', 'seeded', 'out', 'floor')
+  local record = redis.pcall('HMGET', KEYS[1], 'run', 'seeded', 'out', 'floor', 'lease')
   if type(record) == 'table' and record.err then
     return nil, redis.error_reply("ERR key '" .. KEYS[1] .. "' holds a value that is not a Leasehold"
         .. ' quorum record (a ' .. redis.call('TYPE', KEYS[1])['ok'] .. ', not a hash)')
@@ -52,20 +61,21 @@ local function read()
     return nil, redis.error_reply("ERR key '" .. KEYS[1] .. "' holds a quorum record whose 'floor' is"
         .. " not a decimal integer below 2^53 - 1: '" .. floor .. "'")
   end
+  local lease = record[5] or '0'
   if redis.call('EXISTS', KEYS[1]) == 0 then
-    return {0, floor, 0}
+    return {0, floor, 0, lease}
   end
   if record[1] ~= run then
-    return {1, floor, 0}
+    return {1, floor, 0, lease}
   end
   if record[2] == '1' then
-    return {4, floor, 0}
+    return {4, floor, 0, lease}
   end
   local out = tonumber(record[3] or '0') or 0
   if now < out then
-    return {2, floor, out - now}
+    return {2, floor, out - now, lease}
   end
-  return {3, floor, 0}
+  return {3, floor, 0, lease}
 end
 
 local standing, failure = read()
@@ -73,10 +83,10 @@ if not standing then
   return failure
 end
 if step == 'join' and standing[1] == 0 then
-  redis.call('HSET', KEYS[1], 'run', run, 'seeded', '1', 'out', '0', 'floor', ARGV[2])
+  redis.call('HSET', KEYS[1], 'run', run, 'seeded', '1', 'out', '0', 'floor', ARGV[2], 'lease', ARGV[3])
 elseif step == 'reset' and standing[1] <= 1 then
   redis.call('HSET', KEYS[1], 'run', run, 'seeded', '0', 'out', tostring(now + tonumber(ARGV[2])),
-      'floor', standing[2])
+      'floor', standing[2], 'lease', ARGV[3])
 elseif step == 'seed' and standing[1] == 3 then
   if tonumber(ARGV[2]) > tonumber(standing[2]) then
     redis.call('HSET', KEYS[1], 'floor', ARGV[2])

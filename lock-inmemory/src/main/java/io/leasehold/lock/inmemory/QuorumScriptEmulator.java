@@ -20,6 +20,7 @@ final class QuorumScriptEmulator {
     private static final String RUN = "run";
     private static final String SEEDED = "seeded";
     private static final String OUT = "out";
+    private static final String LEASE = "lease";
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     private final InMemoryStore store;
@@ -62,6 +63,13 @@ final class QuorumScriptEmulator {
                             + (counterTtl == null ? "nil" : counterTtl) + "'",
                     "ARGV[3]");
         }
+        String largestLease = c.arg(4);
+        if (largestLease == null || !ScriptEmulator.isCounter(largestLease) || !positive(largestLease)) {
+            throw c.error(
+                    "ERR largest lease must be a positive integer of ms, but was '"
+                            + (largestLease == null ? "nil" : largestLease) + "'",
+                    "ARGV[4]");
+        }
         String committed = granted.substring(0, sep) + ":" + quorumText;
 
         ScriptEmulator.Get current = scripts.pcallGet(c, LOCK);
@@ -81,10 +89,12 @@ final class QuorumScriptEmulator {
         String run;
         String seeded;
         String floor;
+        String lease;
         try {
             run = store.hget(c.key(RECORD), RUN, c.nowMillis());
             seeded = store.hget(c.key(RECORD), SEEDED, c.nowMillis());
             floor = store.hget(c.key(RECORD), FLOOR, c.nowMillis());
+            lease = store.hget(c.key(RECORD), LEASE, c.nowMillis());
         } catch (InMemoryStore.WrongTypeException e) {
             throw scripts.foreign(c, RECORD, "quorum record", "a hash");
         }
@@ -94,6 +104,9 @@ final class QuorumScriptEmulator {
         }
         if (!store.runId().equals(run) || !"1".equals(seeded)) {
             return List.of(-2L);
+        }
+        if (!largestLease.equals(lease)) {
+            return List.of(-3L, lease == null ? "0" : lease);
         }
 
         if (current.value() == null
@@ -132,6 +145,14 @@ final class QuorumScriptEmulator {
                             + "'",
                     "ARGV[2]");
         }
+        String largest = c.arg(3);
+        if ((step.equals("join") || step.equals("reset"))
+                && (largest == null || !ScriptEmulator.isCounter(largest) || !positive(largest))) {
+            throw c.error(
+                    "ERR largest lease must be a positive integer of ms, but was '"
+                            + (largest == null ? "nil" : largest) + "'",
+                    "ARGV[3]");
+        }
         List<Object> standing = standing(c);
         long state = (Long) standing.get(0);
         String floor = (String) standing.get(1);
@@ -142,11 +163,13 @@ final class QuorumScriptEmulator {
             store.hset(record, SEEDED, "1", now);
             store.hset(record, OUT, "0", now);
             store.hset(record, FLOOR, value, now);
+            store.hset(record, LEASE, largest, now);
         } else if (step.equals("reset") && state <= 1) {
             store.hset(record, RUN, store.runId(), now);
             store.hset(record, SEEDED, "0", now);
             store.hset(record, OUT, Long.toString(now + Long.parseLong(value)), now);
             store.hset(record, FLOOR, floor, now);
+            store.hset(record, LEASE, largest, now);
         } else if (step.equals("seed") && state == 3) {
             if (Long.parseLong(value) > Long.parseLong(floor)) {
                 store.hset(record, FLOOR, value, now);
@@ -158,7 +181,7 @@ final class QuorumScriptEmulator {
         return standing(c);
     }
 
-    /** quorum-enlist.lua's {@code read()}: {standing, floor, wait}. */
+    /** quorum-enlist.lua's {@code read()}: {standing, floor, wait, lease}. */
     private List<Object> standing(ScriptCall c) {
         String key = c.key(1);
         long now = c.nowMillis();
@@ -166,7 +189,9 @@ final class QuorumScriptEmulator {
         String seeded;
         String out;
         String floor;
+        String lease;
         try {
+            lease = store.hget(key, LEASE, now);
             run = store.hget(key, RUN, now);
             seeded = store.hget(key, SEEDED, now);
             out = store.hget(key, OUT, now);
@@ -186,19 +211,20 @@ final class QuorumScriptEmulator {
                             + " 2^53 - 1: '" + floor + "'",
                     "KEYS[1]");
         }
+        String largest = lease == null ? "0" : lease;
         if (!store.exists(key, now)) {
-            return List.of(0L, floor, 0L);
+            return List.of(0L, floor, 0L, largest);
         }
         if (!store.runId().equals(run)) {
-            return List.of(1L, floor, 0L);
+            return List.of(1L, floor, 0L, largest);
         }
         if ("1".equals(seeded)) {
-            return List.of(4L, floor, 0L);
+            return List.of(4L, floor, 0L, largest);
         }
         long outUntil = out != null && DIGITS.matcher(out).matches() && out.length() < 16 ? Long.parseLong(out) : 0;
         if (now < outUntil) {
-            return List.of(2L, floor, outUntil - now);
+            return List.of(2L, floor, outUntil - now, largest);
         }
-        return List.of(3L, floor, 0L);
+        return List.of(3L, floor, 0L, largest);
     }
 }

@@ -21,8 +21,8 @@ class InMemoryScriptDriftTest {
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUORUM_COMMIT, "13e7a198fe1c95198051867a066af860183e963a",
-            ScriptNames.QUORUM_ENLIST, "8ef4c211652f10c08d58ec277e3d5ac4b1c860cb");
+            ScriptNames.QUORUM_COMMIT, "58b16914f99a27160c8eebf454b4b6a4843d550f",
+            ScriptNames.QUORUM_ENLIST, "95c8b34e169edb8f33167f0fd4413efee89415b4");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -103,7 +104,9 @@ final class QuorumAcquire {
                                 + " members take part in grants, "
                                 + members.majority() + " needed (standings " + enlistment.describe(prefix)
                                 + "; a member"
-                                + " that lost its data sits out " + enlistment.restartDelayMs() + " ms before it grants"
+                                + " that lost its data sits out "
+                                + QuorumEnlistment.restartDelayMs(enlistment.maxLeaseMs())
+                                + " ms before it grants"
                                 + " again)",
                         true));
             }
@@ -200,6 +203,7 @@ final class QuorumAcquire {
                 expected = new HashMap<>(held);
             }
             String t = Long.toString(token);
+            String largestLease = Long.toString(enlistment.maxLeaseMs());
             Tally tally = Tally.fanOut(
                     attempt.size(),
                     members.majority(),
@@ -207,7 +211,7 @@ final class QuorumAcquire {
                             attempt.get(j),
                             COMMIT,
                             commitKeys,
-                            List.of(expected.get(attempt.get(j)), t, args.get(2)),
+                            List.of(expected.get(attempt.get(j)), t, args.get(2), largestLease),
                             -1),
                     a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                     grace,
@@ -227,6 +231,7 @@ final class QuorumAcquire {
             List<Integer> committed = new ArrayList<>();
             boolean refused = false;
             boolean notTakingPart = false;
+            IllegalStateException mismatch = null;
             for (Tally.Answer a : answers) {
                 if (a.failed()) {
                     continue;
@@ -236,6 +241,13 @@ final class QuorumAcquire {
                 if (status == 1) {
                     committed.add(a.member());
                     minPttl = Math.min(minPttl, Replies.asLong(reply.get(1), "quorum-commit"));
+                } else if (status == -3) {
+                    mismatch = new IllegalStateException("the clients of a quorum must agree on its largest lease: this"
+                            + " client's maxLeaseTime is " + Duration.ofMillis(enlistment.maxLeaseMs())
+                            + ", but member "
+                            + a.member() + " (" + members.get(a.member()) + ") holds "
+                            + Duration.ofMillis(Replies.asLong(reply.get(1), "quorum-commit"))
+                            + " (lock '" + lockKey + "')");
                 } else if (status == -2) {
                     notTakingPart = true;
                     enlistment.notTakingPart(prefix, a.member()); // it lost its data, or sits out: enlisted again
@@ -246,6 +258,12 @@ final class QuorumAcquire {
             }
             synchronized (this) {
                 committed.forEach(m -> held.put(m, owner + ":" + token));
+            }
+            if (mismatch != null) {
+                IllegalStateException misconfigured = mismatch;
+                return notGranted(answers).handle((ignored, failure) -> {
+                    throw new CompletionException(misconfigured); // after the clean-up, whatever it answered
+                });
             }
             if (committed.size() >= members.majority()) {
                 long pttl = minPttl - elapsedMs() - driftMs(leaseMs);

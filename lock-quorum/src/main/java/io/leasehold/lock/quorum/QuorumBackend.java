@@ -70,8 +70,8 @@ public final class QuorumBackend implements LockBackend {
     private QuorumBackend(QuorumMembers members, Duration maxLeaseTime) {
         this.members = members;
         this.leaseCap = new LeaseCap(maxLeaseTime);
-        long restartDelayMs = leaseCap.maxLeaseMs() + QuorumAcquire.driftMs(leaseCap.maxLeaseMs());
-        this.acquire = new QuorumAcquire(members, new QuorumEnlistment(members, restartDelayMs), STRAGGLER_GRACE);
+        this.acquire =
+                new QuorumAcquire(members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE);
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE);
         this.release = new QuorumRelease(members, STRAGGLER_GRACE);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
@@ -143,7 +143,8 @@ public final class QuorumBackend implements LockBackend {
          * this long, plus the drift allowance, before it grants again (Redlock's delayed restart), so that
          * every lease it may have granted has run out. A longer lease is refused with an
          * {@link IllegalArgumentException} naming this limit and the lock. Every client of the same members
-         * must use the same value.
+         * must use the same value: each member's record holds it, and an acquisition by a client configured
+         * otherwise fails with an {@link IllegalStateException} naming both values.
          *
          * @param maxLeaseTime greater than 0
          * @return this builder

@@ -31,8 +31,10 @@ import java.util.concurrent.TimeUnit;
  *       with that majority when a minority lost its data). Else it waits for the next enlistment.</li>
  * </ol>
  *
- * <p>The restart delay is the quorum's largest lease plus the drift allowance; {@link LeaseCap} refuses
- * any longer lease. What this cannot tell: a majority of the members losing their data at once looks
+ * <p>The restart delay is the quorum's largest lease plus the drift allowance ({@link LeaseCap} refuses
+ * any longer lease): this client's, or the largest a member's record holds if that is longer. Each record
+ * holds the largest lease of the client that joined or reset it, and quorum-commit.lua refuses a client
+ * configured otherwise, so no lease outlasts the delay. What this cannot tell: a majority of the members losing their data at once looks
  * like a new quorum when no member holds a record any more (leases held at that moment could then be
  * granted again); the fault model of a quorum is a minority failing. A new quorum with a member down
  * cannot tell it from one whose member lost its data: its members sit out the delay, and are seeded once
@@ -58,16 +60,22 @@ final class QuorumEnlistment {
     private static final int TAKING_PART = 4;
 
     private final QuorumMembers members;
-    private final long restartDelayMs;
+    private final long maxLeaseMs;
     private final ConcurrentMap<String, Roster> rosters = new ConcurrentHashMap<>();
 
-    QuorumEnlistment(QuorumMembers members, long restartDelayMs) {
+    QuorumEnlistment(QuorumMembers members, long maxLeaseMs) {
         this.members = members;
-        this.restartDelayMs = restartDelayMs;
+        this.maxLeaseMs = maxLeaseMs;
     }
 
-    long restartDelayMs() {
-        return restartDelayMs;
+    /** This client's largest lease, ms, which joins and resets write into a member's record. */
+    long maxLeaseMs() {
+        return maxLeaseMs;
+    }
+
+    /** How long a member that lost its data sits out: the largest lease plus its drift allowance. */
+    static long restartDelayMs(long maxLeaseMs) {
+        return maxLeaseMs + QuorumAcquire.driftMs(maxLeaseMs);
     }
 
     /**
@@ -105,19 +113,21 @@ final class QuorumEnlistment {
         List<String> keys = List.of(LockKeys.quorumRecordKey(prefix));
         List<CompletableFuture<List<?>>> probes = new ArrayList<>();
         for (int i = 0; i < members.size(); i++) {
-            probes.add(step(i, keys, "probe", ""));
+            probes.add(step(i, keys, "probe", "", ""));
         }
         return CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
             List<List<?>> answers = probes.stream().map(CompletableFuture::join).toList();
             boolean allAnswered = true;
             boolean newQuorum = true;
             long largestFloor = 0;
+            long largestLease = maxLeaseMs;
             int partaking = 0;
             long partakingFloor = 0;
             for (List<?> a : answers) {
                 allAnswered &= a != null;
                 newQuorum &= a != null && state(a) == NO_RECORD;
                 largestFloor = a == null ? largestFloor : Math.max(largestFloor, floor(a));
+                largestLease = a == null ? largestLease : Math.max(largestLease, lease(a));
                 if (a != null && state(a) == TAKING_PART) {
                     partaking++;
                     partakingFloor = Math.max(partakingFloor, floor(a));
@@ -126,17 +136,21 @@ final class QuorumEnlistment {
             boolean seedFromPartaking = partaking >= members.size() - members.majority() + 1;
             long seed = seedFromPartaking ? partakingFloor : largestFloor;
             boolean canSeed = seedFromPartaking || allAnswered;
+            // the longest any member's clients may lease for (a client configured otherwise is refused by
+            // the commit, but may still be the one that finds a member reset)
+            String delay = Long.toString(restartDelayMs(largestLease));
+            String lease = Long.toString(maxLeaseMs);
             List<CompletableFuture<List<?>>> steps = new ArrayList<>();
             for (int i = 0; i < members.size(); i++) {
                 List<?> a = answers.get(i);
                 int state = a == null ? -1 : state(a);
                 if (state == NO_RECORD && newQuorum) {
-                    steps.add(step(i, keys, "join", "0"));
+                    steps.add(step(i, keys, "join", "0", lease));
                 } else if ((state == NO_RECORD && roster.standing(i) == Roster.Standing.EMPTY)
                         || state == ANOTHER_PROCESS) {
-                    steps.add(step(i, keys, "reset", Long.toString(restartDelayMs)));
+                    steps.add(step(i, keys, "reset", delay, lease));
                 } else if (state == AWAITING_SEED && canSeed) {
-                    steps.add(step(i, keys, "seed", Long.toString(seed)));
+                    steps.add(step(i, keys, "seed", Long.toString(seed), lease));
                 } else {
                     steps.add(CompletableFuture.completedFuture(a));
                 }
@@ -168,15 +182,15 @@ final class QuorumEnlistment {
     }
 
     /** One step on one member; completes with its reply, or null when the member failed or answered oddly. */
-    private CompletableFuture<List<?>> step(int member, List<String> keys, String step, String arg) {
+    private CompletableFuture<List<?>> step(int member, List<String> keys, String step, String arg, String lease) {
         CompletableFuture<Object> call;
         try {
-            call = members.eval(member, ENLIST, keys, List.of(step, arg), -1);
+            call = members.eval(member, ENLIST, keys, List.of(step, arg, lease), -1);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
         return call.handle((reply, failure) -> {
-            if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 3) {
+            if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 4) {
                 return null;
             }
             return (List<?>) reply;
@@ -189,5 +203,9 @@ final class QuorumEnlistment {
 
     private static long floor(List<?> answer) {
         return Replies.asLong(answer.get(1), ScriptNames.QUORUM_ENLIST);
+    }
+
+    private static long lease(List<?> answer) {
+        return Replies.asLong(answer.get(3), ScriptNames.QUORUM_ENLIST);
     }
 }

@@ -43,7 +43,11 @@ final class Members implements AutoCloseable {
      * token committed on it), as a quorum in use has (quorum-enlist.lua's join).
      */
     void takingPart(int i, long floor) {
-        store(i).eval(ENLIST, List.of(LockKeys.quorumRecordKey(PREFIX)), List.of("join", Long.toString(floor)))
+        String largestLease = Long.toString(QuorumBackend.DEFAULT_MAX_LEASE_TIME.toMillis());
+        store(i).eval(
+                        ENLIST,
+                        List.of(LockKeys.quorumRecordKey(PREFIX)),
+                        List.of("join", Long.toString(floor), largestLease))
                 .join();
     }
 

@@ -143,6 +143,33 @@ class QuorumRestartTest {
         }
     }
 
+    @Test
+    void shouldRefuseAClientWhoseLargestLeaseDiffersFromTheQuorumsNamingBothAndLeaveNothingBehind() {
+        try (QuorumBackend a = quorum();
+                QuorumBackend other = QuorumBackend.of(members.fixtures.stream()
+                        .map(InMemoryFixture::newBackend)
+                        .toList())) {
+            Object first = acquire(a, "a"); // the quorum is made with a's largest lease, 2 s
+            a.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("a"))
+                    .join();
+
+            Object refused = acquire(other, "b"); // a client of the default, 5 minutes
+
+            assertTrue(granted(first), "a is granted: " + first);
+            IllegalStateException e = assertInstanceOf(IllegalStateException.class, refused);
+            assertTrue(
+                    e.getMessage().contains("this client's maxLeaseTime is PT5M, but member")
+                            && e.getMessage().contains("holds PT2S (lock '" + Members.lockKey(NAME) + "')"),
+                    e.getMessage());
+            for (int i = 0; i < 3; i++) {
+                int member = i;
+                Members.await(
+                        "nothing left on member " + i,
+                        () -> !members.store(member).exists(Members.lockKey(NAME)));
+            }
+        }
+    }
+
     /** Member {@code i}'s standing by quorum-enlist.lua's probe: 2 sitting out, 4 taking part. */
     private long standing(int i) {
         List<?> reply = (List<?>) members.store(i)

@@ -34,6 +34,8 @@ abstract class QuorumCommitScriptContractTestBase {
     private static final LuaScript ENLIST = LuaScript.bundled(ScriptNames.QUORUM_ENLIST);
     private static final long LEASE_MS = 60_000;
     private static final long COUNTER_TTL_MS = 3_600_000;
+    /** The quorum's largest lease, as the record holds it. */
+    private static final String LARGEST_LEASE = "300000";
     /** Above any TIME in microseconds, so that the quorum token is the largest the node has seen. */
     private static final long AHEAD = 1_000_000_000;
 
@@ -64,7 +66,7 @@ abstract class QuorumCommitScriptContractTestBase {
     }
 
     private List<?> enlist(String step, String arg) {
-        return (List<?>) await(backend.eval(ENLIST, List.of(recordKey()), List.of(step, arg)));
+        return (List<?>) await(backend.eval(ENLIST, List.of(recordKey()), List.of(step, arg, LARGEST_LEASE)));
     }
 
     @AfterEach
@@ -129,8 +131,15 @@ abstract class QuorumCommitScriptContractTestBase {
     }
 
     private CompletableFuture<Object> commitAsync(String name, String granted, String quorumToken, String counterTtl) {
+        return commitAsync(name, granted, quorumToken, counterTtl, LARGEST_LEASE);
+    }
+
+    private CompletableFuture<Object> commitAsync(
+            String name, String granted, String quorumToken, String counterTtl, String largestLease) {
         return backend.eval(
-                COMMIT, List.of(lockKey(name), fenceKey(name), recordKey()), List.of(granted, quorumToken, counterTtl));
+                COMMIT,
+                List.of(lockKey(name), fenceKey(name), recordKey()),
+                List.of(granted, quorumToken, counterTtl, largestLease));
     }
 
     private List<?> commit(String name, String granted, long quorumToken) {
@@ -394,5 +403,25 @@ abstract class QuorumCommitScriptContractTestBase {
         assertEquals(List.of(-2L), commit("orders", granted, tokenOf(granted) + AHEAD), "awaiting its seed");
         enlist("seed", "5");
         assertEquals(1L, commit("orders", granted, tokenOf(granted) + AHEAD).get(0), "taking part once seeded");
+    }
+
+    @Test
+    void shouldCommitNothingForAClientWhoseLargestLeaseIsNotTheRecordsAndTellTheRecords() {
+        String granted = grant("orders", "a1");
+        String quorumToken = Long.toString(tokenOf(granted) + AHEAD);
+
+        List<?> longer = (List<?>) await(commitAsync("orders", granted, quorumToken, "3600000", "600000"));
+        List<?> shorter = (List<?>) await(commitAsync("orders", granted, quorumToken, "3600000", "1000"));
+
+        assertEquals(List.of(-3L, LARGEST_LEASE), longer, "a longer lease could outlast a reset's delay");
+        assertEquals(List.of(-3L, LARGEST_LEASE), shorter, "the clients of one quorum agree on it");
+        assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+        for (String bad : List.of("0", "", "5x")) {
+            Throwable refused = failure(commitAsync("orders", granted, quorumToken, "3600000", bad));
+            assertTrue(
+                    refused.getMessage()
+                            .contains("largest lease must be a positive integer of ms, but was '" + bad + "'"),
+                    () -> "names the rule and the value: " + refused);
+        }
     }
 }

@@ -33,6 +33,8 @@ abstract class QuorumEnlistScriptContractTestBase {
     private static final long AWAITING_SEED = 3;
     private static final long TAKING_PART = 4;
     private static final String DAY_MS = "86400000";
+    /** The client's largest lease, which join and reset write into the record. */
+    private static final String LEASE = "300000";
 
     protected LockBackendFixture fixture;
     private LockBackend backend;
@@ -61,7 +63,11 @@ abstract class QuorumEnlistScriptContractTestBase {
     }
 
     private CompletableFuture<Object> enlistAsync(String step, String arg) {
-        return backend.eval(ENLIST, List.of(record), List.of(step, arg));
+        return enlistAsync(step, arg, LEASE);
+    }
+
+    private CompletableFuture<Object> enlistAsync(String step, String arg, String lease) {
+        return backend.eval(ENLIST, List.of(record), List.of(step, arg, lease));
     }
 
     private List<?> enlist(String step, String arg) {
@@ -74,14 +80,14 @@ abstract class QuorumEnlistScriptContractTestBase {
 
     @Test
     void shouldTellThatThereIsNoRecordAndWriteNothing() {
-        assertEquals(List.of(NO_RECORD, "0", 0L), enlist("probe", ""));
+        assertEquals(List.of(NO_RECORD, "0", 0L, "0"), enlist("probe", ""));
         assertEquals(Optional.empty(), hashField(record, "run"), "a probe writes nothing");
     }
 
     @Test
     void shouldJoinANodeWithoutARecordAtOnceAndLeaveAnExistingRecordAlone() {
-        assertEquals(List.of(TAKING_PART, "7", 0L), enlist("join", "7"));
-        assertEquals(List.of(TAKING_PART, "7", 0L), enlist("probe", ""));
+        assertEquals(List.of(TAKING_PART, "7", 0L, LEASE), enlist("join", "7"));
+        assertEquals(List.of(TAKING_PART, "7", 0L, LEASE), enlist("probe", ""));
 
         fixture.deleteKey(record);
         enlist("reset", DAY_MS);
@@ -106,7 +112,7 @@ abstract class QuorumEnlistScriptContractTestBase {
         enlist("join", "40");
         writeHashField(record, "run", "0123456789abcdef0123456789abcdef01234567"); // restarted with persistence
 
-        assertEquals(List.of(ANOTHER_PROCESS, "40", 0L), enlist("probe", ""));
+        assertEquals(List.of(ANOTHER_PROCESS, "40", 0L, LEASE), enlist("probe", ""));
         assertEquals(SITTING_OUT, standing(enlist("reset", DAY_MS)));
         assertEquals(Optional.of("40"), hashField(record, "floor"), "a floor that survived is kept");
     }
@@ -115,21 +121,21 @@ abstract class QuorumEnlistScriptContractTestBase {
     void shouldNotResetANodeThatTakesPart() {
         enlist("join", "3");
 
-        assertEquals(List.of(TAKING_PART, "3", 0L), enlist("reset", DAY_MS));
+        assertEquals(List.of(TAKING_PART, "3", 0L, LEASE), enlist("reset", DAY_MS));
     }
 
     @Test
     void shouldSeedANodeOnceItsDelayIsOverNeverLoweringItsFloor() {
         enlist("join", "50");
         writeHashField(record, "run", "0123456789abcdef0123456789abcdef01234567");
-        assertEquals(List.of(AWAITING_SEED, "50", 0L), enlist("reset", "0"));
+        assertEquals(List.of(AWAITING_SEED, "50", 0L, LEASE), enlist("reset", "0"));
 
-        assertEquals(List.of(TAKING_PART, "50", 0L), enlist("seed", "20"), "a lower seed keeps the floor");
+        assertEquals(List.of(TAKING_PART, "50", 0L, LEASE), enlist("seed", "20"), "a lower seed keeps the floor");
 
         fixture.deleteKey(record);
         enlist("reset", "0");
-        assertEquals(List.of(TAKING_PART, "90", 0L), enlist("seed", "90"), "raised to the majority's floor");
-        assertEquals(List.of(TAKING_PART, "90", 0L), enlist("seed", "95"), "seeded once only");
+        assertEquals(List.of(TAKING_PART, "90", 0L, LEASE), enlist("seed", "90"), "raised to the majority's floor");
+        assertEquals(List.of(TAKING_PART, "90", 0L, LEASE), enlist("seed", "95"), "seeded once only");
     }
 
     @Test
@@ -163,5 +169,25 @@ abstract class QuorumEnlistScriptContractTestBase {
                         .contains("key '" + record + "' holds a quorum record whose 'floor' is not a"
                                 + " decimal integer"),
                 () -> "names the key and the rule: " + badFloor);
+    }
+
+    @Test
+    void shouldWriteTheClientsLargestLeaseOnJoinAndResetAndRefuseOneThatIsNoPositiveInteger() {
+        assertEquals(List.of(TAKING_PART, "0", 0L, "1000"), enlist("join", "0", "1000"));
+        fixture.deleteKey(record);
+        assertEquals("2000", enlist("reset", "0", "2000").get(3), "a reset writes the resetting client's");
+        assertEquals("2000", enlist("seed", "0", "9").get(3), "a seed keeps it");
+
+        for (String bad : List.of("0", "", "-3")) {
+            Throwable refused = failure(enlistAsync("join", "0", bad));
+            assertTrue(
+                    refused.getMessage()
+                            .contains("largest lease must be a positive integer of ms, but was '" + bad + "'"),
+                    () -> "names the rule and the value: " + refused);
+        }
+    }
+
+    private List<?> enlist(String step, String arg, String lease) {
+        return (List<?>) await(enlistAsync(step, arg, lease));
     }
 }
