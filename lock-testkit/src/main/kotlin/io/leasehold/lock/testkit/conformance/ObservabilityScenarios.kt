@@ -1,6 +1,5 @@
 package io.leasehold.lock.testkit.conformance
 
-import io.leasehold.lock.Lease
 import io.leasehold.lock.LeaseLoss
 import io.leasehold.lock.LeaseState
 import io.leasehold.lock.spi.ScriptNames
@@ -112,26 +111,3 @@ internal val observabilityScenarios: List<Scenario> = listOf(
         withClue("release() by the waiter") { next.release() shouldBe true }
     },
 )
-
-/**
- * The latest end of [lease]'s validity that [Lease.remaining] tells from now until it reads zero, each
- * reading counted from just before it was taken (so that none seems to reach later than it does); the
- * moment of the first reading if the validity had already ended.
- */
-private fun latestValidityEnd(lease: Lease): Long {
-    val deadline = System.nanoTime() + Timing.AWAIT.toNanos()
-    var latest: Long? = null
-    while (true) {
-        val before = System.nanoTime()
-        val left = lease.remaining()
-        if (left.isZero) {
-            return latest ?: before
-        }
-        val end = before + left.toNanos()
-        latest = if (latest == null || end - latest > 0) end else latest
-        if (before - deadline > 0) {
-            throw AssertionError("timed out after ${Timing.AWAIT} waiting for the validity to run out (remaining() still $left)")
-        }
-        Thread.sleep(ScenarioContext.POLL_MILLIS)
-    }
-}
