@@ -17,9 +17,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The N members of a quorum and its majority M = N/2 + 1; how one call is sent to one member (with the
- * member's own publish command where the script publishes), and how the failures of a call that no
- * majority answered are reported. Step 1 keeps no standing per member (taking part, reset, out until an
- * instant): see docs/design/quorum-locks.md.
+ * member's own publish command where the script publishes; not at all while the member is skipped after
+ * a transient failure, see {@link MemberAvailability}), and how the failures of a call that no majority
+ * answered are reported. Whether a member takes part in grants is {@link QuorumEnlistment}'s.
  *
  * <p>This class is threadsafe; it never blocks.
  */
@@ -32,12 +32,14 @@ final class QuorumMembers {
 
     private final List<LockBackend> members;
     private final int majority;
+    private final MemberAvailability availability;
     /** Which member a failure that the quorum passed on as it is came from, so that it judges it. */
     private final Map<Throwable, LockBackend> failedOn = Collections.synchronizedMap(new WeakHashMap<>());
 
     private QuorumMembers(List<LockBackend> members) {
         this.members = members;
         this.majority = members.size() / 2 + 1;
+        this.availability = new MemberAvailability(members.size());
     }
 
     /**
@@ -123,7 +125,7 @@ final class QuorumMembers {
     CompletableFuture<Object> eval(int member, LuaScript script, List<String> keys, List<String> args, int publishArg) {
         LockBackend backend = members.get(member);
         if (publishArg < 0) {
-            return backend.eval(script, keys, args);
+            return send(member, script, keys, args);
         }
         if (publishArg >= args.size()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(script.name() + " must carry its publish"
@@ -132,7 +134,7 @@ final class QuorumMembers {
         return backend.shardedPubSub().thenCompose(sharded -> {
             List<String> own = new ArrayList<>(args);
             own.set(publishArg, sharded ? SPUBLISH : PUBLISH);
-            return backend.eval(script, keys, own);
+            return send(member, script, keys, own);
         });
     }
 
@@ -153,7 +155,37 @@ final class QuorumMembers {
             // PUBLISH either way: unheard by a sharded member's subscribers, a plain member's own command
             List<String> quiet = new ArrayList<>(args);
             quiet.set(publishArg, PUBLISH);
-            return backend.eval(script, keys, quiet);
+            return send(member, script, keys, quiet);
+        });
+    }
+
+    /**
+     * Sends {@code script} to {@code member}, unless the member is skipped after a transient failure
+     * ({@link MemberAvailability}): then the call fails at once with a transient
+     * {@link QuorumUnavailableException} naming the member. Every outcome of a call sent is reported back.
+     */
+    private CompletableFuture<Object> send(int member, LuaScript script, List<String> keys, List<String> args) {
+        LockBackend backend = members.get(member);
+        if (!availability.admit(member, System.nanoTime())) {
+            return CompletableFuture.failedFuture(new QuorumUnavailableException(
+                    "member " + member + " (" + backend
+                            + ") is skipped for " + availability.skippedForMs(member, System.nanoTime())
+                            + " ms more: its"
+                            + " last call failed",
+                    true));
+        }
+        CompletableFuture<Object> call;
+        try {
+            call = backend.eval(script, keys, args);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        return call.whenComplete((reply, failure) -> {
+            if (failure != null && backend.isTransient(Tally.unwrap(failure))) {
+                availability.failed(member, System.nanoTime());
+            } else {
+                availability.answered(member);
+            }
         });
     }
 
@@ -167,8 +199,7 @@ final class QuorumMembers {
     Throwable noMajority(String lockKey, String call, List<Tally.Answer> answers) {
         List<Tally.Answer> failures =
                 answers.stream().filter(Tally.Answer::failed).toList();
-        boolean anyTransient =
-                failures.stream().anyMatch(a -> members.get(a.member()).isTransient(a.failure()));
+        boolean anyTransient = failures.stream().anyMatch(a -> isTransient(a.member(), a.failure()));
         if (!failures.isEmpty() && !anyTransient) {
             Throwable first = failures.get(0).failure();
             failedOn.put(first, members.get(failures.get(0).member()));
@@ -181,6 +212,15 @@ final class QuorumMembers {
                 true);
         failures.forEach(a -> e.addSuppressed(a.failure()));
         return e;
+    }
+
+    /** Whether a call to {@code member} that failed with {@code failure} failed transiently. */
+    private boolean isTransient(int member, Throwable failure) {
+        Throwable t = Tally.unwrap(failure);
+        if (t instanceof QuorumUnavailableException) {
+            return ((QuorumUnavailableException) t).isTransient(); // a skipped member
+        }
+        return members.get(member).isTransient(failure);
     }
 
     /**

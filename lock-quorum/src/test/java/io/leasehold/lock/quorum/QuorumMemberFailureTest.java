@@ -1,0 +1,177 @@
+package io.leasehold.lock.quorum;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LeaseLoss;
+import io.leasehold.lock.LeaseState;
+import io.leasehold.lock.LockBackendException;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockException;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * On real {@code redis-server}s: a quorum stays usable while a minority of its members is killed
+ * (kill -9) with leases held and contended (no lease lost, acquisitions go on, one holder at a time,
+ * tokens rising), and grants nothing while a majority is down (its holder told, the waiter failing).
+ */
+class QuorumMemberFailureTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final LockOptions RENEWED =
+            LockOptions.builder().leaseTime(LEASE).autoRenew(true).build();
+
+    @ParameterizedTest(name = "{0}, {2} of {1} killed")
+    @CsvSource({"lettuce, 3, 1", "jedis, 3, 1", "lettuce, 5, 2", "jedis, 5, 2"})
+    void shouldKeepLeasesAndGoOnGrantingWhileAMinorityIsKilled(String driver, int size, int killed) throws Exception {
+        try (QuorumFixture fixture = quorum(driver, size);
+                LockClient holder = LockClient.create(fixture.newBackend());
+                LockClient first = LockClient.create(fixture.newBackend());
+                LockClient second = LockClient.create(fixture.newBackend())) {
+            Lease held = holder.lock("held", RENEWED).acquire(Duration.ofSeconds(10));
+            Contention contention = new Contention(List.of(first, second));
+            contention.awaitAcquisitions(20);
+
+            // When a minority is killed
+            for (int i = 0; i < killed; i++) {
+                member(fixture, i)
+                        .topology()
+                        .masterForKey(LockKeys.lockKey("leasehold:", "held"))
+                        .kill();
+            }
+            int atKill = contention.acquisitions.get();
+            contention.awaitAcquisitions(atKill + 20);
+            // (two leases' time: every lease was renewed since the kill, by the members left)
+            TimeUnit.MILLISECONDS.sleep(2 * LEASE.toMillis());
+            contention.stop();
+
+            // Then the held lease is not lost, acquisitions went on, one holder at a time, tokens rising
+            assertFalse(
+                    held.lost().isDone(),
+                    () -> "held lease lost: " + held.lost().join());
+            assertTrue(held.isValid(), "held lease valid");
+            assertNotEquals(LeaseState.LOST, held.state());
+            assertTrue(contention.acquisitions.get() >= atKill + 20, "acquisitions went on after the kill");
+            assertEquals(List.of(), contention.failures(), "contenders' failures");
+            assertFalse(contention.overlapped.get(), "two holders at once");
+            contention.assertTokensRise();
+            assertTrue(held.release(), "release of the held lease");
+        }
+    }
+
+    @Test
+    void shouldTellTheHolderAndGrantNothingWhileAMajorityIsDown() throws Exception {
+        try (QuorumFixture fixture = quorum("lettuce", 3);
+                LockClient holder = LockClient.create(fixture.newBackend());
+                LockClient other = LockClient.create(fixture.newBackend())) {
+            Lease held = holder.lock("held", RENEWED).acquire(Duration.ofSeconds(10));
+            other.lock("other", RENEWED).acquire(Duration.ofSeconds(10)).release(); // the other client is in use
+
+            for (int i = 0; i < 2; i++) {
+                member(fixture, i)
+                        .topology()
+                        .masterForKey(LockKeys.lockKey("leasehold:", "held"))
+                        .kill();
+            }
+
+            LeaseLoss loss = held.lost().get(3 * LEASE.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(LeaseLoss.Reason.BACKEND_UNAVAILABLE, loss.reason());
+            LockException refused = assertThrows(
+                    LockException.class, () -> other.lock("held", RENEWED).acquire(Duration.ofSeconds(2)));
+            assertTrue(
+                    refused instanceof LockBackendException || refused.getCause() instanceof QuorumUnavailableException,
+                    () -> "a backend failure, never a grant: " + refused);
+        }
+    }
+
+    private static QuorumFixture quorum(String driver, int size) {
+        return driver.equals("lettuce") ? RedisMembers.lettuce(size) : RedisMembers.jedis(size);
+    }
+
+    private static RedisLockBackendFixture<?> member(QuorumFixture fixture, int i) {
+        return (RedisLockBackendFixture<?>) fixture.members().get(i);
+    }
+
+    /** Two threads per client acquiring and releasing one lock in a loop, checking one holder at a time. */
+    private static final class Contention {
+
+        final AtomicInteger acquisitions = new AtomicInteger();
+        final AtomicBoolean overlapped = new AtomicBoolean();
+        private final AtomicInteger inside = new AtomicInteger();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        /** Tokens in the order the critical sections ran (appended inside them). */
+        private final List<Long> tokens = new ArrayList<>();
+
+        private final List<Thread> threads = new ArrayList<>();
+
+        Contention(List<LockClient> clients) {
+            for (LockClient client : clients) {
+                for (int t = 0; t < 2; t++) {
+                    Thread thread = new Thread(() -> loop(client), "contender");
+                    thread.setDaemon(true);
+                    threads.add(thread);
+                    thread.start();
+                }
+            }
+        }
+
+        private void loop(LockClient client) {
+            while (running.get()) {
+                try (Lease lease = client.lock("hot", RENEWED).acquire(Duration.ofSeconds(20))) {
+                    if (inside.incrementAndGet() > 1) {
+                        overlapped.set(true);
+                    }
+                    synchronized (tokens) {
+                        tokens.add(lease.fencingToken());
+                    }
+                    inside.decrementAndGet();
+                    acquisitions.incrementAndGet();
+                } catch (RuntimeException e) {
+                    if (running.get()) {
+                        failures.add(e);
+                    }
+                }
+            }
+        }
+
+        void awaitAcquisitions(int count) {
+            Members.await(count + " acquisitions", () -> acquisitions.get() >= count || !failures.isEmpty());
+        }
+
+        void stop() throws InterruptedException {
+            running.set(false);
+            for (Thread thread : threads) {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            }
+        }
+
+        List<String> failures() {
+            return failures.stream().map(String::valueOf).toList();
+        }
+
+        void assertTokensRise() {
+            synchronized (tokens) {
+                for (int i = 1; i < tokens.size(); i++) {
+                    assertTrue(tokens.get(i) > tokens.get(i - 1), "token " + i + " rises: " + tokens);
+                }
+            }
+        }
+    }
+}
