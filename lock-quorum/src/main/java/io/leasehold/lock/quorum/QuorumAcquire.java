@@ -98,20 +98,20 @@ final class QuorumAcquire {
         return enlistment.ready(prefix).thenCompose(ready -> {
             int takingPart = enlistment.mayTakePart(prefix);
             if (takingPart < members.majority()) {
-                return CompletableFuture.failedFuture(new QuorumUnavailableException(
-                        "the quorum cannot grant lock '"
-                                + keys.get(0) + "': " + takingPart + " of " + members.size()
-                                + " members take part in grants, "
-                                + members.majority() + " needed (standings " + enlistment.describe(prefix)
-                                + "; a member"
-                                + " that lost its data sits out "
-                                + QuorumEnlistment.restartDelayMs(enlistment.maxLeaseMs())
-                                + " ms before it grants"
-                                + " again)",
-                        true));
+                return CompletableFuture.failedFuture(tooFewTakePart(keys.get(0), prefix, takingPart));
             }
             return phases(script, keys, args, prefix);
         });
+    }
+
+    private QuorumUnavailableException tooFewTakePart(String lockKey, String prefix, int takingPart) {
+        long delayMs = QuorumEnlistment.restartDelayMs(enlistment.maxLeaseMs());
+        return new QuorumUnavailableException(
+                String.format(
+                        "the quorum cannot grant lock '%s': %d of %d members take part in grants, %d needed"
+                                + " (standings %s; a member that lost its data sits out %d ms before it grants again)",
+                        lockKey, takingPart, members.size(), members.majority(), enlistment.describe(prefix), delayMs),
+                true);
     }
 
     private CompletableFuture<Object> phases(LuaScript script, List<String> keys, List<String> args, String prefix) {
@@ -124,13 +124,16 @@ final class QuorumAcquire {
         Tally phase1 = members.fanOut(
                 script, keys, args, PUBLISH_ARG, a -> !a.failed() && Replies.status(a.reply(), 0) == 1, grace, late -> {
                     if (!late.failed() && Replies.status(late.reply(), 0) == 1) {
-                        attempt.release(late.member()); // a grant that came after the decision
+                        attempt.lateGrant(late); // a grant that came after the decision
                     }
                 });
         return phase1.outcome()
                 .thenCompose(attempt::granted)
                 // whatever way the call ended (a reply it could not read, say), late clean-ups go out
-                .whenComplete((reply, failure) -> attempt.quietCleanUps.complete(false));
+                .whenComplete((reply, failure) -> {
+                    attempt.quietCleanUps.complete(false);
+                    attempt.grantedToken.complete(null);
+                });
     }
 
     /** One acquisition: its keys and arguments, and what each member was last known to hold for it. */
@@ -154,6 +157,13 @@ final class QuorumAcquire {
          * or heard as the outcome says, whatever order the late reply and the decision came in.
          */
         final CompletableFuture<Boolean> quietCleanUps = new CompletableFuture<>();
+        /**
+         * The token of the lease this attempt was granted, once it was; null once it ended otherwise. A
+         * member whose phase-1 grant or commit came after the decision waits for it: the lease is committed
+         * on it too (so that it lives on every member that answered, and survives a minority dying), or
+         * the member is released.
+         */
+        final CompletableFuture<@Nullable Long> grantedToken = new CompletableFuture<>();
 
         Attempt(List<String> keys, List<String> args, String prefix, long started) {
             this.prefix = prefix;
@@ -215,7 +225,7 @@ final class QuorumAcquire {
                             -1),
                     a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                     grace,
-                    late -> {});
+                    late -> lateCommit(attempt.get(late.member()), token, late));
             return tally.outcome().thenCompose(byIndex -> {
                 List<Tally.Answer> answers = byIndex.stream()
                         .map(a -> new Tally.Answer(attempt.get(a.member()), a.reply(), a.failure()))
@@ -242,12 +252,15 @@ final class QuorumAcquire {
                     committed.add(a.member());
                     minPttl = Math.min(minPttl, Replies.asLong(reply.get(1), "quorum-commit"));
                 } else if (status == -3) {
-                    mismatch = new IllegalStateException("the clients of a quorum must agree on its largest lease: this"
-                            + " client's maxLeaseTime is " + Duration.ofMillis(enlistment.maxLeaseMs())
-                            + ", but member "
-                            + a.member() + " (" + members.get(a.member()) + ") holds "
-                            + Duration.ofMillis(Replies.asLong(reply.get(1), "quorum-commit"))
-                            + " (lock '" + lockKey + "')");
+                    long recorded = Replies.asLong(reply.get(1), "quorum-commit");
+                    mismatch = new IllegalStateException(String.format(
+                            "the clients of a quorum must agree on its largest lease: this client's maxLeaseTime"
+                                    + " is %s, but member %d (%s) holds %s (lock '%s')",
+                            Duration.ofMillis(enlistment.maxLeaseMs()),
+                            a.member(),
+                            members.get(a.member()),
+                            Duration.ofMillis(recorded),
+                            lockKey));
                 } else if (status == -2) {
                     notTakingPart = true;
                     enlistment.notTakingPart(prefix, a.member()); // it lost its data, or sits out: enlisted again
@@ -269,11 +282,13 @@ final class QuorumAcquire {
                 long pttl = minPttl - elapsedMs() - driftMs(leaseMs);
                 if (pttl > 0) {
                     quietCleanUps.complete(true);
-                    for (int m : attempt) {
-                        if (!committed.contains(m)) {
-                            release(m); // it holds a phase-1 value of this owner, not the quorum's token
+                    grantedToken.complete(token);
+                    for (Tally.Answer a : answers) {
+                        if (!committed.contains(a.member())) {
+                            release(a.member()); // it holds a phase-1 value of this owner, not the quorum's token
                         }
                     }
+                    // a member of the attempt that has not answered yet is judged by its late answer
                     return CompletableFuture.completedFuture(List.of(1L, token, pttl));
                 }
             } else if ((refused || notTakingPart) && round < COMMIT_ROUNDS) {
@@ -285,6 +300,51 @@ final class QuorumAcquire {
                 return enlisted.thenCompose(ignored -> commit(attempt, next, round + 1));
             }
             return notGranted(answers);
+        }
+
+        /**
+         * A phase-1 grant that came after phase 1 was decided: committed with the lease's token once the
+         * attempt was granted (released if that commit fails or is refused), else released.
+         */
+        void lateGrant(Tally.Answer late) {
+            int member = late.member();
+            String value = owner + ":"
+                    + Replies.asLong(Replies.list(late.reply(), "acquire").get(1), "acquire");
+            synchronized (this) {
+                held.put(member, value);
+            }
+            grantedToken.thenAccept(token -> {
+                if (token == null) {
+                    release(member);
+                    return;
+                }
+                String largestLease = Long.toString(enlistment.maxLeaseMs());
+                members.eval(
+                                member,
+                                COMMIT,
+                                commitKeys,
+                                List.of(value, Long.toString(token), args.get(2), largestLease),
+                                -1)
+                        .whenComplete((reply, failure) -> {
+                            if (failure != null || Replies.status(reply, 0) != 1) {
+                                release(member);
+                            }
+                        });
+            });
+        }
+
+        /**
+         * A commit's answer that came after its round was decided: kept when the attempt was granted with
+         * this round's token and the member committed; else the member is released, unless the attempt
+         * was granted with another round's token (the member then answered that round too).
+         */
+        private void lateCommit(int member, long token, Tally.Answer late) {
+            boolean committed = !late.failed() && Replies.status(late.reply(), 0) == 1;
+            grantedToken.thenAccept(granted -> {
+                if (granted == null || (granted == token && !committed)) {
+                    release(member);
+                }
+            });
         }
 
         /**

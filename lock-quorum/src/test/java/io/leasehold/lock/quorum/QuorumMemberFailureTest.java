@@ -13,11 +13,14 @@ import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.ReleaseUnconfirmedException;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
+import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,39 +42,47 @@ class QuorumMemberFailureTest {
 
     @ParameterizedTest(name = "{0}, {2} of {1} killed")
     @CsvSource({"lettuce, 3, 1", "jedis, 3, 1", "lettuce, 5, 2", "jedis, 5, 2"})
-    void shouldKeepLeasesAndGoOnGrantingWhileAMinorityIsKilled(String driver, int size, int killed) throws Exception {
+    void shouldKeepALeaseHeldOnEveryMemberAndGoOnGrantingWhileAMinorityIsKilled(String driver, int size, int killed)
+            throws Exception {
         try (QuorumFixture fixture = quorum(driver, size);
                 LockClient holder = LockClient.create(fixture.newBackend());
                 LockClient first = LockClient.create(fixture.newBackend());
                 LockClient second = LockClient.create(fixture.newBackend())) {
+            holder.lock("warm-up", RENEWED).acquire(Duration.ofSeconds(10)).release(); // every member joined
+            // Given a renewed lease on every member (one on exactly a majority is lost when one of those
+            // members dies: nothing puts it back on the others yet, see the design's open points)
             Lease held = holder.lock("held", RENEWED).acquire(Duration.ofSeconds(10));
-            Contention contention = new Contention(List.of(first, second));
-            contention.awaitAcquisitions(20);
-
-            // When a minority is killed
-            for (int i = 0; i < killed; i++) {
-                member(fixture, i)
-                        .topology()
-                        .masterForKey(LockKeys.lockKey("leasehold:", "held"))
-                        .kill();
+            for (int i = 0; i < size; i++) {
+                assertTrue(copyOn(fixture, i).isPresent(), "member " + i + " holds a copy of the lease");
             }
-            int atKill = contention.acquisitions.get();
-            contention.awaitAcquisitions(atKill + 20);
-            // (two leases' time: every lease was renewed since the kill, by the members left)
-            TimeUnit.MILLISECONDS.sleep(2 * LEASE.toMillis());
-            contention.stop();
+            try (Contention contention = new Contention(List.of(first, second))) {
+                contention.awaitAcquisitions(20);
 
-            // Then the held lease is not lost, acquisitions went on, one holder at a time, tokens rising
-            assertFalse(
-                    held.lost().isDone(),
-                    () -> "held lease lost: " + held.lost().join());
-            assertTrue(held.isValid(), "held lease valid");
-            assertNotEquals(LeaseState.LOST, held.state());
-            assertTrue(contention.acquisitions.get() >= atKill + 20, "acquisitions went on after the kill");
-            assertEquals(List.of(), contention.failures(), "contenders' failures");
-            assertFalse(contention.overlapped.get(), "two holders at once");
-            contention.assertTokensRise();
-            assertTrue(held.release(), "release of the held lease");
+                // When a minority is killed
+                for (int i = 0; i < killed; i++) {
+                    node(fixture, i).kill();
+                }
+                int atKill = contention.acquisitions.get();
+                contention.awaitAcquisitions(atKill + 20);
+                // (two leases' time: every lease was renewed since the kill, by the members left)
+                TimeUnit.MILLISECONDS.sleep(2 * LEASE.toMillis());
+                contention.close();
+
+                // Then the held lease is not lost, acquisitions went on, one holder at a time, tokens rising
+                assertFalse(
+                        held.lost().isDone(),
+                        () -> "held lease lost: " + held.lost().join());
+                assertTrue(held.isValid(), "held lease valid");
+                assertNotEquals(LeaseState.LOST, held.state());
+                assertTrue(contention.acquisitions.get() >= atKill + 20, "acquisitions went on after the kill");
+                // (a release in flight when the members died may go unconfirmed, ReleaseUnconfirmedException:
+                // a member left may hold another attempt's copy, and no majority can say "gone" before the
+                // dead members' command timeout; the lock then expires on its own. Anything else fails.)
+                assertEquals(List.of(), contention.failures(), "contenders' failures");
+                assertFalse(contention.overlapped.get(), "two holders at once");
+                contention.assertTokensRise();
+                assertTrue(held.release(), "release of the held lease");
+            }
         }
     }
 
@@ -84,10 +95,7 @@ class QuorumMemberFailureTest {
             other.lock("other", RENEWED).acquire(Duration.ofSeconds(10)).release(); // the other client is in use
 
             for (int i = 0; i < 2; i++) {
-                member(fixture, i)
-                        .topology()
-                        .masterForKey(LockKeys.lockKey("leasehold:", "held"))
-                        .kill();
+                node(fixture, i).kill();
             }
 
             LeaseLoss loss = held.lost().get(3 * LEASE.toSeconds(), TimeUnit.SECONDS);
@@ -104,15 +112,27 @@ class QuorumMemberFailureTest {
         return driver.equals("lettuce") ? RedisMembers.lettuce(size) : RedisMembers.jedis(size);
     }
 
-    private static RedisLockBackendFixture<?> member(QuorumFixture fixture, int i) {
-        return (RedisLockBackendFixture<?>) fixture.members().get(i);
+    /** Member {@code i}'s redis-server. */
+    private static RedisNode node(QuorumFixture fixture, int i) {
+        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
+                .topology()
+                .masterForKey(LockKeys.lockKey("leasehold:", "held"));
     }
 
-    /** Two threads per client acquiring and releasing one lock in a loop, checking one holder at a time. */
-    private static final class Contention {
+    /** The value member {@code i} holds for the lock "held", read on the server. */
+    private static Optional<String> copyOn(QuorumFixture fixture, int i) {
+        return Optional.ofNullable((String) node(fixture, i).command("GET", LockKeys.lockKey("leasehold:", "held")));
+    }
+
+    /**
+     * Two threads per client acquiring and releasing one lock in a loop, checking one holder at a time; a
+     * thread stops at its first failure other than an unconfirmed release.
+     */
+    private static final class Contention implements AutoCloseable {
 
         final AtomicInteger acquisitions = new AtomicInteger();
         final AtomicBoolean overlapped = new AtomicBoolean();
+        final AtomicInteger unconfirmedReleases = new AtomicInteger();
         private final AtomicInteger inside = new AtomicInteger();
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -143,10 +163,13 @@ class QuorumMemberFailureTest {
                     }
                     inside.decrementAndGet();
                     acquisitions.incrementAndGet();
+                } catch (ReleaseUnconfirmedException e) {
+                    unconfirmedReleases.incrementAndGet();
                 } catch (RuntimeException e) {
                     if (running.get()) {
                         failures.add(e);
                     }
+                    return;
                 }
             }
         }
@@ -155,7 +178,8 @@ class QuorumMemberFailureTest {
             Members.await(count + " acquisitions", () -> acquisitions.get() >= count || !failures.isEmpty());
         }
 
-        void stop() throws InterruptedException {
+        @Override
+        public void close() throws InterruptedException {
             running.set(false);
             for (Thread thread : threads) {
                 thread.join(TimeUnit.SECONDS.toMillis(30));

@@ -30,6 +30,14 @@ class QuorumReleaseTest {
                 .get(10, TimeUnit.SECONDS);
     }
 
+    private Object forceRelease(QuorumBackend quorum) throws Exception {
+        return quorum.eval(
+                        Members.FORCE_RELEASE,
+                        List.of(Members.lockKey(NAME), Members.acquireKeys(NAME).get(4)),
+                        List.of("PUBLISH"))
+                .get(10, TimeUnit.SECONDS);
+    }
+
     private Object inspect(QuorumBackend quorum) throws Exception {
         return quorum.eval(Members.INSPECT, List.of(Members.lockKey(NAME)), List.of())
                 .get(10, TimeUnit.SECONDS);
@@ -94,13 +102,7 @@ class QuorumReleaseTest {
         members.store(0).writeKey(Members.lockKey(NAME), OTHER + ":8");
         members.store(1).writeKey(Members.lockKey(NAME), OTHER + ":8");
         try (QuorumBackend quorum = members.quorum()) {
-            Object reply = quorum.eval(
-                            Members.FORCE_RELEASE,
-                            List.of(
-                                    Members.lockKey(NAME),
-                                    Members.acquireKeys(NAME).get(4)),
-                            List.of("PUBLISH"))
-                    .get(10, TimeUnit.SECONDS);
+            Object reply = forceRelease(quorum);
             assertEquals(1L, reply);
             for (int i = 0; i < 3; i++) {
                 assertFalse(members.store(i).exists(Members.lockKey(NAME)), "member " + i);
@@ -113,13 +115,7 @@ class QuorumReleaseTest {
         // Given a copy of a lock on one member only (a release or clean-up still on its way there)
         members.store(2).writeKey(Members.lockKey(NAME), OTHER + ":8");
         try (QuorumBackend quorum = members.quorum()) {
-            Object reply = quorum.eval(
-                            Members.FORCE_RELEASE,
-                            List.of(
-                                    Members.lockKey(NAME),
-                                    Members.acquireKeys(NAME).get(4)),
-                            List.of("PUBLISH"))
-                    .get(10, TimeUnit.SECONDS);
+            Object reply = forceRelease(quorum);
             // Then the copy is gone, and the answer is the majority's view: no lock was held
             assertEquals(0L, reply);
             Members.await("the copy deleted", () -> !members.store(2).exists(Members.lockKey(NAME)));
