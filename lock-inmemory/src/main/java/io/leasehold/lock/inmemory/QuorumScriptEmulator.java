@@ -153,12 +153,19 @@ final class QuorumScriptEmulator {
                             + (largest == null ? "nil" : largest) + "'",
                     "ARGV[3]");
         }
+        String fourth = c.arg(4);
+        if (step.equals("reset") && (fourth == null || !ScriptEmulator.isCounter(fourth))) {
+            throw c.error(
+                    "ERR floor must be a decimal integer below 2^53 - 1, but was '" + (fourth == null ? "nil" : fourth)
+                            + "'",
+                    "ARGV[4]");
+        }
         List<Object> standing = standing(c);
         long state = (Long) standing.get(0);
         String floor = (String) standing.get(1);
         String record = c.key(1);
         long now = c.nowMillis();
-        if (step.equals("join") && state == 0) {
+        if (step.equals("join") && state == 0 && store.runId().equals(fourth)) {
             store.hset(record, RUN, store.runId(), now);
             store.hset(record, SEEDED, "1", now);
             store.hset(record, OUT, "0", now);
@@ -168,7 +175,7 @@ final class QuorumScriptEmulator {
             store.hset(record, RUN, store.runId(), now);
             store.hset(record, SEEDED, "0", now);
             store.hset(record, OUT, Long.toString(now + Long.parseLong(value)), now);
-            store.hset(record, FLOOR, floor, now);
+            store.hset(record, FLOOR, Long.parseLong(fourth) > Long.parseLong(floor) ? fourth : floor, now);
             store.hset(record, LEASE, largest, now);
         } else if (step.equals("seed") && state == 3) {
             if (Long.parseLong(value) > Long.parseLong(floor)) {
@@ -181,7 +188,7 @@ final class QuorumScriptEmulator {
         return standing(c);
     }
 
-    /** quorum-enlist.lua's {@code read()}: {standing, floor, wait, lease}. */
+    /** quorum-enlist.lua's {@code read()}: {standing, floor, wait, lease, run}. */
     private List<Object> standing(ScriptCall c) {
         String key = c.key(1);
         long now = c.nowMillis();
@@ -212,19 +219,20 @@ final class QuorumScriptEmulator {
                     "KEYS[1]");
         }
         String largest = lease == null ? "0" : lease;
+        String run0 = store.runId();
         if (!store.exists(key, now)) {
-            return List.of(0L, floor, 0L, largest);
+            return List.of(0L, floor, 0L, largest, run0);
         }
         if (!store.runId().equals(run)) {
-            return List.of(1L, floor, 0L, largest);
+            return List.of(1L, floor, 0L, largest, run0);
         }
         if ("1".equals(seeded)) {
-            return List.of(4L, floor, 0L, largest);
+            return List.of(4L, floor, 0L, largest, run0);
         }
         long outUntil = out != null && DIGITS.matcher(out).matches() && out.length() < 16 ? Long.parseLong(out) : 0;
         if (now < outUntil) {
-            return List.of(2L, floor, outUntil - now, largest);
+            return List.of(2L, floor, outUntil - now, largest, run0);
         }
-        return List.of(3L, floor, 0L, largest);
+        return List.of(3L, floor, 0L, largest, run0);
     }
 }

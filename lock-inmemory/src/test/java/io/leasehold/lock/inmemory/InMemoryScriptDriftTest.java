@@ -22,7 +22,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
             ScriptNames.QUORUM_COMMIT, "58b16914f99a27160c8eebf454b4b6a4843d550f",
-            ScriptNames.QUORUM_ENLIST, "95c8b34e169edb8f33167f0fd4413efee89415b4");
+            ScriptNames.QUORUM_ENLIST, "1da7891a4f2b4bbe7f36681769ebc3522d57d6e8");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

@@ -19,11 +19,14 @@ import java.util.concurrent.TimeUnit;
  *   <li>every member is <b>probed</b>: no record, a record of another server process (its {@code run_id}
  *       changed: a restart, a failover), sitting out, awaiting its seed, or taking part;</li>
  *   <li>members <b>join</b> at once, seeded, only when every member answered that it holds no record:
- *       a new quorum. A member without a record while another holds one (or did not answer) either
+ *       a new quorum; each join names the server process ({@code run_id}) its probe answered from, so that
+ *       a join replayed or delayed past a restart does not make a wiped member take part. A member without a record while another holds one (or did not answer) either
  *       never joined or lost its data: it is left out for a moment (a new quorum's joins may still be on
  *       their way to it), then, if still without a record, <b>reset</b> as a member whose record is
  *       another server process's: it sits out for the restart delay, by its own clock (Redlock's
- *       delayed restart), so that every lease it may have granted has run out before it grants again;</li>
+ *       delayed restart), so that every lease it may have granted has run out before it grants again,
+ *       its floor raised to the largest floor read (another member may lose its data before this one is
+ *       seeded, and the token of a lease committed on the two only must not be forgotten);</li>
  *   <li>a member whose delay is over is <b>seeded</b>: its floor raised to the largest floor of the
  *       members taking part, read after its reset, when at least N − M + 1 of them answered (they then
  *       share a member with the majority of every token committed before: the tokens keep rising); or,
@@ -113,7 +116,7 @@ final class QuorumEnlistment {
         List<String> keys = List.of(LockKeys.quorumRecordKey(prefix));
         List<CompletableFuture<List<?>>> probes = new ArrayList<>();
         for (int i = 0; i < members.size(); i++) {
-            probes.add(step(i, keys, "probe", "", ""));
+            probes.add(step(i, keys, "probe", "", "", ""));
         }
         return CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
             List<List<?>> answers = probes.stream().map(CompletableFuture::join).toList();
@@ -145,12 +148,14 @@ final class QuorumEnlistment {
                 List<?> a = answers.get(i);
                 int state = a == null ? -1 : state(a);
                 if (state == NO_RECORD && newQuorum) {
-                    steps.add(step(i, keys, "join", "0", lease));
+                    // only on the server process that answered the probe: not on one restarted since
+                    steps.add(step(i, keys, "join", "0", lease, run(a)));
                 } else if ((state == NO_RECORD && roster.standing(i) == Roster.Standing.EMPTY)
                         || state == ANOTHER_PROCESS) {
-                    steps.add(step(i, keys, "reset", delay, lease));
+                    // with the largest floor read: another member may lose its data before this one is seeded
+                    steps.add(step(i, keys, "reset", delay, lease, Long.toString(largestFloor)));
                 } else if (state == AWAITING_SEED && canSeed) {
-                    steps.add(step(i, keys, "seed", Long.toString(seed), lease));
+                    steps.add(step(i, keys, "seed", Long.toString(seed), lease, ""));
                 } else {
                     steps.add(CompletableFuture.completedFuture(a));
                 }
@@ -182,15 +187,16 @@ final class QuorumEnlistment {
     }
 
     /** One step on one member; completes with its reply, or null when the member failed or answered oddly. */
-    private CompletableFuture<List<?>> step(int member, List<String> keys, String step, String arg, String lease) {
+    private CompletableFuture<List<?>> step(
+            int member, List<String> keys, String step, String arg, String lease, String fourth) {
         CompletableFuture<Object> call;
         try {
-            call = members.eval(member, ENLIST, keys, List.of(step, arg, lease), -1);
+            call = members.eval(member, ENLIST, keys, List.of(step, arg, lease, fourth), -1);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
         return call.handle((reply, failure) -> {
-            if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 4) {
+            if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 5) {
                 return null;
             }
             return (List<?>) reply;
@@ -203,6 +209,10 @@ final class QuorumEnlistment {
 
     private static long floor(List<?> answer) {
         return Replies.asLong(answer.get(1), ScriptNames.QUORUM_ENLIST);
+    }
+
+    private static String run(List<?> answer) {
+        return String.valueOf(answer.get(4));
     }
 
     private static long lease(List<?> answer) {

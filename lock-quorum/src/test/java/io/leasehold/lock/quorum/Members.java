@@ -44,10 +44,10 @@ final class Members implements AutoCloseable {
      */
     void takingPart(int i, long floor) {
         String largestLease = Long.toString(QuorumBackend.DEFAULT_MAX_LEASE_TIME.toMillis());
-        store(i).eval(
-                        ENLIST,
-                        List.of(LockKeys.quorumRecordKey(PREFIX)),
-                        List.of("join", Long.toString(floor), largestLease))
+        List<String> record = List.of(LockKeys.quorumRecordKey(PREFIX));
+        String run = (String)
+                ((List<?>) store(i).eval(ENLIST, record, List.of("probe", "")).join()).get(4);
+        store(i).eval(ENLIST, record, List.of("join", Long.toString(floor), largestLease, run))
                 .join();
     }
 

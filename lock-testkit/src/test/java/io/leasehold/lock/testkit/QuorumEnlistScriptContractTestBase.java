@@ -67,7 +67,20 @@ abstract class QuorumEnlistScriptContractTestBase {
     }
 
     private CompletableFuture<Object> enlistAsync(String step, String arg, String lease) {
-        return backend.eval(ENLIST, List.of(record), List.of(step, arg, lease));
+        // a join names the server process its probe answered from; a reset takes a floor ("0": none)
+        String fourth = step.equals("join") ? runId() : "0";
+        return backend.eval(ENLIST, List.of(record), List.of(step, arg, lease, fourth));
+    }
+
+    /** The server's run_id, as a probe tells it; '' when the probe fails (a record Leasehold did not write). */
+    private String runId() {
+        return await(backend.eval(ENLIST, List.of(record), List.of("probe", ""))
+                .handle((probe, failure) -> failure == null ? (String) ((List<?>) probe).get(4) : ""));
+    }
+
+    /** A reply's first four entries: standing, floor, wait and lease (the fifth is the run_id). */
+    private static List<?> head(List<?> reply) {
+        return reply.subList(0, 4);
     }
 
     private List<?> enlist(String step, String arg) {
@@ -80,14 +93,14 @@ abstract class QuorumEnlistScriptContractTestBase {
 
     @Test
     void shouldTellThatThereIsNoRecordAndWriteNothing() {
-        assertEquals(List.of(NO_RECORD, "0", 0L, "0"), enlist("probe", ""));
+        assertEquals(List.of(NO_RECORD, "0", 0L, "0"), head(enlist("probe", "")));
         assertEquals(Optional.empty(), hashField(record, "run"), "a probe writes nothing");
     }
 
     @Test
     void shouldJoinANodeWithoutARecordAtOnceAndLeaveAnExistingRecordAlone() {
-        assertEquals(List.of(TAKING_PART, "7", 0L, LEASE), enlist("join", "7"));
-        assertEquals(List.of(TAKING_PART, "7", 0L, LEASE), enlist("probe", ""));
+        assertEquals(List.of(TAKING_PART, "7", 0L, LEASE), head(enlist("join", "7")));
+        assertEquals(List.of(TAKING_PART, "7", 0L, LEASE), head(enlist("probe", "")));
 
         fixture.deleteKey(record);
         enlist("reset", DAY_MS);
@@ -112,7 +125,7 @@ abstract class QuorumEnlistScriptContractTestBase {
         enlist("join", "40");
         writeHashField(record, "run", "0123456789abcdef0123456789abcdef01234567"); // restarted with persistence
 
-        assertEquals(List.of(ANOTHER_PROCESS, "40", 0L, LEASE), enlist("probe", ""));
+        assertEquals(List.of(ANOTHER_PROCESS, "40", 0L, LEASE), head(enlist("probe", "")));
         assertEquals(SITTING_OUT, standing(enlist("reset", DAY_MS)));
         assertEquals(Optional.of("40"), hashField(record, "floor"), "a floor that survived is kept");
     }
@@ -121,21 +134,22 @@ abstract class QuorumEnlistScriptContractTestBase {
     void shouldNotResetANodeThatTakesPart() {
         enlist("join", "3");
 
-        assertEquals(List.of(TAKING_PART, "3", 0L, LEASE), enlist("reset", DAY_MS));
+        assertEquals(List.of(TAKING_PART, "3", 0L, LEASE), head(enlist("reset", DAY_MS)));
     }
 
     @Test
     void shouldSeedANodeOnceItsDelayIsOverNeverLoweringItsFloor() {
         enlist("join", "50");
         writeHashField(record, "run", "0123456789abcdef0123456789abcdef01234567");
-        assertEquals(List.of(AWAITING_SEED, "50", 0L, LEASE), enlist("reset", "0"));
+        assertEquals(List.of(AWAITING_SEED, "50", 0L, LEASE), head(enlist("reset", "0")));
 
-        assertEquals(List.of(TAKING_PART, "50", 0L, LEASE), enlist("seed", "20"), "a lower seed keeps the floor");
+        assertEquals(List.of(TAKING_PART, "50", 0L, LEASE), head(enlist("seed", "20")), "a lower seed keeps the floor");
 
         fixture.deleteKey(record);
         enlist("reset", "0");
-        assertEquals(List.of(TAKING_PART, "90", 0L, LEASE), enlist("seed", "90"), "raised to the majority's floor");
-        assertEquals(List.of(TAKING_PART, "90", 0L, LEASE), enlist("seed", "95"), "seeded once only");
+        assertEquals(
+                List.of(TAKING_PART, "90", 0L, LEASE), head(enlist("seed", "90")), "raised to the majority's floor");
+        assertEquals(List.of(TAKING_PART, "90", 0L, LEASE), head(enlist("seed", "95")), "seeded once only");
     }
 
     @Test
@@ -173,7 +187,7 @@ abstract class QuorumEnlistScriptContractTestBase {
 
     @Test
     void shouldWriteTheClientsLargestLeaseOnJoinAndResetAndRefuseOneThatIsNoPositiveInteger() {
-        assertEquals(List.of(TAKING_PART, "0", 0L, "1000"), enlist("join", "0", "1000"));
+        assertEquals(List.of(TAKING_PART, "0", 0L, "1000"), head(enlist("join", "0", "1000")));
         fixture.deleteKey(record);
         assertEquals("2000", enlist("reset", "0", "2000").get(3), "a reset writes the resetting client's");
         assertEquals("2000", enlist("seed", "0", "9").get(3), "a seed keeps it");
@@ -189,5 +203,32 @@ abstract class QuorumEnlistScriptContractTestBase {
 
     private List<?> enlist(String step, String arg, String lease) {
         return (List<?>) await(enlistAsync(step, arg, lease));
+    }
+
+    @Test
+    void shouldNotJoinAServerProcessOtherThanTheOneTheProbeAnsweredFrom() {
+        List<?> joined = (List<?>) await(backend.eval(
+                ENLIST, List.of(record), List.of("join", "0", LEASE, "0123456789abcdef0123456789abcdef01234567")));
+
+        assertEquals(NO_RECORD, standing(joined), "a join replayed after a restart, or delayed past one");
+        assertEquals(Optional.empty(), hashField(record, "run"), "nothing written");
+    }
+
+    @Test
+    void shouldResetWithTheLargestOfTheSurvivingFloorAndTheGivenOne() {
+        enlist("join", "40");
+        writeHashField(record, "run", "0123456789abcdef0123456789abcdef01234567");
+        List<?> raised = (List<?>) await(backend.eval(ENLIST, List.of(record), List.of("reset", DAY_MS, LEASE, "75")));
+        assertEquals("75", raised.get(1), "the floor read elsewhere, above the surviving one");
+
+        fixture.deleteKey(record);
+        enlist("join", "0");
+        writeHashField(record, "floor", "90");
+        writeHashField(record, "run", "0123456789abcdef0123456789abcdef01234567");
+        List<?> kept = (List<?>) await(backend.eval(ENLIST, List.of(record), List.of("reset", DAY_MS, LEASE, "75")));
+        assertEquals("90", kept.get(1), "the surviving floor, above the one read elsewhere");
+        assertTrue(failure(backend.eval(ENLIST, List.of(record), List.of("reset", DAY_MS, LEASE, "x")))
+                .getMessage()
+                .contains("floor must be a decimal integer below 2^53 - 1, but was 'x'"));
     }
 }
