@@ -27,6 +27,7 @@ public final class BenchMain {
                         + RedisServerBinary.ENV_VARIABLE + "); install Redis 7"));
         long started = System.nanoTime();
         List<Measurement> results = new ArrayList<>();
+        List<Measurement> quorum = new ArrayList<>();
         try (StandaloneRedis redis = StandaloneRedis.start(binary);
                 RedisProbe probe = new RedisProbe(redis.endpoint())) {
             ClientResources resources = DefaultClientResources.create();
@@ -39,11 +40,14 @@ public final class BenchMain {
                         options.window(),
                         options.out().toAbsolutePath());
                 runAll(options, redis, probe, resources, results);
+                if (options.runs(BenchOptions.QUORUM)) {
+                    QuorumGroup.run(options, binary, resources, quorum);
+                }
             } finally {
                 resources.shutdown(0, 2, TimeUnit.SECONDS);
             }
             Environment environment = Environment.describe(probe, options);
-            new Report(results, environment).write(options.out());
+            new Report(results, quorum, environment).write(options.out());
             Charts.write(results, options.out());
         }
         say(

@@ -32,8 +32,10 @@ record BenchOptions(
     static final String WAITING = "waiting";
     static final String RENEWAL = "renewal";
     static final String DEAD_WAITER = "dead-waiter";
+    /** Quorums of 3 and 5 against a single node and Redisson's RedissonRedLock, on servers of its own ({@link QuorumGroup}). */
+    static final String QUORUM = "quorum";
     /** The scenario groups {@code --only} can name, in the order the bench runs them. */
-    static final List<String> SCENARIOS = List.of(UNCONTENDED, CONTENDED, LIMIT, WAITING, RENEWAL, DEAD_WAITER);
+    static final List<String> SCENARIOS = List.of(UNCONTENDED, CONTENDED, LIMIT, WAITING, RENEWAL, DEAD_WAITER, QUORUM);
 
     static BenchOptions parse(String... args) {
         int rounds = 3;

@@ -12,6 +12,9 @@ final class Figures {
     /** The bench JVM's CPU per op over the window (the contender's clients, the workers' loop, JIT and GC), less the FIFO audit's threads. */
     static final String CLIENT_CPU_MICROS_PER_OP = "client CPU µs/op";
 
+    /** From the call to acquire to the lease in hand (quorum group); under contention it includes the wait. */
+    static final String ACQUIRE_P99_MICROS = "acquire p99 µs";
+
     static final String HANDOFF_P50_MICROS = "handoff p50 µs";
     static final String HANDOFF_P99_MICROS = "handoff p99 µs";
     static final String HOLDER_CHANGED = "holder changed %";

@@ -26,10 +26,17 @@ final class Report {
     static final String RAW = "raw script";
 
     private final List<Measurement> results;
+    private final List<Measurement> quorum;
     private final Environment environment;
 
     Report(List<Measurement> results, Environment environment) {
+        this(results, List.of(), environment);
+    }
+
+    /** With the quorum group's runs ({@link QuorumReport}), in a section of their own after the other scenarios. */
+    Report(List<Measurement> results, List<Measurement> quorum, Environment environment) {
         this.results = results;
+        this.quorum = quorum;
         this.environment = environment;
     }
 
@@ -73,6 +80,7 @@ final class Report {
             renderScenario(md, scenario.getValue());
             md.append('\n');
         }
+        md.append(QuorumReport.render(quorum));
         md.append(String.join("\n\n", Charts.imageLines(results))).append('\n');
         return md.toString();
     }

@@ -134,8 +134,8 @@ class ReportTest {
     void shouldRefuseAnUnknownScenarioNamingTheKnownOnes() {
         assertThatThrownBy(() -> BenchOptions.parse("--only", "renew"))
                 .hasMessage(
-                        "--only must name scenarios among uncontended, contended, limit, waiting, renewal, dead-waiter"
-                                + " (comma-separated), but was 'renew'");
+                        "--only must name scenarios among uncontended, contended, limit, waiting, renewal, dead-waiter,"
+                                + " quorum (comma-separated), but was 'renew'");
         assertThatThrownBy(() -> BenchOptions.parse("--only")).hasMessage("option '--only' needs a value");
     }
 
