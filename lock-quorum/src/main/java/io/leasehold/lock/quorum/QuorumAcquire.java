@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -98,20 +97,10 @@ final class QuorumAcquire {
         return enlistment.ready(prefix).thenCompose(ready -> {
             int takingPart = enlistment.mayTakePart(prefix);
             if (takingPart < members.majority()) {
-                return CompletableFuture.failedFuture(tooFewTakePart(keys.get(0), prefix, takingPart));
+                return CompletableFuture.failedFuture(enlistment.tooFewTakePart(keys.get(0), prefix, takingPart));
             }
             return phases(script, keys, args, prefix);
         });
-    }
-
-    private QuorumUnavailableException tooFewTakePart(String lockKey, String prefix, int takingPart) {
-        long delayMs = QuorumEnlistment.restartDelayMs(enlistment.maxLeaseMs());
-        return new QuorumUnavailableException(
-                String.format(
-                        "the quorum cannot grant lock '%s': %d of %d members take part in grants, %d needed"
-                                + " (standings %s; a member that lost its data sits out %d ms before it grants again)",
-                        lockKey, takingPart, members.size(), members.majority(), enlistment.describe(prefix), delayMs),
-                true);
     }
 
     private CompletableFuture<Object> phases(LuaScript script, List<String> keys, List<String> args, String prefix) {
@@ -212,17 +201,10 @@ final class QuorumAcquire {
             synchronized (this) {
                 expected = new HashMap<>(held);
             }
-            String t = Long.toString(token);
-            String largestLease = Long.toString(enlistment.maxLeaseMs());
             Tally tally = Tally.fanOut(
                     attempt.size(),
                     members.majority(),
-                    j -> members.eval(
-                            attempt.get(j),
-                            COMMIT,
-                            commitKeys,
-                            List.of(expected.get(attempt.get(j)), t, args.get(2), largestLease),
-                            -1),
+                    j -> commitOn(attempt.get(j), expected.get(attempt.get(j)), token),
                     a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                     grace,
                     late -> lateCommit(attempt.get(late.member()), token, late));
@@ -302,6 +284,13 @@ final class QuorumAcquire {
             return notGranted(answers);
         }
 
+        /** quorum-commit.lua on {@code member}: {@code expected} is what it was last known to hold. */
+        private CompletableFuture<Object> commitOn(int member, String expected, long token) {
+            List<String> commitArgs =
+                    List.of(expected, Long.toString(token), args.get(2), Long.toString(enlistment.maxLeaseMs()));
+            return members.eval(member, COMMIT, commitKeys, commitArgs, -1);
+        }
+
         /**
          * A phase-1 grant that came after phase 1 was decided: committed with the lease's token once the
          * attempt was granted (released if that commit fails or is refused), else released.
@@ -318,18 +307,11 @@ final class QuorumAcquire {
                     release(member);
                     return;
                 }
-                String largestLease = Long.toString(enlistment.maxLeaseMs());
-                members.eval(
-                                member,
-                                COMMIT,
-                                commitKeys,
-                                List.of(value, Long.toString(token), args.get(2), largestLease),
-                                -1)
-                        .whenComplete((reply, failure) -> {
-                            if (failure != null || Replies.status(reply, 0) != 1) {
-                                release(member);
-                            }
-                        });
+                commitOn(member, value, token).whenComplete((reply, failure) -> {
+                    if (failure != null || Replies.status(reply, 0) != 1) {
+                        release(member);
+                    }
+                });
             });
         }
 
@@ -363,7 +345,7 @@ final class QuorumAcquire {
                     .filter(a -> !a.failed())
                     .map(Tally.Answer::member)
                     .toList();
-            List<Object> holder = majorityHolder(first);
+            List<Object> holder = ContendedReplies.majorityHolder(first, members.majority());
             quietCleanUps.complete(holder != null); // before the clean-ups it decides on
             List<CompletableFuture<Object>> settled = new ArrayList<>();
             for (int m = 0; m < members.size(); m++) {
@@ -393,52 +375,8 @@ final class QuorumAcquire {
                         true);
                 return all.thenCompose(ignored -> CompletableFuture.failedFuture(slow));
             }
-            List<Object> reply = holder != null ? holder : splitVote(first);
+            List<Object> reply = holder != null ? holder : ContendedReplies.splitVote(first);
             return all.thenApply(ignored -> reply);
-        }
-
-        /**
-         * acquire.lua's contended reply naming the holder that a majority of phase 1's contended replies
-         * named (by token: a committed lease has one token on every member), with its least TTL; null if
-         * none did (a split vote).
-         */
-        private @Nullable List<Object> majorityHolder(List<Tally.Answer> phase1) {
-            Map<Long, List<Long>> ttlsByToken = new HashMap<>();
-            for (Tally.Answer a : contendedReplies(phase1)) {
-                List<?> reply = Replies.list(a.reply(), "acquire");
-                long token = Replies.asLong(reply.get(1), "acquire");
-                ttlsByToken.computeIfAbsent(token, k -> new ArrayList<>()).add(Replies.asLong(reply.get(2), "acquire"));
-            }
-            for (Map.Entry<Long, List<Long>> holder : ttlsByToken.entrySet()) {
-                if (holder.getValue().size() >= members.majority()) {
-                    long ttl = holder.getValue().stream()
-                            .mapToLong(Long::longValue)
-                            .min()
-                            .orElse(1);
-                    // a holder whose key has no TTL (-1) is passed on as such: the engine then waits for
-                    // its release message, with its own long fallback, instead of asking every few ms
-                    return List.of(0L, holder.getKey(), ttl < 0 ? -1L : Math.max(ttl, 1), 0L);
-                }
-            }
-            return null;
-        }
-
-        /** acquire.lua's contended reply after a split vote: the largest token seen, and a random back-off as the TTL. */
-        private List<Object> splitVote(List<Tally.Answer> phase1) {
-            long maxToken = 0;
-            for (Tally.Answer a : contendedReplies(phase1)) {
-                maxToken = Math.max(
-                        maxToken,
-                        Replies.asLong(Replies.list(a.reply(), "acquire").get(1), "acquire"));
-            }
-            long backoff = ThreadLocalRandom.current().nextLong(1, MAX_BACKOFF_MS + 1);
-            return List.of(0L, maxToken, backoff, 0L);
-        }
-
-        private List<Tally.Answer> contendedReplies(List<Tally.Answer> phase1) {
-            return phase1.stream()
-                    .filter(a -> !a.failed() && Replies.status(a.reply(), 1) == 0)
-                    .toList();
         }
 
         /** Milliseconds since phase 1 was sent, rounded up. */

@@ -103,6 +103,21 @@ final class QuorumEnlistment {
         roster(prefix).forget(member);
     }
 
+    /** The failure of an acquisition of {@code lockKey} while fewer than a majority may take part. */
+    QuorumUnavailableException tooFewTakePart(String lockKey, String prefix, int takingPart) {
+        return new QuorumUnavailableException(
+                String.format(
+                        "the quorum cannot grant lock '%s': %d of %d members take part in grants, %d needed"
+                                + " (standings %s; a member that lost its data sits out %d ms before it grants again)",
+                        lockKey,
+                        takingPart,
+                        members.size(),
+                        members.majority(),
+                        describe(prefix),
+                        restartDelayMs(maxLeaseMs)),
+                true);
+    }
+
     /** The members' standings for {@code prefix}, for an error message. */
     String describe(String prefix) {
         return roster(prefix).describe(System.nanoTime());
