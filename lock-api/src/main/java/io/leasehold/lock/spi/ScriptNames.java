@@ -19,10 +19,21 @@ public final class ScriptNames {
     public static final String QUORUM_COMMIT = "quorum-commit";
     /** A node's standing in a quorum of independent masters, and the steps that bring it back after a reset. */
     public static final String QUORUM_ENLIST = "quorum-enlist";
+    /** Puts back, on one node of a quorum, a lease that a majority confirms and that node lost. */
+    public static final String QUORUM_RESTORE = "quorum-restore";
 
     /** Every bundled script. */
-    public static final List<String> ALL =
-            List.of(ACQUIRE, HANDOFF, RELEASE, RENEW, EXTEND, INSPECT, FORCE_RELEASE, QUORUM_COMMIT, QUORUM_ENLIST);
+    public static final List<String> ALL = List.of(
+            ACQUIRE,
+            HANDOFF,
+            RELEASE,
+            RENEW,
+            EXTEND,
+            INSPECT,
+            FORCE_RELEASE,
+            QUORUM_COMMIT,
+            QUORUM_ENLIST,
+            QUORUM_RESTORE);
 
     private ScriptNames() {}
 }

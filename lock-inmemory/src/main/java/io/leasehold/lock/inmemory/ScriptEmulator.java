@@ -32,12 +32,14 @@ final class ScriptEmulator {
     private final PubSubHub hub;
     private final QueueScriptEmulator queue;
     private final QuorumScriptEmulator quorum;
+    private final QuorumRestoreEmulator restore;
 
     ScriptEmulator(InMemoryStore store, PubSubHub hub) {
         this.store = store;
         this.hub = hub;
         this.queue = new QueueScriptEmulator(store, this);
         this.quorum = new QuorumScriptEmulator(store, this);
+        this.restore = new QuorumRestoreEmulator(store);
     }
 
     /**
@@ -69,6 +71,7 @@ final class ScriptEmulator {
             case ScriptNames.FORCE_RELEASE -> forceRelease(call);
             case ScriptNames.QUORUM_COMMIT -> quorum.commit(call);
             case ScriptNames.QUORUM_ENLIST -> quorum.enlist(call);
+            case ScriptNames.QUORUM_RESTORE -> restore.restore(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
     }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins the scripts the emulation was written against. When this fails, a bundled script changed:
- * update {@code ScriptEmulator} (or {@code QueueScriptEmulator}, {@code QuorumScriptEmulator}) to match it line by line, then the hash here.
+ * update {@code ScriptEmulator} (or {@code QueueScriptEmulator}, {@code QuorumScriptEmulator}, {@code QuorumRestoreEmulator}) to match it line by line, then the hash here.
  */
 class InMemoryScriptDriftTest {
 
@@ -22,7 +22,8 @@ class InMemoryScriptDriftTest {
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
             ScriptNames.QUORUM_COMMIT, "58b16914f99a27160c8eebf454b4b6a4843d550f",
-            ScriptNames.QUORUM_ENLIST, "1da7891a4f2b4bbe7f36681769ebc3522d57d6e8");
+            ScriptNames.QUORUM_ENLIST, "1da7891a4f2b4bbe7f36681769ebc3522d57d6e8",
+            ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004");
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

@@ -402,7 +402,7 @@ final class QuorumAcquire {
     }
 
     /** The key prefix of {@code lockKey}, {@code <prefix>{<name>}}. */
-    private static String prefixOf(String lockKey) {
+    static String prefixOf(String lockKey) {
         int brace = lockKey.indexOf('{');
         if (brace < 0) {
             throw new IllegalArgumentException(

@@ -4,7 +4,10 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -16,13 +19,18 @@ import java.util.concurrent.CompletableFuture;
  *       {@code 2}, and the later command's own reply decides;</li>
  *   <li>else confirmed ({@code 1} renewed, or {@code 2} superseded) by every member: {@code 1};</li>
  *   <li>confirmed by at least M members but not all (one failed, did not answer in time, or found the
- *       lock gone): {@link LockBackend#CONFIRMED_PARTIALLY} ({@code 3}). Superseded on fewer than M
+ *       lock gone and could not have it put back, see below): {@link LockBackend#CONFIRMED_PARTIALLY} ({@code 3}). Superseded on fewer than M
  *       members does not drop this command: the later one may fail, and then this one's TTL (a shorter
  *       extend's, say) is what a majority holds, so the engine must count its cap;</li>
  *   <li>confirmed by fewer than M: the not-confirmed code most members that answered gave ({@code 0}
  *       absent, {@code -1} another owner's, {@code -2} not a Leasehold lock; a tie goes to {@code 0});</li>
  *   <li>fewer than M answered at all: the call fails (see {@link QuorumMembers#noMajority}).</li>
  * </ul>
+ *
+ * <p>A renewal confirmed by at least M members but found gone ({@code 0}) on others has it put back
+ * there ({@link QuorumRestore}), with its value and the renewal's lease, and counts those members as
+ * renewed when they answer within the grace: a lease ending on exactly M members would otherwise be
+ * lost with the next of them to die.
  *
  * <p>renew's {@code micros} is the largest a member measured. A renew call that keeps waiters' places
  * ({@code ':<p>'} in ARGV[1]) fails with an {@link IllegalStateException}: a quorum takes no places.
@@ -35,10 +43,12 @@ final class QuorumRenewals {
 
     private final QuorumMembers members;
     private final Duration grace;
+    private final QuorumRestore restore;
 
     QuorumRenewals(QuorumMembers members, Duration grace) {
         this.members = members;
         this.grace = grace;
+        this.restore = new QuorumRestore(members, grace);
     }
 
     /** renew.lua over the quorum; see the class doc. */
@@ -54,7 +64,7 @@ final class QuorumRenewals {
         }
         int leases = keys.size();
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
-        return fanOut(script, keys, args).thenApply(answers -> {
+        return fanOut(script, keys, args).thenCompose(answers -> {
             List<List<?>> codes = new ArrayList<>();
             List<Integer> from = new ArrayList<>();
             long micros = 0;
@@ -78,16 +88,46 @@ final class QuorumRenewals {
                 throw new java.util.concurrent.CompletionException(members.noMajority(
                         leases == 1 ? lockKey : leases + " locks from '" + lockKey + "'", "renew", answers));
             }
-            List<Long> merged = new ArrayList<>(leases);
+            long[][] perLease = new long[leases][codes.size()];
+            Map<Integer, List<QuorumRestore.Missing>> missing = new HashMap<>();
             for (int i = 0; i < leases; i++) {
-                long[] perMember = new long[codes.size()];
                 for (int m = 0; m < codes.size(); m++) {
-                    perMember[m] = Replies.asLong(codes.get(m).get(i), "renew");
+                    perLease[i][m] = Replies.asLong(codes.get(m).get(i), "renew");
                 }
-                merged.add(code(perMember));
+                if (code(perLease[i]) == LockBackend.CONFIRMED_PARTIALLY) {
+                    for (int m = 0; m < codes.size(); m++) {
+                        if (perLease[i][m] == 0) { // confirmed by a majority, gone here: put it back
+                            missing.computeIfAbsent(from.get(m), k -> new ArrayList<>())
+                                    .add(missingLease(i, keys, args));
+                        }
+                    }
+                }
             }
-            return List.of(merged, micros);
+            long totalMicros = micros;
+            CompletableFuture<Map<Integer, Set<Integer>>> putBack =
+                    missing.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : restore.restore(missing);
+            return putBack.thenApply(restored -> {
+                List<Long> merged = new ArrayList<>(leases);
+                for (int i = 0; i < leases; i++) {
+                    for (int m = 0; m < codes.size(); m++) {
+                        if (restored.getOrDefault(from.get(m), Set.of()).contains(i)) {
+                            perLease[i][m] = 1; // holds the renewed lease now
+                        }
+                    }
+                    merged.add(code(perLease[i]));
+                }
+                return List.of(merged, totalMicros);
+            });
         });
+    }
+
+    /** Lease {@code i} of a renew call as quorum-restore.lua takes it (see renew.lua's arguments). */
+    private static QuorumRestore.Missing missingLease(int i, List<String> keys, List<String> args) {
+        boolean ownLeases = args.get(0).isEmpty(); // '' : each lease carries its own
+        int stride = ownLeases ? 3 : 2;
+        int at = 1 + i * stride;
+        String leaseMs = ownLeases ? args.get(at + 2) : args.get(0);
+        return new QuorumRestore.Missing(i, keys.get(i), args.get(at + 1), leaseMs);
     }
 
     /** extend.lua over the quorum: the same majority rule on its single code. */

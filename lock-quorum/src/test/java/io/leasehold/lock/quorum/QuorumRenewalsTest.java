@@ -144,4 +144,92 @@ class QuorumRenewalsTest {
             assertTrue(lease.release());
         }
     }
+
+    /**
+     * A lease on exactly a majority (its copy on the third member ran out: a partition, a pause, a grant
+     * that came too late) would be lost with the next of those members to die: the watchdog's renewal
+     * puts it back where it went missing.
+     */
+    @Test
+    void shouldPutBackALeaseAMemberLostSoThatItSurvivesTheDeathOfAnotherMember() {
+        LockOptions renewed = LockOptions.builder()
+                .leaseTime(Duration.ofMillis(900))
+                .autoRenew(true)
+                .build();
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            String granted = members.store(2).get(Members.lockKey(NAME)).orElseThrow();
+            String ownerAndToken = granted.substring(0, granted.indexOf(':') + 1) + lease.fencingToken();
+            // Given the lease is gone on member 2 (held on exactly a majority)
+            assertTrue(members.store(2).deleteKey(Members.lockKey(NAME)));
+            // When the watchdog renews it
+            Members.await(
+                    "the lease is back on member 2, with its token",
+                    () -> members.store(2)
+                            .get(Members.lockKey(NAME))
+                            .filter(v -> v.startsWith(ownerAndToken + ":"))
+                            .isPresent());
+            assertTrue(members.store(2).pttl(Members.lockKey(NAME)) > 0, "with a TTL");
+            // Then it survives member 0's death: members 1 and 2 still confirm it, lease time after lease time
+            members.store(0).makeUnavailable();
+            long renewalsBefore =
+                    sequence(members.store(1).get(Members.lockKey(NAME)).orElseThrow());
+            Members.await(
+                    "three more renewals on members 1 and 2",
+                    () -> sequence(members.store(1).get(Members.lockKey(NAME)).orElse("x:0:0")) >= renewalsBefore + 3
+                            && sequence(members.store(2)
+                                            .get(Members.lockKey(NAME))
+                                            .orElse("x:0:0"))
+                                    >= renewalsBefore + 3);
+            assertTrue(lease.isValid(), () -> "still valid, " + lease.state());
+            assertFalse(lease.lost().isDone(), "never lost");
+            assertTrue(lease.release());
+        }
+    }
+
+    @Test
+    void shouldNotPutBackALeaseWhereAnotherOwnerHoldsTheName() {
+        LockOptions renewed = LockOptions.builder()
+                .leaseTime(Duration.ofMillis(900))
+                .autoRenew(true)
+                .build();
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            members.store(2).writeKey(Members.lockKey(NAME), "b1:5");
+
+            Members.await("a renewal confirmed partially", () -> lease.state() == LeaseState.UNCERTAIN);
+            long renewalsBefore =
+                    sequence(members.store(1).get(Members.lockKey(NAME)).orElseThrow());
+            Members.await(
+                    "two more renewals",
+                    () -> sequence(members.store(1).get(Members.lockKey(NAME)).orElseThrow()) >= renewalsBefore + 2);
+
+            assertEquals(java.util.Optional.of("b1:5"), members.store(2).get(Members.lockKey(NAME)));
+            assertEquals(LeaseState.UNCERTAIN, lease.state(), "member 2 never confirms it");
+            assertTrue(lease.release());
+        }
+    }
+
+    @Test
+    void shouldNotPutBackALeaseThatOnlyAMinorityConfirms() throws Exception {
+        LockOptions renewed = LockOptions.builder()
+                .leaseTime(Duration.ofMillis(900))
+                .autoRenew(true)
+                .build();
+        try (LockClient client = LockClient.builder(members.quorum()).build()) {
+            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            members.store(1).deleteKey(Members.lockKey(NAME));
+            members.store(2).deleteKey(Members.lockKey(NAME));
+
+            lease.lost().get(10, TimeUnit.SECONDS);
+
+            assertFalse(members.store(1).exists(Members.lockKey(NAME)), "not put back");
+            assertFalse(members.store(2).exists(Members.lockKey(NAME)), "not put back");
+        }
+    }
+
+    /** The sequence number of a renewed lock value {@code <owner>:<token>:<seq>}. */
+    private static long sequence(String value) {
+        return Long.parseLong(value.substring(value.lastIndexOf(':') + 1));
+    }
 }

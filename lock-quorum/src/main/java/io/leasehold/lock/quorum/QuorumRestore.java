@@ -1,0 +1,112 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Puts a renewed lease back on the members that lost it (quorum-restore.lua), so that a lease a
+ * majority confirms lives on every member that answers, and survives the death of a member of that
+ * majority (docs/design/quorum-locks.md, "Renew, extend, release, inspect"). A lease goes missing on a
+ * member when its grant there came too late or was another attempt's, or when the member did not hear
+ * the renewals for longer than the lease (a partition, a pause).
+ *
+ * <p>Only a renewal that a majority confirmed asks for it: no other owner can then hold a majority's
+ * grants, and the script puts a lease back only where the name is free, no later lease was committed
+ * (the node's floor), and the member takes part in grants. A member that puts nothing back, fails or
+ * does not answer within the wait simply stays unconfirmed: the next renewal asks again. Extends carry
+ * no token (extend.lua's arguments), so only the watchdog's renewals put leases back.
+ *
+ * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures, or on
+ * the JDK's delayed executor when the wait runs out. Threadsafe: each call keeps its own state.
+ */
+final class QuorumRestore {
+
+    static final LuaScript RESTORE = LuaScript.bundled(ScriptNames.QUORUM_RESTORE);
+
+    private final QuorumMembers members;
+    private final Duration wait;
+
+    /**
+     * @param wait how long a renewal waits for the members' answers before it answers itself (they were
+     *     just heard from, so one round trip is expected; a later answer still puts the lease back, and
+     *     counts at the next renewal)
+     */
+    QuorumRestore(QuorumMembers members, Duration wait) {
+        this.members = members;
+        this.wait = wait;
+    }
+
+    /** One lease a renewal found missing on some members: its lock key, value and lease, as renew.lua took them. */
+    record Missing(int lease, String lockKey, String value, String leaseMs) {}
+
+    /**
+     * Puts back {@code missing.get(member)} on each member, one call per member and key prefix.
+     *
+     * @return per member, the renewal's lease indexes put back there within the wait; never fails
+     */
+    CompletableFuture<Map<Integer, Set<Integer>>> restore(Map<Integer, List<Missing>> missing) {
+        Map<Integer, Set<Integer>> restored = new ConcurrentHashMap<>();
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        missing.forEach((member, leases) -> {
+            for (List<Missing> samePrefix : byPrefix(leases).values()) {
+                calls.add(restoreOn(member, samePrefix, restored));
+            }
+        });
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                .completeOnTimeout(null, wait.toNanos(), TimeUnit.NANOSECONDS)
+                .handle((ignored, failure) -> snapshot(restored));
+    }
+
+    private CompletableFuture<Void> restoreOn(int member, List<Missing> leases, Map<Integer, Set<Integer>> restored) {
+        List<String> keys = new ArrayList<>(leases.size() + 1);
+        List<String> args = new ArrayList<>(2 * leases.size());
+        keys.add(LockKeys.quorumRecordKey(QuorumAcquire.prefixOf(leases.get(0).lockKey())));
+        for (Missing m : leases) {
+            keys.add(m.lockKey());
+            args.add(m.value());
+            args.add(m.leaseMs());
+        }
+        return members.eval(member, RESTORE, keys, args, -1).handle((reply, failure) -> {
+            if (failure != null
+                    || !(reply instanceof List<?> parts)
+                    || parts.size() != 1
+                    || !(parts.get(0) instanceof List<?> codes)) {
+                return null; // failed, or not taking part ({-2}): the lease stays unconfirmed there
+            }
+            for (int i = 0; i < codes.size() && i < leases.size(); i++) {
+                if (Replies.asLong(codes.get(i), "quorum-restore") == 1) {
+                    restored.computeIfAbsent(member, k -> ConcurrentHashMap.newKeySet())
+                            .add(leases.get(i).lease());
+                }
+            }
+            return null;
+        });
+    }
+
+    private static Map<String, List<Missing>> byPrefix(List<Missing> leases) {
+        Map<String, List<Missing>> groups = new LinkedHashMap<>();
+        for (Missing m : leases) {
+            groups.computeIfAbsent(QuorumAcquire.prefixOf(m.lockKey()), k -> new ArrayList<>())
+                    .add(m);
+        }
+        return groups;
+    }
+
+    /** What was put back by now: later answers still put leases back, but count at the next renewal. */
+    private static Map<Integer, Set<Integer>> snapshot(Map<Integer, Set<Integer>> restored) {
+        Map<Integer, Set<Integer>> copy = new HashMap<>();
+        restored.forEach((member, leases) -> copy.put(member, Set.copyOf(leases)));
+        return copy;
+    }
+}
