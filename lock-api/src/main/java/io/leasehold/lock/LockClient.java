@@ -214,7 +214,8 @@ public interface LockClient extends AutoCloseable {
          * signalled through it. The client does not shut it down.
          *
          * <p>Default: a pool owned by the client that grows as needed (daemon threads named
-         * {@code leasehold-callback-<client>}, idle ones end after a few seconds), shut down by
+         * {@code leasehold-callback-<client>}; one waits from the start, so that a loss signal never waits
+         * for a thread to be made, and idle ones beyond it end after a few seconds), shut down by
          * {@link LockClient#close()}; a blocking continuation then delays nothing else.
          */
         public Builder callbackExecutor(Executor executor) {

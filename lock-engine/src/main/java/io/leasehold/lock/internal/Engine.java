@@ -51,7 +51,7 @@ final class Engine {
     /** A write hook that does nothing: for calls whose send time counts for nothing. */
     static final Runnable NOTHING = () -> {};
 
-    /** How long idle threads of the client's own callback pool live. */
+    /** How long idle threads of the client's own callback pool live, beyond the one that always waits. */
     private static final long CALLBACK_KEEP_ALIVE_SECONDS = 5;
 
     final LockBackend backend;
@@ -101,13 +101,16 @@ final class Engine {
             this.callbacks = settings.callbackExecutor();
             this.ownCallbacks = null;
         } else {
+            // One thread waits from the start: a loss signal must not wait for a thread to be made (on a
+            // starved machine that took up to 600 ms); the pool grows past it while callbacks block.
             ThreadPoolExecutor pool = new ThreadPoolExecutor(
-                    0,
+                    1,
                     Integer.MAX_VALUE,
                     CALLBACK_KEEP_ALIVE_SECONDS,
                     TimeUnit.SECONDS,
                     new SynchronousQueue<>(),
                     LeaseholdThreads.forPool("callback", clientId));
+            pool.prestartCoreThread();
             this.callbacks = pool;
             this.ownCallbacks = pool;
         }
