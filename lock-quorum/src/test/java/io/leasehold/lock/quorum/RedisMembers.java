@@ -54,8 +54,16 @@ final class RedisMembers {
         return new QuorumFixture(name, members);
     }
 
+    /** A member backend of {@code driver} ("lettuce" or "jedis") reaching {@code endpoint} (a server, or a proxy to it). */
+    static LockBackend member(String driver, RedisEndpoint endpoint) {
+        return driver.equals("lettuce") ? lettuceMember(endpoint) : jedisMember(endpoint);
+    }
+
     private static LockBackend lettuceMember(RedisTopology redis) {
-        RedisEndpoint endpoint = redis.clientEndpoints().get(0);
+        return lettuceMember(redis.clientEndpoints().get(0));
+    }
+
+    private static LockBackend lettuceMember(RedisEndpoint endpoint) {
         io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(
                 RESOURCES,
                 RedisURI.builder()
@@ -68,7 +76,10 @@ final class RedisMembers {
     }
 
     private static LockBackend jedisMember(RedisTopology server) {
-        RedisEndpoint endpoint = server.clientEndpoints().get(0);
+        return jedisMember(server.clientEndpoints().get(0));
+    }
+
+    private static LockBackend jedisMember(RedisEndpoint endpoint) {
         redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.builder()
                 .hostAndPort(endpoint.host(), endpoint.port())
                 .build();
