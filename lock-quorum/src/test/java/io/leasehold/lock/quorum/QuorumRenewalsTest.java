@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Test;
 class QuorumRenewalsTest {
 
     private static final String NAME = "orders:7";
+    private static final LockOptions RENEWED_900 = LockOptions.builder()
+            .leaseTime(Duration.ofMillis(900))
+            .autoRenew(true)
+            .build();
 
     private final Members members = new Members(3);
 
@@ -95,13 +99,9 @@ class QuorumRenewalsTest {
     void shouldRenewExtendAndReleaseWhileOneMemberOfThreeIsDown() {
         members.inUse();
         members.store(2).makeUnavailable();
-        LockOptions renewed = LockOptions.builder()
-                .leaseTime(Duration.ofMillis(900))
-                .autoRenew(true)
-                .build();
         try (LockClient client = LockClient.builder(members.quorum()).build()) {
             // Given a lease granted by the two members up
-            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock(NAME, RENEWED_900).acquire(Duration.ofSeconds(5));
             // When the watchdog renews it (on two members of three)
             Members.await(
                     "the lease is UNCERTAIN after a renewal confirmed partially",
@@ -152,12 +152,8 @@ class QuorumRenewalsTest {
      */
     @Test
     void shouldPutBackALeaseAMemberLostSoThatItSurvivesTheDeathOfAnotherMember() {
-        LockOptions renewed = LockOptions.builder()
-                .leaseTime(Duration.ofMillis(900))
-                .autoRenew(true)
-                .build();
         try (LockClient client = LockClient.builder(members.quorum()).build()) {
-            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock(NAME, RENEWED_900).acquire(Duration.ofSeconds(5));
             String granted = members.store(2).get(Members.lockKey(NAME)).orElseThrow();
             String ownerAndToken = granted.substring(0, granted.indexOf(':') + 1) + lease.fencingToken();
             // Given the lease is gone on member 2 (held on exactly a majority)
@@ -189,12 +185,8 @@ class QuorumRenewalsTest {
 
     @Test
     void shouldNotPutBackALeaseWhereAnotherOwnerHoldsTheName() {
-        LockOptions renewed = LockOptions.builder()
-                .leaseTime(Duration.ofMillis(900))
-                .autoRenew(true)
-                .build();
         try (LockClient client = LockClient.builder(members.quorum()).build()) {
-            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock(NAME, RENEWED_900).acquire(Duration.ofSeconds(5));
             members.store(2).writeKey(Members.lockKey(NAME), "b1:5");
 
             Members.await("a renewal confirmed partially", () -> lease.state() == LeaseState.UNCERTAIN);
@@ -212,12 +204,8 @@ class QuorumRenewalsTest {
 
     @Test
     void shouldNotPutBackALeaseThatOnlyAMinorityConfirms() throws Exception {
-        LockOptions renewed = LockOptions.builder()
-                .leaseTime(Duration.ofMillis(900))
-                .autoRenew(true)
-                .build();
         try (LockClient client = LockClient.builder(members.quorum()).build()) {
-            Lease lease = client.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock(NAME, RENEWED_900).acquire(Duration.ofSeconds(5));
             members.store(1).deleteKey(Members.lockKey(NAME));
             members.store(2).deleteKey(Members.lockKey(NAME));
 
