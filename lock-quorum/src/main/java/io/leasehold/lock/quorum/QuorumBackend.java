@@ -72,8 +72,9 @@ public final class QuorumBackend implements LockBackend {
         this.leaseCap = new LeaseCap(maxLeaseTime);
         this.acquire =
                 new QuorumAcquire(members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE);
-        this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE);
-        this.release = new QuorumRelease(members, STRAGGLER_GRACE);
+        ReleasedOwners released = new ReleasedOwners();
+        this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released);
+        this.release = new QuorumRelease(members, STRAGGLER_GRACE, released);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
     }
 

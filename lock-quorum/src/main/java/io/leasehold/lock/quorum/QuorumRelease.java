@@ -34,20 +34,25 @@ import java.util.concurrent.CompletionException;
  */
 final class QuorumRelease {
 
-    private static final int RELEASE_PUBLISH_ARG = 3;
+    static final int RELEASE_PUBLISH_ARG = 3;
     private static final int FORCE_RELEASE_PUBLISH_ARG = 0;
 
     private final QuorumMembers members;
     private final Duration grace;
+    private final ReleasedOwners released;
 
-    QuorumRelease(QuorumMembers members, Duration grace) {
+    QuorumRelease(QuorumMembers members, Duration grace, ReleasedOwners released) {
         this.members = members;
         this.grace = grace;
+        this.released = released;
     }
 
     /** release.lua over the quorum; see the class doc. */
     CompletableFuture<Object> release(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        if (!keys.isEmpty() && !args.isEmpty()) {
+            released.released(lockKey, args.get(0), keys, args); // before it is sent: see ReleasedOwners
+        }
         return members.fanOut(
                         script, keys, args, RELEASE_PUBLISH_ARG, QuorumRelease::goneThere, Duration.ZERO, late -> {})
                 .outcome()

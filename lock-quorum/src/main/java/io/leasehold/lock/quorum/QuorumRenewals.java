@@ -45,10 +45,10 @@ final class QuorumRenewals {
     private final Duration grace;
     private final QuorumRestore restore;
 
-    QuorumRenewals(QuorumMembers members, Duration grace) {
+    QuorumRenewals(QuorumMembers members, Duration grace, ReleasedOwners released) {
         this.members = members;
         this.grace = grace;
-        this.restore = new QuorumRestore(members, grace);
+        this.restore = new QuorumRestore(members, grace, released);
     }
 
     /** renew.lua over the quorum; see the class doc. */
@@ -64,6 +64,7 @@ final class QuorumRenewals {
         }
         int leases = keys.size();
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        long sentNanos = System.nanoTime();
         return fanOut(script, keys, args).thenCompose(answers -> {
             List<List<?>> codes = new ArrayList<>();
             List<Integer> from = new ArrayList<>();
@@ -104,8 +105,9 @@ final class QuorumRenewals {
                 }
             }
             long totalMicros = micros;
-            CompletableFuture<Map<Integer, Set<Integer>>> putBack =
-                    missing.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : restore.restore(missing);
+            CompletableFuture<Map<Integer, Set<Integer>>> putBack = missing.isEmpty()
+                    ? CompletableFuture.completedFuture(Map.of())
+                    : restore.restore(missing, sentNanos);
             return putBack.thenApply(restored -> {
                 List<Long> merged = new ArrayList<>(leases);
                 for (int i = 0; i < leases; i++) {

@@ -23,7 +23,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Only a renewal that a majority confirmed asks for it: no other owner can then hold a majority's
  * grants, and the script puts a lease back only where the name is free, no later lease was committed
- * (the node's floor), and the member takes part in grants. A member that puts nothing back, fails or
+ * (the node's floor), and the member takes part in grants. Only what is left of the renewal's lease, and
+ * never after the lease's release (see {@link #restore}): a copy of a lease nobody holds would keep
+ * grants off that member (with another member down, off the whole lock), and keep the next holder's
+ * lease on exactly a majority. A member that puts nothing back, fails or
  * does not answer within the wait simply stays unconfirmed: the next renewal asks again. Extends carry
  * no token (extend.lua's arguments), so only the watchdog's renewals put leases back.
  *
@@ -36,30 +39,51 @@ final class QuorumRestore {
 
     private final QuorumMembers members;
     private final Duration wait;
+    private final ReleasedOwners released;
 
     /**
      * @param wait how long a renewal waits for the members' answers before it answers itself (they were
      *     just heard from, so one round trip is expected; a later answer still puts the lease back, and
      *     counts at the next renewal)
      */
-    QuorumRestore(QuorumMembers members, Duration wait) {
+    QuorumRestore(QuorumMembers members, Duration wait, ReleasedOwners released) {
         this.members = members;
         this.wait = wait;
+        this.released = released;
     }
 
     /** One lease a renewal found missing on some members: its lock key, value and lease, as renew.lua took them. */
-    record Missing(int lease, String lockKey, String value, String leaseMs) {}
+    record Missing(int lease, String lockKey, String value, String leaseMs) {
+        /** The lease's owner: its value's part before the first ':'. */
+        String owner() {
+            int sep = value.indexOf(':');
+            return sep < 0 ? value : value.substring(0, sep);
+        }
+    }
 
     /**
-     * Puts back {@code missing.get(member)} on each member, one call per member and key prefix.
+     * Puts back {@code missing.get(member)} on each member, one call per member and key prefix, with
+     * what is left of the renewal's lease (sent at {@code renewalSentNanos}): a put-back never outlives
+     * the copies the renewal set on the majority by more than its own way to the member. A lease released
+     * since (see {@link ReleasedOwners}) is not put back; one released while its put-back was on the way
+     * is released again on that member once the put-back answered, heard by the waiters (the copy may have
+     * kept them off the member meanwhile).
      *
      * @return per member, the renewal's lease indexes put back there within the wait; never fails
      */
-    CompletableFuture<Map<Integer, Set<Integer>>> restore(Map<Integer, List<Missing>> missing) {
+    CompletableFuture<Map<Integer, Set<Integer>>> restore(Map<Integer, List<Missing>> missing, long renewalSentNanos) {
         Map<Integer, Set<Integer>> restored = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> calls = new ArrayList<>();
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - renewalSentNanos + 999_999);
         missing.forEach((member, leases) -> {
-            for (List<Missing> samePrefix : byPrefix(leases).values()) {
+            List<Missing> stillHeld = new ArrayList<>();
+            for (Missing m : leases) {
+                long left = Long.parseLong(m.leaseMs()) - elapsedMs;
+                if (left > 0 && released.find(m.lockKey(), m.owner()) == null) {
+                    stillHeld.add(new Missing(m.lease(), m.lockKey(), m.value(), Long.toString(left)));
+                }
+            }
+            for (List<Missing> samePrefix : byPrefix(stillHeld).values()) {
                 calls.add(restoreOn(member, samePrefix, restored));
             }
         });
@@ -85,10 +109,22 @@ final class QuorumRestore {
                 return null; // failed, or not taking part ({-2}): the lease stays unconfirmed there
             }
             for (int i = 0; i < codes.size() && i < leases.size(); i++) {
-                if (Replies.asLong(codes.get(i), "quorum-restore") == 1) {
-                    restored.computeIfAbsent(member, k -> ConcurrentHashMap.newKeySet())
-                            .add(leases.get(i).lease());
+                if (Replies.asLong(codes.get(i), "quorum-restore") != 1) {
+                    continue;
                 }
+                Missing m = leases.get(i);
+                ReleasedOwners.Release release = released.find(m.lockKey(), m.owner());
+                if (release != null) { // released while the put-back was on its way: undo it
+                    members.eval(
+                            member,
+                            QuorumAcquire.RELEASE,
+                            release.keys(),
+                            release.args(),
+                            QuorumRelease.RELEASE_PUBLISH_ARG);
+                    continue;
+                }
+                restored.computeIfAbsent(member, k -> ConcurrentHashMap.newKeySet())
+                        .add(m.lease());
             }
             return null;
         });

@@ -35,7 +35,8 @@ class QuorumRenewalsTest {
     }
 
     private QuorumRenewals renewals() {
-        return new QuorumRenewals(QuorumMembers.of(Members.backends(members)), QuorumBackend.STRAGGLER_GRACE);
+        return new QuorumRenewals(
+                QuorumMembers.of(Members.backends(members)), QuorumBackend.STRAGGLER_GRACE, new ReleasedOwners());
     }
 
     @Test

@@ -33,11 +33,12 @@ class QuorumRestoreAfterReleaseRedisTest {
             throws Exception {
         List<Runnable> held = new CopyOnWriteArrayList<>();
         try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3)) {
+            QuorumRestoreRaceTest.HoldingRestores member2 = new QuorumRestoreRaceTest.HoldingRestores(
+                    fixture.members().get(2).newBackend(), held);
             List<LockBackend> aMembers = List.of(
                     fixture.members().get(0).newBackend(),
                     fixture.members().get(1).newBackend(),
-                    new QuorumRestoreRaceTest.HoldingRestores(
-                            fixture.members().get(2).newBackend(), held));
+                    member2);
             try (LockClient a = LockClient.create(QuorumBackend.of(aMembers));
                     LockClient b = LockClient.create(fixture.newBackend())) {
                 b.lock("warm-up", LockOptions.builder().leaseTime(LEASE).build())
@@ -54,8 +55,7 @@ class QuorumRestoreAfterReleaseRedisTest {
                 Members.await("a restore sent to member 2", () -> !held.isEmpty());
                 assertTrue(lease.release());
                 held.forEach(Runnable::run);
-                Members.await(
-                        "the restore ran on member 2", () -> copyOn(fixture, 2).isPresent());
+                Members.await("the restore ran on member 2 and answered", () -> member2.answered.get() > 0);
                 String stale = copyOn(fixture, 2).orElse("(none)");
                 Object pttl = node(fixture, 2).command("PTTL", LockKeys.lockKey("leasehold:", NAME));
                 node(fixture, 0).kill();

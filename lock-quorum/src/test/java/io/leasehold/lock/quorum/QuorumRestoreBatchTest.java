@@ -52,7 +52,8 @@ class QuorumRestoreBatchTest {
                         members.fixtures.get(0).newBackend(),
                         members.fixtures.get(1).newBackend(),
                         member2)),
-                QuorumBackend.STRAGGLER_GRACE);
+                QuorumBackend.STRAGGLER_GRACE,
+                new ReleasedOwners());
         List<String> keys = new ArrayList<>();
         List<String> args = new ArrayList<>();
         args.add("30000");
