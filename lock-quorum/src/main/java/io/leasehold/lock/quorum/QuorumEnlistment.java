@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,6 +57,13 @@ final class QuorumEnlistment {
     /** How long a member found without a record while another holds one is left before it is reset. */
     static final long EMPTY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    /**
+     * How many times {@link #ready} waits for members found without a record: the first wait ends when
+     * they are due, and the enlistment then joins or resets them; one more covers an enlistment of
+     * another caller that was running when they became due.
+     */
+    static final int SETTLE_ROUNDS = 3;
+
     private static final int NO_RECORD = 0;
     private static final int ANOTHER_PROCESS = 1;
     private static final int SITTING_OUT = 2;
@@ -83,11 +91,29 @@ final class QuorumEnlistment {
 
     /**
      * Completes once a majority of the members takes part in grants of {@code prefix}'s locks as far as
-     * this client knows, or an enlistment has run (see {@link Roster#ready}); never fails.
+     * this client knows, or an enlistment has run (see {@link Roster#ready}); never fails. When the
+     * enlistment found members without a record that would make a majority (a new quorum whose other
+     * clients' joins are on their way to them), it waits until they are due and enlists them again, at
+     * most {@link #SETTLE_ROUNDS} times: by then each has a record (joined) or has been reset, so the
+     * wait is bounded by about {@link #EMPTY_NANOS} and an enlistment's round trips.
      */
     CompletableFuture<Void> ready(String prefix) {
-        Roster roster = roster(prefix);
-        return roster.ready(members.majority(), System.nanoTime(), () -> enlist(prefix, roster));
+        return ready(prefix, roster(prefix), SETTLE_ROUNDS);
+    }
+
+    private CompletableFuture<Void> ready(String prefix, Roster roster, int rounds) {
+        return roster.ready(members.majority(), System.nanoTime(), () -> enlist(prefix, roster))
+                .thenCompose(ignored -> {
+                    long wait = roster.untilEmptyDue(members.majority(), System.nanoTime());
+                    if (wait < 0 || rounds == 0) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    // without this wait, every client that probed a new quorum while the first client's
+                    // joins were on their way failed with "1 of 3 members take part" (F4)
+                    Executor due = CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS);
+                    return CompletableFuture.runAsync(() -> {}, due)
+                            .thenCompose(dueNow -> ready(prefix, roster, rounds - 1));
+                });
     }
 
     /**

@@ -83,6 +83,27 @@ final class Roster {
         return false;
     }
 
+    /**
+     * How long to wait, in nanoseconds, before the members found {@link Standing#EMPTY} are due for
+     * enlisting again, when fewer than {@code majority} may take part but they would make one: on a new
+     * quorum, another client's joins may be on their way to them (docs/design/quorum-locks.md, F4).
+     * Zero when one is due already; -1 when there is nothing to wait for (a majority may take part, or
+     * the members found without a record could not make one).
+     */
+    synchronized long untilEmptyDue(int majority, long now) {
+        int mayTakePart = mayTakePart();
+        long wait = -1;
+        int empty = 0;
+        for (int i = 0; i < standings.length; i++) {
+            if (standings[i] == Standing.EMPTY) {
+                empty++;
+                long left = Math.max(0, outUntil[i] - now);
+                wait = wait < 0 ? left : Math.min(wait, left);
+            }
+        }
+        return mayTakePart >= majority || mayTakePart + empty < majority ? -1 : wait;
+    }
+
     /** How many members take part, or did not answer their last probe (see {@link Standing#UNREACHABLE}). */
     synchronized int mayTakePart() {
         int count = 0;
