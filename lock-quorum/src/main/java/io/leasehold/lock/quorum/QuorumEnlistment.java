@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>every member is <b>probed</b>: no record, a record of another server process (its {@code run_id}
  *       changed: a restart, a failover), sitting out, awaiting its seed, or taking part;</li>
  *   <li>members <b>join</b> at once, seeded, only when every member answered that it holds no record:
- *       a new quorum; each join names the server process ({@code run_id}) its probe answered from, so that
+ *       a new quorum (a member whose record key holds a value Leasehold did not write holds no record of
+ *       ours: it does not keep the others from joining, takes no part, and is named in the error of an
+ *       acquisition it keeps from a majority); each join names the server process ({@code run_id}) its probe answered from, so that
  *       a join replayed or delayed past a restart does not make a wiped member take part. A member without a record while another holds one (or did not answer) either
  *       never joined or lost its data: it is left out for a moment (a new quorum's joins may still be on
  *       their way to it), then, if still without a record, <b>reset</b> as a member whose record is
@@ -69,6 +71,12 @@ final class QuorumEnlistment {
     private static final int SITTING_OUT = 2;
     private static final int AWAITING_SEED = 3;
     private static final int TAKING_PART = 4;
+    /**
+     * Not the script's: a member whose script call failed because its record key holds a value Leasehold
+     * did not write (quorum-enlist.lua's "holds a value that is not a Leasehold quorum record", or a
+     * record whose floor is no integer); {@link #step} answers it as {@code {FOREIGN, 0, 0, 0, "", what}}.
+     */
+    private static final int FOREIGN = -2;
 
     private final QuorumMembers members;
     private final long maxLeaseMs;
@@ -131,17 +139,38 @@ final class QuorumEnlistment {
 
     /** The failure of an acquisition of {@code lockKey} while fewer than a majority may take part. */
     QuorumUnavailableException tooFewTakePart(String lockKey, String prefix, int takingPart) {
+        Roster roster = roster(prefix);
+        // a member whose record key holds a foreign value is named with what it holds: it is no outage,
+        // and it stays until someone removes the value (F5)
+        StringBuilder foreign = new StringBuilder();
+        int foreignCount = 0;
+        for (int i = 0; i < members.size(); i++) {
+            String what = roster.foreign(i);
+            if (what != null) {
+                foreign.append(foreignCount++ == 0 ? "; " : ", ")
+                        .append("member ")
+                        .append(i)
+                        .append(" (")
+                        .append(members.get(i))
+                        .append(") takes no part: ")
+                        .append(what);
+            }
+        }
+        boolean foreignBlocks = foreignCount > members.size() - members.majority();
         return new QuorumUnavailableException(
                 String.format(
-                        "the quorum cannot grant lock '%s': %d of %d members take part in grants, %d needed"
+                        "the quorum cannot grant lock '%s': %d of %d members take part in grants, %d needed%s"
                                 + " (standings %s; a member that lost its data sits out %d ms before it grants again)",
                         lockKey,
                         takingPart,
                         members.size(),
                         members.majority(),
+                        foreignBlocks
+                                ? foreign + " (remove the value, or give this quorum another key prefix)"
+                                : foreign.toString(),
                         describe(prefix),
                         restartDelayMs(maxLeaseMs)),
-                true);
+                !foreignBlocks);
     }
 
     /** The members' standings for {@code prefix}, for an error message. */
@@ -168,8 +197,11 @@ final class QuorumEnlistment {
             int partaking = 0;
             long partakingFloor = 0;
             for (List<?> a : answers) {
-                allAnswered &= a != null;
-                newQuorum &= a != null && state(a) == NO_RECORD;
+                // a member whose record key holds a foreign value answered that it holds no record of ours:
+                // it does not keep a new quorum's clean members from joining (F5), but its floor is unknown,
+                // so it does not count as answered for a seed from the largest floor of all
+                allAnswered &= a != null && state(a) != FOREIGN;
+                newQuorum &= a != null && (state(a) == NO_RECORD || state(a) == FOREIGN);
                 largestFloor = a == null ? largestFloor : Math.max(largestFloor, floor(a));
                 largestLease = a == null ? largestLease : Math.max(largestLease, lease(a));
                 if (a != null && state(a) == TAKING_PART) {
@@ -215,6 +247,8 @@ final class QuorumEnlistment {
         int state = answer == null ? -1 : state(answer);
         if (answer == null) {
             roster.unreachable(member, now + RETRY_NANOS);
+        } else if (state == FOREIGN) {
+            roster.foreign(member, String.valueOf(answer.get(5)), now + RETRY_NANOS);
         } else if (state == TAKING_PART) {
             roster.takesPart(member);
         } else if (state == NO_RECORD) {
@@ -227,7 +261,11 @@ final class QuorumEnlistment {
         }
     }
 
-    /** One step on one member; completes with its reply, or null when the member failed or answered oddly. */
+    /**
+     * One step on one member; completes with its reply, {@code {FOREIGN, 0, 0, 0, "", what}} when the
+     * script refused a record key that holds a value Leasehold did not write, or null when the member
+     * failed otherwise or answered oddly.
+     */
     private CompletableFuture<List<?>> step(
             int member, List<String> keys, String step, String arg, String lease, String fourth) {
         CompletableFuture<Object> call;
@@ -237,11 +275,33 @@ final class QuorumEnlistment {
             call = CompletableFuture.failedFuture(e);
         }
         return call.handle((reply, failure) -> {
+            String foreign = failure == null ? null : foreignRecord(failure);
+            if (foreign != null) {
+                return List.of((long) FOREIGN, 0L, 0L, 0L, "", foreign);
+            }
             if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 5) {
                 return null;
             }
             return (List<?>) reply;
         });
+    }
+
+    /**
+     * What the record key holds, from quorum-enlist.lua's error for a record it did not write (e.g.
+     * "key 'p:quorum' holds a value that is not a Leasehold quorum record (a string, not a hash)"), found
+     * anywhere in {@code failure}'s causes (each driver wraps it its own way); null for any other failure.
+     */
+    static String foreignRecord(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = t.getMessage();
+            int key = message == null ? -1 : message.indexOf("key '");
+            if (key >= 0
+                    && (message.contains("holds a value that is not a Leasehold quorum record")
+                            || message.contains("holds a quorum record whose"))) {
+                return message.substring(key);
+            }
+        }
+        return null;
     }
 
     private static int state(List<?> answer) {

@@ -31,18 +31,27 @@ final class Roster {
          * Did not answer its probe: asked again after a while, and meanwhile asked to grant as any
          * member (its own record decides whether it commits), so that a call it fails reports its failure.
          */
-        UNREACHABLE
+        UNREACHABLE,
+        /**
+         * Answered its probe that its quorum record key holds a value Leasehold did not write (another
+         * type, a field that is no integer): it takes no part, and is asked again after a while (someone
+         * may remove the value); the error of an acquisition names it, see {@link #foreign(int)}.
+         */
+        FOREIGN
     }
 
     private final Standing[] standings;
     /** For a member {@link Standing#OUT}: the {@link System#nanoTime()} after which it is enlisted again. */
     private final long[] outUntil;
+    /** For a member {@link Standing#FOREIGN}: what its record key holds, as its probe said; else null. */
+    private final String[] foreign;
 
     private CompletableFuture<Void> enlisting;
 
     Roster(int members) {
         this.standings = new Standing[members];
         this.outUntil = new long[members];
+        this.foreign = new String[members];
         Arrays.fill(standings, Standing.UNKNOWN);
     }
 
@@ -114,23 +123,38 @@ final class Roster {
     }
 
     synchronized void takesPart(int member) {
-        standings[member] = Standing.TAKING_PART;
+        set(member, Standing.TAKING_PART, 0);
     }
 
     synchronized void out(int member, long until) {
-        standings[member] = Standing.OUT;
-        outUntil[member] = until;
+        set(member, Standing.OUT, until);
     }
 
     synchronized void unreachable(int member, long until) {
-        standings[member] = Standing.UNREACHABLE;
-        outUntil[member] = until;
+        set(member, Standing.UNREACHABLE, until);
     }
 
     /** Found without a record while another member holds one; see {@link Standing#EMPTY}. */
     synchronized void empty(int member, long until) {
-        standings[member] = Standing.EMPTY;
+        set(member, Standing.EMPTY, until);
+    }
+
+    /** Its record key holds {@code what} (e.g. "key 'p:quorum' holds ... (a string, not a hash)"); see {@link Standing#FOREIGN}. */
+    synchronized void foreign(int member, String what, long until) {
+        set(member, Standing.FOREIGN, until);
+        foreign[member] = what;
+    }
+
+    /** What member {@code member}'s record key holds when it is {@link Standing#FOREIGN}, else null. */
+    synchronized String foreign(int member) {
+        return foreign[member];
+    }
+
+    /** The one transition of a member's standing: what it knew of a foreign value goes with any other. */
+    private void set(int member, Standing standing, long until) {
+        standings[member] = standing;
         outUntil[member] = until;
+        foreign[member] = null;
     }
 
     synchronized Standing standing(int member) {
@@ -140,7 +164,7 @@ final class Roster {
     /** A member answered that it takes no part: enlisted again at the next acquisition. */
     synchronized void forget(int member) {
         if (standings[member] == Standing.TAKING_PART || standings[member] == Standing.UNREACHABLE) {
-            standings[member] = Standing.UNKNOWN;
+            set(member, Standing.UNKNOWN, 0);
         }
     }
 
