@@ -27,8 +27,9 @@ final class RunContext {
     private static final String KEY_PREFIX = "leasehold:";
 
     private final List<WorkerProcess> workers;
-    private final Map<WorkerProcess, FaultProxy> proxies;
+    private final Map<WorkerProcess, List<FaultProxy>> proxies;
     private final RedisTopology topology;
+    private final List<RedisNode> quorumMembers;
     private final HistoryWriter nemesis;
     private final List<String> failures = new ArrayList<>();
     private final List<String> figures = new ArrayList<>();
@@ -36,12 +37,14 @@ final class RunContext {
 
     RunContext(
             List<WorkerProcess> workers,
-            Map<WorkerProcess, FaultProxy> proxies,
+            Map<WorkerProcess, List<FaultProxy>> proxies,
             RedisTopology topology,
+            List<RedisNode> quorumMembers,
             HistoryWriter nemesis) {
         this.workers = workers;
         this.proxies = proxies;
         this.topology = topology;
+        this.quorumMembers = quorumMembers;
         this.nemesis = nemesis;
     }
 
@@ -49,8 +52,14 @@ final class RunContext {
         return workers;
     }
 
+    /** The worker's one fault proxy (to the lock server, or to a quorum's first member). */
     FaultProxy proxyOf(WorkerProcess worker) {
-        FaultProxy proxy = proxies.get(worker);
+        return proxiesOf(worker).get(0);
+    }
+
+    /** The worker's fault proxies: one to the lock server, or one per quorum member in member order. */
+    List<FaultProxy> proxiesOf(WorkerProcess worker) {
+        List<FaultProxy> proxy = proxies.get(worker);
         if (proxy == null) {
             throw new IllegalStateException(worker.name() + " has no fault proxy: the scenario must be proxied()");
         }
@@ -58,7 +67,12 @@ final class RunContext {
     }
 
     List<FaultProxy> proxies() {
-        return List.copyOf(proxies.values());
+        return proxies.values().stream().flatMap(List::stream).toList();
+    }
+
+    /** The members' servers of a {@link Scenario.Topology#QUORUM} run, in member order (empty otherwise). */
+    List<RedisNode> quorumMembers() {
+        return quorumMembers;
     }
 
     /** The one lock server of a standalone scenario. */

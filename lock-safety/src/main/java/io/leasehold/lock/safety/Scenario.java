@@ -13,10 +13,21 @@ interface Scenario {
     /** The lease every worker takes in the suite: short, so that faults longer than it fit a short run. */
     Duration LEASE = Duration.ofSeconds(2);
 
+    /**
+     * The quorum's {@code maxLeaseTime} in the quorum scenarios: 1.5 x the lease, so that a member
+     * restarted empty sits out only a few seconds before it grants again.
+     */
+    Duration QUORUM_MAX_LEASE = LEASE.multipliedBy(3).dividedBy(2);
+
     /** Where the locks live. */
     enum Topology {
         STANDALONE,
-        SENTINEL
+        SENTINEL,
+        /**
+         * {@link #quorumMembers()} independent standalone redis-servers, each worker locking through a
+         * {@link io.leasehold.lock.quorum.QuorumBackend} over them (maxLeaseTime {@link #QUORUM_MAX_LEASE}).
+         */
+        QUORUM
     }
 
     /** The scenario's name in the results table, e.g. {@code kill-holder}. */
@@ -29,7 +40,15 @@ interface Scenario {
         return Topology.STANDALONE;
     }
 
-    /** True when each worker reaches Redis through a {@link io.leasehold.lock.testkit.faults.FaultProxy} of its own. */
+    /** How many redis-servers a {@link Topology#QUORUM} scenario's quorum has (odd, at least 3). */
+    default int quorumMembers() {
+        return 3;
+    }
+
+    /**
+     * True when each worker reaches Redis through a {@link io.leasehold.lock.testkit.faults.FaultProxy} of its own
+     * (in a {@link Topology#QUORUM}, one per worker per member).
+     */
     default boolean proxied() {
         return false;
     }

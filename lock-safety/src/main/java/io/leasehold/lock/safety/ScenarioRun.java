@@ -23,8 +23,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Runs one scenario once with one driver: starts a lock server (standalone or Sentinel) and, if the
- * scenario wants them, a fault proxy per worker; starts the worker processes; waits until each has
+ * Runs one scenario once with one driver: starts a lock server (standalone, Sentinel, or the members of
+ * a quorum) and, if the scenario wants them, a fault proxy per worker (per member, in a quorum); starts the worker processes; waits until each has
  * finished a section; injects the fault; waits until every live worker has finished a section after
  * it, lets the run go on for the settings' steady time; stops the workers; copies the fenced resources'
  * state into the history; and has the {@link HistoryChecker} and the scenario judge it.
@@ -84,11 +84,16 @@ final class ScenarioRun {
     }
 
     private RunContext runWorkers(String prefix, List<String> failures) throws Exception {
-        Map<WorkerProcess, FaultProxy> proxies = new LinkedHashMap<>();
+        Map<WorkerProcess, List<FaultProxy>> proxies = new LinkedHashMap<>();
+        List<FaultProxy> started = new ArrayList<>();
         List<WorkerProcess> workers = new ArrayList<>();
-        try (RedisTopology topology = scenario.topology() == Scenario.Topology.SENTINEL
-                        ? RedisFixtures.startSentinel()
-                        : RedisFixtures.startStandalone();
+        boolean isQuorum = scenario.topology() == Scenario.Topology.QUORUM;
+        try (QuorumServers quorum = isQuorum ? QuorumServers.start(scenario.quorumMembers()) : null;
+                RedisTopology topology = isQuorum
+                        ? null
+                        : scenario.topology() == Scenario.Topology.SENTINEL
+                                ? RedisFixtures.startSentinel()
+                                : RedisFixtures.startStandalone();
                 HistoryWriter nemesis = HistoryWriter.open(dir.resolve("nemesis.jsonl"), "nemesis")) {
             for (String lock : SuiteSettings.LOCKS) {
                 try (FencedResource resource = FencedResource.on(resourceServer, prefix + ":" + lock)) {
@@ -98,11 +103,30 @@ final class ScenarioRun {
             try {
                 for (int w = 1; w <= settings.workers(); w++) {
                     String name = "w" + w;
-                    String uri = topology.uri();
-                    FaultProxy proxy = null;
-                    if (scenario.proxied()) {
-                        proxy = FaultProxy.start(topology.clientEndpoints().get(0));
-                        uri = proxy.endpoint().uri();
+                    List<FaultProxy> workerProxies = new ArrayList<>();
+                    String uri;
+                    if (isQuorum) {
+                        List<String> addresses = new ArrayList<>();
+                        for (RedisEndpoint member : quorum.endpoints()) {
+                            RedisEndpoint reached = member;
+                            if (scenario.proxied()) {
+                                FaultProxy proxy = FaultProxy.start(member);
+                                started.add(proxy);
+                                workerProxies.add(proxy);
+                                reached = proxy.endpoint();
+                            }
+                            addresses.add(reached.host() + ":" + reached.port());
+                        }
+                        uri = LockClients.quorumUri(addresses);
+                    } else {
+                        uri = topology.uri();
+                        if (scenario.proxied()) {
+                            FaultProxy proxy =
+                                    FaultProxy.start(topology.clientEndpoints().get(0));
+                            started.add(proxy);
+                            workerProxies.add(proxy);
+                            uri = proxy.endpoint().uri();
+                        }
                     }
                     WorkerArgs args = new WorkerArgs(
                             name,
@@ -121,11 +145,12 @@ final class ScenarioRun {
                             scenario.fair());
                     WorkerProcess worker = WorkerProcess.start(args, dir.resolve(name + ".stderr.log"));
                     workers.add(worker);
-                    if (proxy != null) {
-                        proxies.put(worker, proxy);
+                    if (!workerProxies.isEmpty()) {
+                        proxies.put(worker, workerProxies);
                     }
                 }
-                RunContext context = new RunContext(workers, proxies, topology, nemesis);
+                RunContext context =
+                        new RunContext(workers, proxies, topology, isQuorum ? quorum.servers() : List.of(), nemesis);
                 awaitSectionEach(workers, new int[workers.size()], WORKER_START, "before the fault", failures);
                 int[] marks =
                         workers.stream().mapToInt(WorkerProcess::lineCount).toArray();
@@ -140,7 +165,7 @@ final class ScenarioRun {
                 for (WorkerProcess worker : workers) {
                     worker.close();
                 }
-                for (FaultProxy proxy : proxies.values()) {
+                for (FaultProxy proxy : started) {
                     proxy.close();
                 }
             }

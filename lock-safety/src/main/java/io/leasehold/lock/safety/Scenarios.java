@@ -23,7 +23,10 @@ final class Scenarios {
                 PauseReleasingHandoff::new,
                 CutResendingRelease::new,
                 WaitQueueKillAndPause::fairLock,
-                WaitQueueKillAndPause::plainLock);
+                WaitQueueKillAndPause::plainLock,
+                QuorumMinorityRestart::ofThree,
+                QuorumMinorityRestart::ofFive,
+                QuorumPartitionHolder::new);
     }
 
     /**
