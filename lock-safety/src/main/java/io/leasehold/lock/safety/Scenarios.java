@@ -25,16 +25,16 @@ final class Scenarios {
                 WaitQueueKillAndPause::fairLock,
                 WaitQueueKillAndPause::plainLock,
                 QuorumMinorityRestart::ofThree,
-                QuorumMinorityRestart::ofFive,
                 QuorumPartitionHolder::new);
     }
 
     /**
      * Scenarios run only when {@code safety.only} names them (kept out of the normal build for its
-     * time): a kill -9 with a handoff in flight, and a freeze with a renewal likely in flight.
+     * time): a kill -9 with a handoff in flight, a freeze with a renewal likely in flight, and two of a
+     * quorum of 5 restarted empty (about 26 s a run; its quorum-of-3 twin runs in the build).
      */
     static List<Supplier<Scenario>> optIn() {
-        return List.of(KillMidHandoff::new, PauseHandoffHolder::whileRenewing);
+        return List.of(KillMidHandoff::new, PauseHandoffHolder::whileRenewing, QuorumMinorityRestart::ofFive);
     }
 
     /**
