@@ -11,7 +11,6 @@ import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +27,8 @@ class QuorumRestoreRaceTest {
 
     private static final String NAME = "orders:46";
     private static final Duration LEASE = Duration.ofSeconds(6);
+    private static final LockOptions RENEWED =
+            LockOptions.builder().leaseTime(LEASE).autoRenew(true).build();
 
     private final Members members = new Members(3);
 
@@ -69,26 +70,15 @@ class QuorumRestoreRaceTest {
      */
     @RepeatedTest(2)
     void shouldNotLeaveACopyOfAReleasedLeaseThatBlocksGrantsWhenARestoreArrivesAfterTheRelease() {
-        List<Runnable> held = new CopyOnWriteArrayList<>();
-        List<LockBackend> backends = new ArrayList<>();
-        backends.add(members.fixtures.get(0).newBackend());
-        backends.add(members.fixtures.get(1).newBackend());
-        HoldingRestores member2 = new HoldingRestores(members.fixtures.get(2).newBackend(), held);
-        backends.add(member2);
-        LockOptions renewed =
-                LockOptions.builder().leaseTime(LEASE).autoRenew(true).build();
-        try (LockClient a = LockClient.builder(QuorumBackend.of(backends)).build();
+        HoldingRestores member2 =
+                new HoldingRestores(members.fixtures.get(2).newBackend(), new CopyOnWriteArrayList<>());
+        try (LockClient a = LockClient.builder(QuorumBackend.of(
+                                members.fixtures.get(0).newBackend(),
+                                members.fixtures.get(1).newBackend(),
+                                member2))
+                        .build();
                 LockClient b = LockClient.builder(members.quorum()).build()) {
-            Lease lease = a.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
-            // Given A's copy ran out on member 2 (a partition, a pause): held on exactly a majority
-            members.store(2).deleteKey(Members.lockKey(NAME));
-            // When the watchdog's renewal asks member 2 to put it back, and that call is slow
-            Members.await("a restore sent to member 2", () -> !held.isEmpty());
-            // and A releases meanwhile (everywhere it holds the lease)
-            assertTrue(lease.release());
-            // and the slow restore then runs on member 2
-            held.forEach(Runnable::run);
-            Members.await("the restore ran and answered", () -> member2.answered.get() > 0);
+            releaseWhileItsPutBackIsHeld(a, member2);
             String stale = members.store(2).get(Members.lockKey(NAME)).orElse("(none)");
             long pttl = members.store(2).pttl(Members.lockKey(NAME));
             // Then, with member 0 down, B (the lock free on both live members) is granted at once
@@ -115,24 +105,17 @@ class QuorumRestoreRaceTest {
      */
     @RepeatedTest(2)
     void shouldNotLoseAHealthyLeaseWhenAMemberDiesBecauseAStaleRestoredCopyKeepsItOffTheThirdMember() {
-        List<Runnable> held = new CopyOnWriteArrayList<>();
-        List<LockBackend> backends = new ArrayList<>();
-        backends.add(members.fixtures.get(0).newBackend());
-        backends.add(members.fixtures.get(1).newBackend());
-        HoldingRestores member2 = new HoldingRestores(members.fixtures.get(2).newBackend(), held);
-        backends.add(member2);
-        LockOptions renewed =
-                LockOptions.builder().leaseTime(LEASE).autoRenew(true).build();
-        try (LockClient a = LockClient.builder(QuorumBackend.of(backends)).build();
+        HoldingRestores member2 =
+                new HoldingRestores(members.fixtures.get(2).newBackend(), new CopyOnWriteArrayList<>());
+        try (LockClient a = LockClient.builder(QuorumBackend.of(
+                                members.fixtures.get(0).newBackend(),
+                                members.fixtures.get(1).newBackend(),
+                                member2))
+                        .build();
                 LockClient b = LockClient.builder(members.quorum()).build()) {
-            Lease first = a.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
-            members.store(2).deleteKey(Members.lockKey(NAME));
-            Members.await("a restore sent to member 2", () -> !held.isEmpty());
-            assertTrue(first.release());
-            held.forEach(Runnable::run);
-            Members.await("the restore ran and answered", () -> member2.answered.get() > 0);
+            releaseWhileItsPutBackIsHeld(a, member2);
             // B is granted (members 0 and 1) and its watchdog runs
-            Lease second = b.lock(NAME, renewed).acquire(Duration.ofSeconds(5));
+            Lease second = b.lock(NAME, RENEWED).acquire(Duration.ofSeconds(5));
             // When member 0 dies (member 2 is up all along)
             members.fixtures.get(0).makeUnavailable();
             long before = sequence(members.store(1).get(Members.lockKey(NAME)).orElse("x:0:0"));
@@ -154,6 +137,20 @@ class QuorumRestoreRaceTest {
     }
 
     /** The sequence number of a lock value: {@code <owner>:<token>:<seq>}, 0 for {@code <owner>:<token>}. */
+    /**
+     * A takes a renewed lease; its copy on member 2 runs out (a partition, a pause), so the watchdog's
+     * renewal asks member 2 to put it back, and that call is held; A releases meanwhile (everywhere it
+     * holds the lease); then the held put-back runs on member 2 and answers.
+     */
+    private void releaseWhileItsPutBackIsHeld(LockClient a, HoldingRestores member2) {
+        Lease lease = a.lock(NAME, RENEWED).acquire(Duration.ofSeconds(5));
+        members.store(2).deleteKey(Members.lockKey(NAME));
+        Members.await("a restore sent to member 2", () -> !member2.held.isEmpty());
+        assertTrue(lease.release());
+        member2.held.forEach(Runnable::run);
+        Members.await("the restore ran and answered", () -> member2.answered.get() > 0);
+    }
+
     private static long sequence(String value) {
         String[] parts = value.split(":");
         return parts.length < 3 ? 0 : Long.parseLong(parts[2]);
