@@ -12,17 +12,21 @@
 --                              the keys need not share a slot)
 -- ARGV[1]  expected value      "<owner>:<token>": what the caller last knew this node to hold for the
 --                              attempt (phase 1's value, or an earlier commit's)
--- ARGV[2]  quorum token T      a decimal integer above the expected value's token, below 2^53 - 1
+-- ARGV[2]  quorum token T      a decimal integer other than the expected value's token, below 2^53 - 1
 --                              (the caller takes one more than the largest token the majority
 --                              granted, so that no node's phase-1 value is ever "<owner>:<T>": a
---                              value that is, was written by a commit, and only then)
+--                              value that is, was written by a commit, and only then; each attempt has
+--                              an owner of its own, granted once per node). It is below the expected
+--                              value's token on a node whose grant came after the majority's decided
+--                              T (a slow node: its clock had moved on); the node's counter is not
+--                              lowered then, and the lease lives on that node too
 -- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- ARGV[4]  largest lease, ms   the client's, integer > 0: it must be the record's 'lease' (the value the
 --                              node sits out after a reset, see quorum-enlist.lua)
 -- Returns  {1, pttl}     committed: the lock holds "<owner>:<T>" with its TTL kept (pttl ms left),
 --                        and the counter and the floor are at least T; also when it held
 --                        "<owner>:<T>" already (a resent commit whose reply was lost: only a commit
---                        writes that value, since T is above every token the node granted it)
+--                        writes that value, since T is no token the node granted this owner)
 --          {0}           the attempt's grant is gone (expired, released, taken by another owner, or
 --                        another token of the same owner): nothing is written
 --          {-2}          this node takes no part (no record, a record of another server process, or
@@ -34,7 +38,7 @@
 --                        string): nothing is written; the caller commits again, on every node of the
 --                        attempt, with a T above the largest floor it was told
 --          error         "ERR ..." when ARGV[2] is no such integer, ARGV[1] no such value (its
---                        token not below T) or ARGV[3] or ARGV[4] no positive integer, or a key holds what Leasehold did not write (a lock string
+--                        token T itself) or ARGV[3] or ARGV[4] no positive integer, or a key holds what Leasehold did not write (a lock string
 --                        without ':', a counter or floor that is not a decimal integer below
 --                        2^53 - 1, a record that is not a hash); nothing is written then
 -- The phase-1 value carries no sequence number: the lease is not handed out before the commit, so no
@@ -55,8 +59,8 @@ end
 local quorumToken = tonumber(ARGV[2])
 local sep = string.find(ARGV[1], ':', 1, true)
 local grantedToken = sep and string.sub(ARGV[1], sep + 1)
-if not decimal(grantedToken) or tonumber(grantedToken) >= quorumToken then
-  return redis.error_reply("ERR expected value must be '<owner>:<token>' with a token below the"
+if not decimal(grantedToken) or tonumber(grantedToken) == quorumToken then
+  return redis.error_reply("ERR expected value must be '<owner>:<token>' with a token other than the"
       .. " quorum token " .. ARGV[2] .. ", but was '" .. ARGV[1] .. "'")
 end
 if not (ARGV[3] and string.match(ARGV[3], '^%d+$') and tonumber(ARGV[3]) > 0) then

@@ -50,9 +50,10 @@ final class QuorumScriptEmulator {
         String grantedToken = sep < 0 ? null : granted.substring(sep + 1);
         if (grantedToken == null
                 || !ScriptEmulator.isCounter(grantedToken)
-                || Long.parseLong(grantedToken) >= quorumToken) {
+                || Long.parseLong(grantedToken) == quorumToken) {
             throw c.error(
-                    "ERR expected value must be '<owner>:<token>' with a token below the quorum token " + quorumText
+                    "ERR expected value must be '<owner>:<token>' with a token other than the quorum token "
+                            + quorumText
                             + ", but was '" + granted + "'",
                     "ARGV[1]");
         }

@@ -21,7 +21,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUORUM_COMMIT, "58b16914f99a27160c8eebf454b4b6a4843d550f",
+            ScriptNames.QUORUM_COMMIT, "62de3a322ffbe0da8d2ca9a7eb07fcaf16a1abf3",
             ScriptNames.QUORUM_ENLIST, "1da7891a4f2b4bbe7f36681769ebc3522d57d6e8",
             ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004");
 

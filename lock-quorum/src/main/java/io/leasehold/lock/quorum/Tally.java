@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * successes), or every member answered. With a {@code grace}, a tally that reached {@code needed}
  * successes waits up to that long for the members still out (so that a reply a few microseconds
  * behind the majority's still counts), never longer. Each answer that comes after the decision is
- * handed to the {@code late} handler (a late phase-1 grant is released there).
+ * handed to the {@code late} handler (a late phase-1 grant is committed or released there).
  *
  * <p><b>Threads.</b> Never blocks. Answers are taken on the threads that complete the members'
  * futures; the outcome completes, and the late handler runs, on such a thread (or on the JDK's

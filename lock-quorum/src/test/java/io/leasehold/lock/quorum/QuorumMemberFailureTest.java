@@ -191,7 +191,11 @@ class QuorumMemberFailureTest {
         }
 
         void awaitAcquisitions(int count) {
-            Members.await(count + " acquisitions", () -> acquisitions.get() >= count || !failures.isEmpty());
+            try {
+                Members.await(count + " acquisitions", () -> acquisitions.get() >= count || !failures.isEmpty());
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ": " + acquisitions.get() + " reached", e);
+            }
         }
 
         @Override

@@ -92,6 +92,11 @@ class QuorumStaleJoinTest {
             // X probes the same new quorum, joins every member and is granted on all three
             Object first = acquire(x, "x");
             assertTrue(granted(first), "x is granted: " + first);
+            Optional<String> xLease = Optional.of("x:" + ((List<?>) first).get(1));
+            Members.await(
+                    "x's lease is on every member",
+                    () -> java.util.stream.IntStream.range(0, 3)
+                            .allMatch(i -> xLease.equals(members.store(i).get(Members.lockKey(NAME)))));
             // its lease is held on exactly a majority: member 2's copy is gone
             members.store(2).deleteKey(Members.lockKey(NAME));
             // member 1, of X's majority, restarts without persistence
