@@ -109,6 +109,17 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * How the servers behind this backend are deployed, as far as it can tell from how it was built; a
+     * quorum refuses a {@link Deployment#SENTINEL Sentinel} or {@link Deployment#CLUSTER Cluster} member.
+     * The default, {@link Deployment#UNKNOWN}, is refused by nothing.
+     *
+     * @return the deployment, never null
+     */
+    default Deployment deployment() {
+        return Deployment.UNKNOWN;
+    }
+
+    /**
      * Whether renewals and extends may be confirmed partially: renew.lua and extend.lua's reply code
      * {@value #CONFIRMED_PARTIALLY} then means "renewed where it counts (a majority of servers), but
      * not on every one". The engine counts such a renewal as a renewal (the lease's validity moves on

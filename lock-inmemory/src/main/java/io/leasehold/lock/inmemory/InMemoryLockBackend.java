@@ -1,5 +1,6 @@
 package io.leasehold.lock.inmemory;
 
+import io.leasehold.lock.spi.Deployment;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
@@ -401,6 +402,12 @@ public final class InMemoryLockBackend implements LockBackend {
     public int subscriberCount(String channel) {
         Objects.requireNonNull(channel, "channel");
         return core.hub.subscriberCount(channel);
+    }
+
+    /** {@link Deployment#STANDALONE}: one store, as one server. */
+    @Override
+    public Deployment deployment() {
+        return Deployment.STANDALONE;
     }
 
     @Override

@@ -47,6 +47,11 @@ final class ClusterJedisTopology implements JedisTopology {
     }
 
     @Override
+    public io.leasehold.lock.spi.Deployment deployment() {
+        return io.leasehold.lock.spi.Deployment.CLUSTER;
+    }
+
+    @Override
     public String toString() {
         return "cluster";
     }

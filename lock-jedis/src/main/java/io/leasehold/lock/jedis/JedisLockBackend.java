@@ -1,6 +1,7 @@
 package io.leasehold.lock.jedis;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.Deployment;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
@@ -296,6 +297,12 @@ public final class JedisLockBackend implements LockBackend {
             closedFuture.complete(null);
         });
         return closedFuture;
+    }
+
+    /** {@code STANDALONE}, {@code SENTINEL} or {@code CLUSTER}, from the client's connection provider. */
+    @Override
+    public Deployment deployment() {
+        return topology.deployment();
     }
 
     @Override

@@ -18,6 +18,9 @@ import redis.clients.jedis.providers.SentineledConnectionProvider;
  */
 interface JedisTopology {
 
+    /** How the servers are deployed: told by the kind of connection provider. */
+    io.leasehold.lock.spi.Deployment deployment();
+
     /**
      * The topology of {@code client}, told by the provider that holds its connections: the client
      * classes differ among Jedis 6, 7 and 8, their providers do not.

@@ -33,6 +33,11 @@ final class SentinelJedisTopology implements JedisTopology {
     }
 
     @Override
+    public io.leasehold.lock.spi.Deployment deployment() {
+        return io.leasehold.lock.spi.Deployment.SENTINEL;
+    }
+
+    @Override
     public String toString() {
         return "sentinel";
     }

@@ -28,6 +28,11 @@ final class StandaloneJedisTopology implements JedisTopology {
     }
 
     @Override
+    public io.leasehold.lock.spi.Deployment deployment() {
+        return io.leasehold.lock.spi.Deployment.STANDALONE;
+    }
+
+    @Override
     public String toString() {
         return "standalone";
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.Deployment;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.SentinelRedis;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
@@ -79,6 +80,22 @@ class JedisClientKindsTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("scriptThreads must be below the client's pool maxTotal of 1 (one connection stays for"
                             + " the subscriber), but was 1");
+        }
+    }
+
+    @Test
+    void shouldTellItsDeploymentFromTheClientsProvider() {
+        StandaloneRedis redis = RedisFixtures.sharedStandalone();
+        SentinelRedis sentinel = RedisFixtures.sharedSentinel();
+        try (UnifiedJedis pooled = JedisTestClients.redisClient(redis);
+                JedisLockBackend one = JedisLockBackend.create(pooled);
+                RedisSentinelClient sentineled = JedisTestClients.sentinelClient(sentinel);
+                JedisLockBackend managed = JedisLockBackend.create(sentineled);
+                UnifiedJedis cluster = JedisTestClients.clusterClient(RedisFixtures.sharedCluster());
+                JedisLockBackend clustered = JedisLockBackend.create(cluster)) {
+            assertThat(one.deployment()).isEqualTo(Deployment.STANDALONE);
+            assertThat(managed.deployment()).isEqualTo(Deployment.SENTINEL);
+            assertThat(clustered.deployment()).isEqualTo(Deployment.CLUSTER);
         }
     }
 

@@ -69,6 +69,11 @@ class JedisStaleSlotViewTest {
         }
 
         @Override
+        public io.leasehold.lock.spi.Deployment deployment() {
+            return cluster.deployment();
+        }
+
+        @Override
         public Connection connectionFor(String channel) {
             return cluster.connectionFor(channel);
         }

@@ -57,6 +57,11 @@ final class ClusterTopology implements Topology {
     }
 
     @Override
+    public io.leasehold.lock.spi.Deployment deployment() {
+        return io.leasehold.lock.spi.Deployment.CLUSTER;
+    }
+
+    @Override
     public CompletableFuture<CommandConnection> connectCommands() {
         return knownTopology()
                 .thenCompose(ignored -> client.connectAsync(StringCodec.UTF8))

@@ -1,6 +1,7 @@
 package io.leasehold.lock.lettuce;
 
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.Deployment;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.MessageListener;
@@ -263,6 +264,16 @@ public final class LettuceLockBackend implements LockBackend {
         CompletableFuture.allOf(pubSub.close(), commands.close())
                 .whenComplete((ignored, failure) -> closedFuture.complete(null));
         return closedFuture;
+    }
+
+    /**
+     * {@code CLUSTER} for a cluster client, {@code SENTINEL} for a {@code redis-sentinel://} URI given at
+     * creation, {@code STANDALONE} for any other URI given, and {@code UNKNOWN} when the client's own
+     * default URI is used (Lettuce does not show it).
+     */
+    @Override
+    public Deployment deployment() {
+        return topology.deployment();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.leasehold.lock.lettuce;
 
+import io.leasehold.lock.spi.Deployment;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -36,6 +37,14 @@ final class StandaloneTopology implements Topology {
     @Override
     public AbstractRedisClient client() {
         return client;
+    }
+
+    @Override
+    public Deployment deployment() {
+        if (uri == null) {
+            return Deployment.UNKNOWN; // the client's own default URI, which Lettuce does not show
+        }
+        return uri.getSentinels().isEmpty() ? Deployment.STANDALONE : Deployment.SENTINEL;
     }
 
     @Override

@@ -19,6 +19,9 @@ interface Topology {
     /** The user's client; the backend adds (and later removes) a connection listener, nothing else. */
     AbstractRedisClient client();
 
+    /** How the servers are deployed, as far as this topology was told. */
+    io.leasehold.lock.spi.Deployment deployment();
+
     /** Opens the connection scripts run on. */
     CompletableFuture<CommandConnection> connectCommands();
 

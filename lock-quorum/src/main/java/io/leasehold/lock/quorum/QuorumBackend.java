@@ -278,6 +278,12 @@ public final class QuorumBackend implements LockBackend {
         return true;
     }
 
+    /** {@link io.leasehold.lock.spi.Deployment#QUORUM}. */
+    @Override
+    public io.leasehold.lock.spi.Deployment deployment() {
+        return io.leasehold.lock.spi.Deployment.QUORUM;
+    }
+
     /** True: a renewal or extend confirmed by a majority but not by every member answers {@value #CONFIRMED_PARTIALLY}. */
     @Override
     public boolean confirmsPartially() {

@@ -1,5 +1,6 @@
 package io.leasehold.lock.quorum;
 
+import io.leasehold.lock.spi.Deployment;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
@@ -43,7 +44,9 @@ final class QuorumMembers {
     }
 
     /**
-     * Checks the configuration: at least 3 members, none null, none a quorum itself, no backend twice.
+     * Checks the configuration: at least 3 members, none null, none a quorum itself, none a Sentinel or
+     * Cluster deployment (see {@link LockBackend#deployment()}: a backend that cannot tell passes), no
+     * backend twice.
      *
      * @throws IllegalArgumentException naming the rule, the value and the offending member
      */
@@ -65,6 +68,16 @@ final class QuorumMembers {
             if (member.grantsAreComposed()) {
                 throw new IllegalArgumentException("a quorum's members must each be one Redis master, but member " + i
                         + " (" + member + ") composes its grants of several servers' (a quorum inside a quorum)");
+            }
+            Deployment deployment = member.deployment();
+            if (deployment == Deployment.SENTINEL || deployment == Deployment.CLUSTER) {
+                throw new IllegalArgumentException("a quorum's members must each be one independent Redis master,"
+                        + " but member " + i + " (" + member + ") is "
+                        + (deployment == Deployment.SENTINEL
+                                ? "a Sentinel-managed master (a failover to a replica that lags behind loses"
+                                        + " acquisitions; give each member one standalone server)"
+                                : "a Redis Cluster (its keys spread over several masters, each with its own"
+                                        + " failover; give each member one standalone server)"));
             }
             if (!seen.add(member)) {
                 throw new IllegalArgumentException("a quorum's members must be distinct backends, but member " + i

@@ -6,8 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.lettuce.LettuceLockBackend;
+import io.leasehold.lock.spi.Deployment;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +62,52 @@ class QuorumBackendTest {
         assertEquals(
                 "a quorum's members must be distinct backends, but member 2 (" + twice + ") is member 0 again",
                 e.getMessage());
+    }
+
+    @Test
+    void shouldRefuseASentinelOrClusterMemberNamingItAndTheRule() {
+        RedisClient standalone = RedisClient.create();
+        RedisClusterClient cluster = RedisClusterClient.create(RedisURI.create("redis://127.0.0.1:1"));
+        try (LettuceLockBackend one = LettuceLockBackend.create(standalone, RedisURI.create("redis://127.0.0.1:1"));
+                LettuceLockBackend sentinel = LettuceLockBackend.create(
+                        standalone, RedisURI.create("redis-sentinel://127.0.0.1:2#mymaster"));
+                LettuceLockBackend clustered = LettuceLockBackend.create(cluster)) {
+            assertEquals(Deployment.STANDALONE, one.deployment());
+            List<LockBackend> backends = Members.backends(members);
+
+            IllegalArgumentException bySentinel = assertThrows(
+                    IllegalArgumentException.class, () -> QuorumBackend.of(backends.get(0), sentinel, one));
+            assertEquals(
+                    "a quorum's members must each be one independent Redis master, but member 1 (" + sentinel
+                            + ") is a Sentinel-managed master (a failover to a replica that lags behind loses"
+                            + " acquisitions; give each member one standalone server)",
+                    bySentinel.getMessage());
+            IllegalArgumentException byCluster = assertThrows(
+                    IllegalArgumentException.class, () -> QuorumBackend.of(one, backends.get(1), clustered));
+            assertEquals(
+                    "a quorum's members must each be one independent Redis master, but member 2 (" + clustered
+                            + ") is a Redis Cluster (its keys spread over several masters, each with its own"
+                            + " failover; give each member one standalone server)",
+                    byCluster.getMessage());
+        } finally {
+            standalone.shutdown();
+            cluster.shutdown();
+        }
+    }
+
+    @Test
+    void shouldTakeAMemberThatCannotTellItsDeployment() {
+        List<LockBackend> backends = new ArrayList<>(Members.backends(members));
+        backends.set(0, new ForwardingLockBackend(backends.get(0)) {
+            @Override
+            public Deployment deployment() {
+                return Deployment.UNKNOWN;
+            }
+        });
+        try (QuorumBackend quorum = QuorumBackend.of(backends)) {
+            assertEquals(Deployment.QUORUM, quorum.deployment());
+            assertEquals(Deployment.STANDALONE, backends.get(1).deployment());
+        }
     }
 
     @Test

@@ -80,6 +80,11 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public io.leasehold.lock.spi.Deployment deployment() {
+        return delegate.deployment();
+    }
+
+    @Override
     public boolean confirmsPartially() {
         return delegate.confirmsPartially();
     }
