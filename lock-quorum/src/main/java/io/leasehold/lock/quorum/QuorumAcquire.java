@@ -32,7 +32,10 @@ import org.jspecify.annotations.Nullable;
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
  * {@code pttl = min(pttlᵢ) - elapsed since phase 1 was sent - drift} (drift {@code 2 ms + 1 %} of the
  * lease, as the engine's validity); members of the attempt that did not commit, and phase-1 grants that
- * came after the decision, are released. Fewer than M granted or committed, or no validity left (a
+ * came after the decision, are released. Each phase waits for the members that have not answered
+ * at most its patience ({@link #patienceMs}) after its first answer, when the answers so far leave it open; then they count as failed
+ * (a member that died while its driver keeps its commands until its command timeout would otherwise
+ * hold every split vote that long). Fewer than M granted or committed, or no validity left (a
  * split vote): the owner is released on every member that granted or did not answer (waiting for the
  * releases to members that granted), and the reply is acquire.lua's contended reply
  * {@code {0, token, ttl, 0}}: the holder's token and TTL when a majority names the same holder, else a
@@ -59,6 +62,11 @@ final class QuorumAcquire {
 
     /** How many times a commit is sent (the first, and its resends after a floor refused it). */
     static final int COMMIT_ROUNDS = 3;
+
+    /** The bounds of {@link #patienceMs}. */
+    static final long MIN_PATIENCE_MS = 100;
+
+    static final long MAX_PATIENCE_MS = 1_000;
 
     /** The largest random back-off after a split vote, ms. */
     static final long MAX_BACKOFF_MS = 50;
@@ -111,7 +119,14 @@ final class QuorumAcquire {
             return CompletableFuture.failedFuture(e);
         }
         Tally phase1 = members.fanOut(
-                script, keys, args, PUBLISH_ARG, a -> !a.failed() && Replies.status(a.reply(), 0) == 1, grace, late -> {
+                script,
+                keys,
+                args,
+                PUBLISH_ARG,
+                a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
+                grace,
+                Duration.ofMillis(patienceMs(attempt.leaseMs)),
+                late -> {
                     if (!late.failed() && Replies.status(late.reply(), 0) == 1) {
                         attempt.lateGrant(late); // a grant that came after the decision
                     }
@@ -138,6 +153,8 @@ final class QuorumAcquire {
         final List<String> releaseKeys;
         /** member → the value it was last known to hold for this attempt ({@code <owner>:<token>}). */
         final Map<Integer, String> held = new HashMap<>();
+        /** member → its phase-1 value ({@code <owner>:<tᵢ>}), what a commit resent with the same token expects. */
+        final Map<Integer, String> granted = new HashMap<>();
         /** Phase 1's answers, once decided. */
         volatile List<Tally.Answer> phase1 = List.of();
         /**
@@ -184,6 +201,7 @@ final class QuorumAcquire {
                         long token = Replies.asLong(
                                 Replies.list(a.reply(), "acquire").get(1), "acquire");
                         held.put(a.member(), owner + ":" + token);
+                        granted.put(a.member(), owner + ":" + token);
                         granting.add(a.member());
                         maxToken = Math.max(maxToken, token);
                     }
@@ -192,7 +210,8 @@ final class QuorumAcquire {
             if (granting.size() >= members.majority()) {
                 return commit(granting, maxToken + 1, 1);
             }
-            return notGranted(answers);
+            // the members that did not answer within phase 1's patience count as failed
+            return notGranted(answers, members.size() - answers.size());
         }
 
         /** Phase 2: quorum-commit.lua with {@code token} on the {@code attempt}'s members. */
@@ -200,6 +219,11 @@ final class QuorumAcquire {
             Map<Integer, String> expected;
             synchronized (this) {
                 expected = new HashMap<>(held);
+                // a member that committed this very token in an earlier round (the commit resent after a
+                // member was found not taking part) is sent its phase-1 value: quorum-commit.lua answers
+                // committed where it holds <owner>:<T> already, and refuses <owner>:<T> as the value expected
+                String committedValue = owner + ":" + token;
+                expected.replaceAll((m, value) -> value.equals(committedValue) ? granted.get(m) : value);
             }
             Tally tally = Tally.fanOut(
                     attempt.size(),
@@ -207,6 +231,8 @@ final class QuorumAcquire {
                     j -> commitOn(attempt.get(j), expected.get(attempt.get(j)), token),
                     a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                     grace,
+                    Duration.ofMillis(patienceMs(leaseMs)),
+                    j -> members.silent(attempt.get(j)),
                     late -> lateCommit(attempt.get(late.member()), token, late));
             return tally.outcome().thenCompose(byIndex -> {
                 List<Tally.Answer> answers = byIndex.stream()
@@ -256,7 +282,7 @@ final class QuorumAcquire {
             }
             if (mismatch != null) {
                 IllegalStateException misconfigured = mismatch;
-                return notGranted(answers).handle((ignored, failure) -> {
+                return notGranted(answers, 0).handle((ignored, failure) -> {
                     throw new CompletionException(misconfigured); // after the clean-up, whatever it answered
                 });
             }
@@ -281,7 +307,8 @@ final class QuorumAcquire {
                         notTakingPart ? enlistment.ready(prefix) : CompletableFuture.completedFuture(null);
                 return enlisted.thenCompose(ignored -> commit(attempt, next, round + 1));
             }
-            return notGranted(answers);
+            // the members of the attempt that did not answer within the commit's patience count as failed
+            return notGranted(answers, attempt.size() - answers.size());
         }
 
         /** quorum-commit.lua on {@code member}: {@code expected} is what it was last known to hold. */
@@ -301,6 +328,7 @@ final class QuorumAcquire {
                     + Replies.asLong(Replies.list(late.reply(), "acquire").get(1), "acquire");
             synchronized (this) {
                 held.put(member, value);
+                granted.put(member, value);
             }
             grantedToken.thenAccept(token -> {
                 if (token == null) {
@@ -333,9 +361,9 @@ final class QuorumAcquire {
          * A split vote, or a majority failing: releases this owner on every member that did not answer
          * phase 1 as contended (waiting for those that answered {@code last}, the answers of the phase
          * that decided), then answers contended from phase 1's contended replies, or fails when too many
-         * of {@code last} failed.
+         * of {@code last} failed, counting the {@code silent} members of the attempt that did not answer.
          */
-        private CompletableFuture<Object> notGranted(List<Tally.Answer> last) {
+        private CompletableFuture<Object> notGranted(List<Tally.Answer> last, int silent) {
             List<Tally.Answer> first = phase1;
             List<Integer> contended = first.stream()
                     .filter(a -> !a.failed() && Replies.status(a.reply(), 0) != 1)
@@ -357,7 +385,7 @@ final class QuorumAcquire {
                     settled.add(release); // a member that answers: its release settles before the reply
                 }
             }
-            long failures = last.stream().filter(Tally.Answer::failed).count();
+            long failures = last.stream().filter(Tally.Answer::failed).count() + silent;
             boolean noMajority = failures >= members.size() - members.majority() + 1;
             CompletableFuture<Void> all = CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new))
                     .exceptionally(ignored -> null);
@@ -409,6 +437,18 @@ final class QuorumAcquire {
                     "a lock key must be '<prefix>{<name>}' (see LockKeys), but was '" + lockKey + "'");
         }
         return lockKey.substring(0, brace);
+    }
+
+    /**
+     * How long phase 1 waits for the members that have not answered when the others left the vote open:
+     * a tenth of the lease, from {@value #MIN_PATIENCE_MS} ms to {@value #MAX_PATIENCE_MS} ms (Redlock's
+     * "a timeout small compared to the auto-release time"). Then the silent members count as failed: the
+     * attempt ends as a split vote, releases everywhere and asks again after its back-off, instead of
+     * waiting for a dead member's command timeout (a minute by Lettuce's default); a member that is only
+     * slow costs one more attempt.
+     */
+    static long patienceMs(long leaseMs) {
+        return Math.max(MIN_PATIENCE_MS, Math.min(MAX_PATIENCE_MS, leaseMs / 10));
     }
 
     /** The drift allowance of a lease of {@code leaseMs}: 2 ms + 1 % (as the engine's validity). */

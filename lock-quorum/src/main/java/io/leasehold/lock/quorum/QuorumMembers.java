@@ -127,7 +127,42 @@ final class QuorumMembers {
             Predicate<Tally.Answer> success,
             Duration grace,
             Consumer<Tally.Answer> late) {
-        return Tally.fanOut(size(), majority(), i -> eval(i, script, keys, args, publishArg), success, grace, late);
+        return fanOut(script, keys, args, publishArg, success, grace, Duration.ZERO, late);
+    }
+
+    /**
+     * {@link #fanOut(LuaScript, List, List, int, Predicate, Duration, Consumer)}, decided at the latest
+     * {@code patience} after its first answer; a member still silent then is skipped as one whose call failed
+     * transiently (see {@link #silent}).
+     */
+    Tally fanOut(
+            LuaScript script,
+            List<String> keys,
+            List<String> args,
+            int publishArg,
+            Predicate<Tally.Answer> success,
+            Duration grace,
+            Duration patience,
+            Consumer<Tally.Answer> late) {
+        return Tally.fanOut(
+                size(),
+                majority(),
+                i -> eval(i, script, keys, args, publishArg),
+                success,
+                grace,
+                patience,
+                this::silent,
+                late);
+    }
+
+    /**
+     * {@code member} did not answer within a fan-out's patience: it is skipped for a while as one whose
+     * call failed transiently ({@link MemberAvailability}), so that the next fan-outs decide without it
+     * at once, until a probe finds it answering. A driver that keeps a dead member's commands until its
+     * command timeout (Lettuce) would otherwise cost every split vote the patience until that timeout.
+     */
+    void silent(int member) {
+        availability.failed(member, System.nanoTime());
     }
 
     /**

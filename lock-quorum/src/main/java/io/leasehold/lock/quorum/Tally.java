@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
@@ -17,8 +18,13 @@ import org.jspecify.annotations.Nullable;
  * them succeeded or {@code size - needed + 1} did not (then no outcome can reach {@code needed}
  * successes), or every member answered. With a {@code grace}, a tally that reached {@code needed}
  * successes waits up to that long for the members still out (so that a reply a few microseconds
- * behind the majority's still counts), never longer. Each answer that comes after the decision is
- * handed to the {@code late} handler (a late phase-1 grant is committed or released there).
+ * behind the majority's still counts), never longer. With a {@code patience}, a tally still undecided
+ * that long after its first answer is decided with the answers it has: a member that has not answered
+ * counts as one that failed (counted from the first answer, not the send, so that members that are all
+ * slow alike are waited for) (a member that died while its driver keeps its commands until its command
+ * timeout, a minute by Lettuce's default, would otherwise hold every split vote that long). Each answer
+ * that comes after the decision is handed to the {@code late} handler (a late phase-1 grant is
+ * committed or released there).
  *
  * <p><b>Threads.</b> Never blocks. Answers are taken on the threads that complete the members'
  * futures; the outcome completes, and the late handler runs, on such a thread (or on the JDK's
@@ -42,6 +48,8 @@ final class Tally {
     private final int needed;
     private final Predicate<Answer> success;
     private final Duration grace;
+    private final Duration patience;
+    private final IntConsumer silent;
     private final Consumer<Answer> late;
     private final List<Answer> answers = new ArrayList<>();
     private final CompletableFuture<List<Answer>> outcome = new CompletableFuture<>();
@@ -50,7 +58,14 @@ final class Tally {
     private boolean decided;
     private boolean graceStarted;
 
-    private Tally(int size, int needed, Predicate<Answer> success, Duration grace, Consumer<Answer> late) {
+    private Tally(
+            int size,
+            int needed,
+            Predicate<Answer> success,
+            Duration grace,
+            Duration patience,
+            IntConsumer silent,
+            Consumer<Answer> late) {
         if (size < 1 || needed < 1 || needed > size) {
             throw new IllegalArgumentException(
                     "a tally needs 1 <= needed <= size, but needed was " + needed + " of " + size);
@@ -59,6 +74,8 @@ final class Tally {
         this.needed = needed;
         this.success = success;
         this.grace = grace;
+        this.patience = patience;
+        this.silent = silent;
         this.late = late;
     }
 
@@ -74,7 +91,24 @@ final class Tally {
             Predicate<Answer> success,
             Duration grace,
             Consumer<Answer> late) {
-        Tally tally = new Tally(size, needed, success, grace, late);
+        return fanOut(size, needed, call, success, grace, Duration.ZERO, member -> {}, late);
+    }
+
+    /**
+     * {@link #fanOut(int, int, IntFunction, Predicate, Duration, Consumer)}, decided at the latest
+     * {@code patience} after its first answer (none when zero); each member still silent then is handed
+     * to {@code silent} (outside this tally's lock).
+     */
+    static Tally fanOut(
+            int size,
+            int needed,
+            IntFunction<CompletableFuture<Object>> call,
+            Predicate<Answer> success,
+            Duration grace,
+            Duration patience,
+            IntConsumer silent,
+            Consumer<Answer> late) {
+        Tally tally = new Tally(size, needed, success, grace, patience, silent, late);
         List<CompletableFuture<Object>> calls = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             CompletableFuture<Object> future;
@@ -101,11 +135,13 @@ final class Tally {
     void answer(Answer answer) {
         boolean isLate;
         boolean startGrace = false;
+        boolean startPatience = false;
         List<Answer> decision = null;
         synchronized (this) {
             isLate = decided;
             if (!decided) {
                 answers.add(answer);
+                startPatience = answers.size() == 1 && !patience.isZero();
                 if (success.test(answer)) {
                     successes++;
                 } else {
@@ -127,13 +163,44 @@ final class Tally {
             late.accept(answer);
         } else if (decision != null) {
             outcome.complete(decision);
-        } else if (startGrace) {
-            CompletableFuture.delayedExecutor(grace.toNanos(), TimeUnit.NANOSECONDS)
-                    .execute(this::graceRanOut);
+        } else {
+            if (startGrace) {
+                CompletableFuture.delayedExecutor(grace.toNanos(), TimeUnit.NANOSECONDS)
+                        .execute(this::waitRanOut);
+            }
+            if (startPatience) {
+                CompletableFuture.delayedExecutor(patience.toNanos(), TimeUnit.NANOSECONDS)
+                        .execute(this::patienceRanOut);
+            }
         }
     }
 
-    private void graceRanOut() {
+    /**
+     * The patience ran out: decided with the answers taken, unless decided already; the members that
+     * have not answered are handed to {@code silent}.
+     */
+    private void patienceRanOut() {
+        List<Answer> decision = null;
+        boolean[] answered = new boolean[size];
+        synchronized (this) {
+            if (!decided) {
+                decision = decideLocked();
+            }
+            answers.forEach(a -> answered[a.member()] = true);
+        }
+        if (decision == null) {
+            return; // decided in time: whoever is still out is only behind a decided majority
+        }
+        outcome.complete(decision);
+        for (int member = 0; member < size; member++) {
+            if (!answered[member]) {
+                silent.accept(member);
+            }
+        }
+    }
+
+    /** The grace ran out: decided with the answers taken, unless decided already. */
+    private void waitRanOut() {
         List<Answer> decision;
         synchronized (this) {
             if (decided) {

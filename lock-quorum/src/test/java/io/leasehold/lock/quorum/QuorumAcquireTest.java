@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockBackendException;
 import io.leasehold.lock.LockClient;
+import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -96,6 +99,93 @@ class QuorumAcquireTest {
             // Then it names that holder and passes its "no TTL" (-1) on, not a back-off
             assertEquals(List.of(0L, 42L, -1L, 0L), reply);
             assertEquals(Optional.empty(), members.store(2).get(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldAnswerASplitVoteWithoutWaitingForAMemberThatDoesNotAnswer() throws Exception {
+        try (QuorumBackend quorum = members.quorum()) {
+            // Given members that take part (this client enlisted them) ...
+            List<?> warmUp = (List<?>) join(quorum.eval(
+                    Members.ACQUIRE, Members.acquireKeys("warm-up"), Members.acquireArgs(OWNER, 30_000, "1")));
+            assertEquals(1L, warmUp.get(0), "warm-up: " + warmUp);
+            // ... another owner's lock on member 0 only, and member 2 frozen (a member that died while the
+            // driver keeps its commands until its command timeout: Lettuce's default is a minute)
+            members.store(0).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:42");
+            members.store(2).freeze();
+            try {
+                // When the quorum is asked: member 1 grants, member 0 is contended, member 2 never answers
+                List<?> reply = (List<?>) join(quorum.eval(
+                        Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 3_000, "1")));
+                // Then it answers a split vote after its patience with the silent member, not at the
+                // driver's timeout, and the grant of member 1 is released
+                assertEquals(0L, reply.get(0), "not granted: " + reply);
+                Members.await(
+                        "member 1's grant is released",
+                        () -> members.store(1).get(Members.lockKey(NAME)).isEmpty());
+            } finally {
+                members.store(2).thaw();
+            }
+        }
+    }
+
+    @Test
+    void shouldAnswerWithoutWaitingForAGrantingMemberThatDoesNotAnswerItsCommit() throws Exception {
+        // Given member 1 that grants but never answers a commit (it died in between, its commands kept by
+        // the driver), and another owner's lock on member 2: the commit needs members 0 and 1
+        members.store(2).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:42");
+        List<LockBackend> backends = new java.util.ArrayList<>(Members.backends(members));
+        backends.set(1, new ForwardingLockBackend(backends.get(1)) {
+            @Override
+            public java.util.concurrent.CompletableFuture<Object> eval(
+                    LuaScript script, List<String> keys, List<String> args) {
+                return script.name().equals(QuorumAcquire.COMMIT.name())
+                        ? new java.util.concurrent.CompletableFuture<>()
+                        : super.eval(script, keys, args);
+            }
+        });
+        try (QuorumBackend quorum = QuorumBackend.of(backends)) {
+            // When the quorum is asked
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 3_000, "1")));
+            // Then it answers not granted after the commit's patience, and member 0's grant is released
+            assertEquals(0L, reply.get(0), "not granted: " + reply);
+            Members.await(
+                    "member 0's grant is released",
+                    () -> members.store(0).get(Members.lockKey(NAME)).isEmpty());
+        }
+    }
+
+    @Test
+    void shouldGrantWhenTheCommitIsResentToAMemberThatCommittedItAlready() throws Exception {
+        // Given member 0 whose first commit is never answered, and member 2 that restarts empty after this
+        // client enlisted it (its commit answers that it takes no part)
+        java.util.concurrent.atomic.AtomicBoolean firstCommit = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<LockBackend> backends = new java.util.ArrayList<>(Members.backends(members));
+        backends.set(0, new ForwardingLockBackend(backends.get(0)) {
+            @Override
+            public java.util.concurrent.CompletableFuture<Object> eval(
+                    LuaScript script, List<String> keys, List<String> args) {
+                return script.name().equals(QuorumAcquire.COMMIT.name()) && firstCommit.getAndSet(false)
+                        ? new java.util.concurrent.CompletableFuture<>()
+                        : super.eval(script, keys, args);
+            }
+        });
+        try (QuorumBackend quorum = QuorumBackend.of(backends)) {
+            List<?> warmUp = (List<?>) join(quorum.eval(
+                    Members.ACQUIRE, Members.acquireKeys("warm-up"), Members.acquireArgs(OWNER, 30_000, "1")));
+            assertEquals(1L, warmUp.get(0), "warm-up: " + warmUp);
+            firstCommit.set(true);
+            members.store(2).restartWithoutPersistence();
+            // When the quorum is asked: the first commit is made on member 1 only, member 2 takes no part
+            // and member 0 is silent past the patience; the commit is resent with the same token
+            List<?> reply = (List<?>) join(
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 3_000, "1")));
+            // Then member 1 (which holds <owner>:<T> already) answers committed, member 0 commits: granted
+            assertEquals(1L, reply.get(0), "granted: " + reply);
+            long token = (Long) reply.get(1);
+            assertEquals(Optional.of(OWNER + ":" + token), members.store(0).get(Members.lockKey(NAME)));
+            assertEquals(Optional.of(OWNER + ":" + token), members.store(1).get(Members.lockKey(NAME)));
         }
     }
 

@@ -115,4 +115,29 @@ class TallyTest {
                         .failure()
                         .getMessage());
     }
+
+    @Test
+    void shouldDecideWithTheAnswersItHasOncePatienceRanOut() throws Exception {
+        CompletableFuture<Object> silent = new CompletableFuture<>();
+        List<Tally.Answer> late = new CopyOnWriteArrayList<>();
+        List<Integer> silentOnes = new CopyOnWriteArrayList<>();
+        Tally tally = Tally.fanOut(
+                3,
+                2,
+                i -> i == 0
+                        ? CompletableFuture.completedFuture("yes")
+                        : i == 1 ? CompletableFuture.completedFuture("no") : silent,
+                a -> "yes".equals(a.reply()),
+                Duration.ofMillis(50),
+                Duration.ofMillis(100),
+                silentOnes::add,
+                late::add);
+
+        List<Tally.Answer> decided = tally.outcome().get(10, TimeUnit.SECONDS);
+
+        assertEquals(
+                List.of(0, 1), decided.stream().map(Tally.Answer::member).toList(), "the silent member is left out");
+        silent.complete("yes");
+        assertEquals(List.of(2), late.stream().map(Tally.Answer::member).toList(), "its answer comes late");
+    }
 }
