@@ -27,12 +27,16 @@
 -- ARGV[2]  join, seed: a floor, a decimal integer below 2^53 - 1; reset: the delay, ms, an integer >= 0
 -- ARGV[3]  join, reset: the client's largest lease, ms, an integer > 0 (ignored by probe and seed)
 -- ARGV[4]  join: the run_id the probe read; reset: a floor, a decimal integer below 2^53 - 1
--- Returns  {standing, floor, wait, lease, run} after the step:
+-- Returns  {standing, floor, wait, lease, run, maxmemory, policy} after the step:
 --            standing  0 no record; 1 a record of another server process; 2 sitting out, wait ms left;
 --                      3 awaiting its seed; 4 taking part
 --            floor     the record's floor, a string ('0' when none)
 --            lease     the record's largest lease, a string ('0' when none)
---            run       this server process's run_id
+--            run       this server process's run_id (two members answering the same one are one server)
+--            maxmemory this server's maxmemory, bytes, a string (INFO memory; '' when it does not say)
+--            policy    this server's maxmemory-policy, e.g. 'noeviction' ('' when INFO does not say): a
+--                      server whose maxmemory is above 0 with any other policy may evict a lease key
+--                      (each has a TTL, so volatile-* policies too)
 --          error       "ERR ..." for an unknown step or an argument that is no such integer, or a record
 --                      that Leasehold did not write; nothing is written then
 local MAX = 9007199254740991
@@ -57,6 +61,9 @@ if step == 'reset' and not decimal(ARGV[4]) then
       .. tostring(ARGV[4]) .. "'")
 end
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+local memory = redis.call('INFO', 'memory')
+local maxmemory = string.match(memory, 'maxmemory:(%d+)') or ''
+local policy = string.match(memory, 'maxmemory_policy:([%w%-]+)') or ''
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
@@ -73,19 +80,19 @@ local function read()
   end
   local lease = record[5] or '0'
   if redis.call('EXISTS', KEYS[1]) == 0 then
-    return {0, floor, 0, lease, run}
+    return {0, floor, 0, lease, run, maxmemory, policy}
   end
   if record[1] ~= run then
-    return {1, floor, 0, lease, run}
+    return {1, floor, 0, lease, run, maxmemory, policy}
   end
   if record[2] == '1' then
-    return {4, floor, 0, lease, run}
+    return {4, floor, 0, lease, run, maxmemory, policy}
   end
   local out = tonumber(record[3] or '0') or 0
   if now < out then
-    return {2, floor, out - now, lease, run}
+    return {2, floor, out - now, lease, run, maxmemory, policy}
   end
-  return {3, floor, 0, lease, run}
+  return {3, floor, 0, lease, run, maxmemory, policy}
 end
 
 local standing, failure = read()

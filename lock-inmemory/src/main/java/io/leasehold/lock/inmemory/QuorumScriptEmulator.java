@@ -21,6 +21,11 @@ final class QuorumScriptEmulator {
     private static final String SEEDED = "seeded";
     private static final String OUT = "out";
     private static final String LEASE = "lease";
+    /** INFO memory's maxmemory of a store that never evicts. */
+    private static final String MAXMEMORY = "0";
+    /** INFO memory's maxmemory_policy of a store that never evicts. */
+    private static final String POLICY = "noeviction";
+
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     private final InMemoryStore store;
@@ -189,7 +194,10 @@ final class QuorumScriptEmulator {
         return standing(c);
     }
 
-    /** quorum-enlist.lua's {@code read()}: {standing, floor, wait, lease, run}. */
+    /**
+     * quorum-enlist.lua's {@code read()}: {standing, floor, wait, lease, run, maxmemory, policy}; this
+     * store never evicts, so it answers maxmemory {@code "0"} and policy {@code "noeviction"}.
+     */
     private List<Object> standing(ScriptCall c) {
         String key = c.key(1);
         long now = c.nowMillis();
@@ -222,18 +230,18 @@ final class QuorumScriptEmulator {
         String largest = lease == null ? "0" : lease;
         String run0 = store.runId();
         if (!store.exists(key, now)) {
-            return List.of(0L, floor, 0L, largest, run0);
+            return List.of(0L, floor, 0L, largest, run0, MAXMEMORY, POLICY);
         }
         if (!store.runId().equals(run)) {
-            return List.of(1L, floor, 0L, largest, run0);
+            return List.of(1L, floor, 0L, largest, run0, MAXMEMORY, POLICY);
         }
         if ("1".equals(seeded)) {
-            return List.of(4L, floor, 0L, largest, run0);
+            return List.of(4L, floor, 0L, largest, run0, MAXMEMORY, POLICY);
         }
         long outUntil = out != null && DIGITS.matcher(out).matches() && out.length() < 16 ? Long.parseLong(out) : 0;
         if (now < outUntil) {
-            return List.of(2L, floor, outUntil - now, largest, run0);
+            return List.of(2L, floor, outUntil - now, largest, run0, MAXMEMORY, POLICY);
         }
-        return List.of(3L, floor, 0L, largest, run0);
+        return List.of(3L, floor, 0L, largest, run0, MAXMEMORY, POLICY);
     }
 }

@@ -22,7 +22,7 @@ class InMemoryScriptDriftTest {
             ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
             ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
             ScriptNames.QUORUM_COMMIT, "62de3a322ffbe0da8d2ca9a7eb07fcaf16a1abf3",
-            ScriptNames.QUORUM_ENLIST, "1da7891a4f2b4bbe7f36681769ebc3522d57d6e8",
+            ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293",
             ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004");
 
     @Test

@@ -40,6 +40,16 @@ abstract class QuorumEnlistScriptContractTestBase {
     private LockBackend backend;
     private String record;
 
+    /** This test's quorum record key. */
+    protected String record() {
+        return record;
+    }
+
+    /** The backend under test. */
+    protected LockBackend backend() {
+        return backend;
+    }
+
     protected abstract LockBackendFixture createFixture();
 
     /** HGET {@code key} {@code field}, read directly from the store. */
@@ -78,7 +88,10 @@ abstract class QuorumEnlistScriptContractTestBase {
                 .handle((probe, failure) -> failure == null ? (String) ((List<?>) probe).get(4) : ""));
     }
 
-    /** A reply's first four entries: standing, floor, wait and lease (the fifth is the run_id). */
+    /**
+     * A reply's first four entries: standing, floor, wait and lease (the fifth is the run_id, the sixth
+     * and seventh the server's maxmemory and maxmemory-policy).
+     */
     private static List<?> head(List<?> reply) {
         return reply.subList(0, 4);
     }
@@ -95,6 +108,15 @@ abstract class QuorumEnlistScriptContractTestBase {
     void shouldTellThatThereIsNoRecordAndWriteNothing() {
         assertEquals(List.of(NO_RECORD, "0", 0L, "0"), head(enlist("probe", "")));
         assertEquals(Optional.empty(), hashField(record, "run"), "a probe writes nothing");
+    }
+
+    @Test
+    void shouldTellTheServersEvictionSettingsAfterTheRunIdInEveryReply() {
+        List<?> probe = enlist("probe", "");
+        assertEquals(7, probe.size(), () -> "{standing, floor, wait, lease, run, maxmemory, policy}: " + probe);
+        assertEquals(List.of("0", "noeviction"), probe.subList(5, 7), "a server that never evicts");
+        List<?> joined = enlist("join", "3");
+        assertEquals(List.of("0", "noeviction"), joined.subList(5, 7), "after a step too");
     }
 
     @Test
