@@ -16,7 +16,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * An acquisition over the quorum, in two phases (docs/design/quorum-locks.md, "Acquire"), once a
  * majority of the members may take part in grants (see {@link QuorumEnlistment}; else it fails with a
- * transient {@link QuorumUnavailableException} naming each member's standing):
+ * transient {@link QuorumUnavailableException} naming each member's standing) and no member breaks a
+ * rule of the quorum's configuration (two members that are one server, a member that may evict keys: see
+ * {@link MemberConfigCheck}; else it fails with a {@link QuorumUnavailableException} that is not
+ * transient, naming the rule and the members, also when an enlistment during the commit finds it):
  *
  * <ol>
  *   <li><b>grant</b>: acquire.lua on every member, with the engine's keys and arguments (place mode
@@ -103,6 +106,10 @@ final class QuorumAcquire {
             return CompletableFuture.failedFuture(e);
         }
         return enlistment.ready(prefix).thenCompose(ready -> {
+            QuorumUnavailableException refused = enlistment.refused(keys.get(0), prefix);
+            if (refused != null) {
+                return CompletableFuture.failedFuture(refused); // a member counted twice, or one that may evict
+            }
             int takingPart = enlistment.mayTakePart(prefix);
             if (takingPart < members.majority()) {
                 return CompletableFuture.failedFuture(enlistment.tooFewTakePart(keys.get(0), prefix, takingPart));
@@ -305,7 +312,16 @@ final class QuorumAcquire {
                 long next = refused ? Math.max(maxFloor, token) + 1 : token;
                 CompletableFuture<Void> enlisted =
                         notTakingPart ? enlistment.ready(prefix) : CompletableFuture.completedFuture(null);
-                return enlisted.thenCompose(ignored -> commit(attempt, next, round + 1));
+                return enlisted.thenCompose(ignored -> {
+                    QuorumUnavailableException brokenRule = enlistment.refused(lockKey, prefix);
+                    if (brokenRule == null) {
+                        return commit(attempt, next, round + 1);
+                    }
+                    // the enlistment found a member that breaks a rule: nothing is committed, the grants go
+                    return notGranted(answers).handle((reply, failure) -> {
+                        throw new CompletionException(brokenRule);
+                    });
+                });
             }
             // the members of the attempt that did not answer within the commit's patience count as failed
             return notGranted(answers, attempt.size() - answers.size());

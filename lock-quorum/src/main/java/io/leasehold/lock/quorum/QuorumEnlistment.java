@@ -79,11 +79,13 @@ final class QuorumEnlistment {
     private static final int FOREIGN = -2;
 
     private final QuorumMembers members;
+    private final MemberConfigCheck check;
     private final long maxLeaseMs;
     private final ConcurrentMap<String, Roster> rosters = new ConcurrentHashMap<>();
 
     QuorumEnlistment(QuorumMembers members, long maxLeaseMs) {
         this.members = members;
+        this.check = new MemberConfigCheck(members);
         this.maxLeaseMs = maxLeaseMs;
     }
 
@@ -173,6 +175,16 @@ final class QuorumEnlistment {
                 !foreignBlocks);
     }
 
+    /**
+     * The failure of every acquisition of {@code lockKey} while a member breaks a rule of the quorum's
+     * configuration (see {@link MemberConfigCheck}): not transient, naming each rule, the offending
+     * members and the lock; null when none does.
+     */
+    QuorumUnavailableException refused(String lockKey, String prefix) {
+        String refusal = roster(prefix).refusal();
+        return refusal == null ? null : new QuorumUnavailableException(refusal + " (lock '" + lockKey + "')", false);
+    }
+
     /** The members' standings for {@code prefix}, for an error message. */
     String describe(String prefix) {
         return roster(prefix).describe(System.nanoTime());
@@ -190,6 +202,11 @@ final class QuorumEnlistment {
         }
         return CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
             List<List<?>> answers = probes.stream().map(CompletableFuture::join).toList();
+            List<List<String>> refusals = check.refusals(answers);
+            if (MemberConfigCheck.anyRefused(refusals)) {
+                learnRefused(roster, answers, refusals, System.nanoTime());
+                return CompletableFuture.completedFuture(null);
+            }
             boolean allAnswered = true;
             boolean newQuorum = true;
             long largestFloor = 0;
@@ -243,6 +260,26 @@ final class QuorumEnlistment {
         });
     }
 
+    /**
+     * A member broke a rule of the quorum's configuration: no step is taken on any member (a server
+     * counted twice would count twice in the join, reset and seed decisions too; every acquisition is
+     * refused meanwhile). The members that break one are {@link Roster.Standing#REFUSED}; one without a
+     * record is out for {@link #RETRY_NANOS}, not found empty (nothing was joined), the others as their
+     * probes say. All are probed again once their instants pass.
+     */
+    private static void learnRefused(Roster roster, List<List<?>> answers, List<List<String>> refusals, long now) {
+        for (int i = 0; i < refusals.size(); i++) {
+            List<?> a = answers.get(i);
+            if (!refusals.get(i).isEmpty()) {
+                roster.refused(i, refusals.get(i), now + RETRY_NANOS);
+            } else if (a != null && state(a) == NO_RECORD) {
+                roster.out(i, now + RETRY_NANOS);
+            } else {
+                learn(roster, i, a, now);
+            }
+        }
+    }
+
     private static void learn(Roster roster, int member, List<?> answer, long now) {
         int state = answer == null ? -1 : state(answer);
         if (answer == null) {
@@ -279,7 +316,9 @@ final class QuorumEnlistment {
             if (foreign != null) {
                 return List.of((long) FOREIGN, 0L, 0L, 0L, "", foreign);
             }
-            if (failure != null || !(reply instanceof List) || ((List<?>) reply).size() < 5) {
+            if (failure != null
+                    || !(reply instanceof List)
+                    || ((List<?>) reply).size() < MemberConfigCheck.REPLY_SIZE) {
                 return null;
             }
             return (List<?>) reply;

@@ -1,6 +1,9 @@
 package io.leasehold.lock.quorum;
 
 import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -37,7 +40,14 @@ final class Roster {
          * type, a field that is no integer): it takes no part, and is asked again after a while (someone
          * may remove the value); the error of an acquisition names it, see {@link #foreign(int)}.
          */
-        FOREIGN
+        FOREIGN,
+        /**
+         * Answered its probe in a way that breaks a rule of the quorum's configuration (the same server as
+         * another member, a server that may evict keys; see {@link MemberConfigCheck}): it takes no part,
+         * every acquisition is refused while any member is so (see {@link #refusal()}), and it is asked
+         * again after a while (someone may fix its configuration).
+         */
+        REFUSED
     }
 
     private final Standing[] standings;
@@ -45,6 +55,8 @@ final class Roster {
     private final long[] outUntil;
     /** For a member {@link Standing#FOREIGN}: what its record key holds, as its probe said; else null. */
     private final String[] foreign;
+    /** For a member {@link Standing#REFUSED}: the rules it breaks, each naming it; else null. */
+    private final List<String>[] refused;
 
     private CompletableFuture<Void> enlisting;
 
@@ -52,6 +64,9 @@ final class Roster {
         this.standings = new Standing[members];
         this.outUntil = new long[members];
         this.foreign = new String[members];
+        @SuppressWarnings("unchecked")
+        List<String>[] none = new List[members];
+        this.refused = none;
         Arrays.fill(standings, Standing.UNKNOWN);
     }
 
@@ -96,10 +111,14 @@ final class Roster {
      * How long to wait, in nanoseconds, before the members found {@link Standing#EMPTY} are due for
      * enlisting again, when fewer than {@code majority} may take part but they would make one: on a new
      * quorum, another client's joins may be on their way to them (docs/design/quorum-locks.md, F4).
-     * Zero when one is due already; -1 when there is nothing to wait for (a majority may take part, or
-     * the members found without a record could not make one).
+     * Zero when one is due already; -1 when there is nothing to wait for (a majority may take part, the
+     * members found without a record could not make one, or a member is {@link Standing#REFUSED}: no
+     * acquisition is granted until it is enlisted again after its instant).
      */
     synchronized long untilEmptyDue(int majority, long now) {
+        if (refusal() != null) {
+            return -1;
+        }
         int mayTakePart = mayTakePart();
         long wait = -1;
         int empty = 0;
@@ -150,11 +169,36 @@ final class Roster {
         return foreign[member];
     }
 
-    /** The one transition of a member's standing: what it knew of a foreign value goes with any other. */
+    /** Breaks {@code rules} of the quorum's configuration (each naming it); see {@link Standing#REFUSED}. */
+    synchronized void refused(int member, List<String> rules, long until) {
+        set(member, Standing.REFUSED, until);
+        refused[member] = List.copyOf(rules);
+    }
+
+    /**
+     * Why every acquisition is refused: the rules the members {@link Standing#REFUSED} break, each
+     * once (a pair that is one server breaks one rule), in member order, joined by "; "; null when no
+     * member is refused.
+     */
+    synchronized String refusal() {
+        Set<String> rules = new LinkedHashSet<>();
+        for (List<String> r : refused) {
+            if (r != null) {
+                rules.addAll(r);
+            }
+        }
+        return rules.isEmpty() ? null : String.join("; ", rules);
+    }
+
+    /**
+     * The one transition of a member's standing: what it knew of a foreign value or a broken rule goes
+     * with any other.
+     */
     private void set(int member, Standing standing, long until) {
         standings[member] = standing;
         outUntil[member] = until;
         foreign[member] = null;
+        refused[member] = null;
     }
 
     synchronized Standing standing(int member) {
