@@ -37,7 +37,18 @@ import org.jspecify.annotations.Nullable;
  * no lower than any token committed before (see {@code QuorumEnlistment}). A majority losing its data at
  * once looks like a new quorum and is not detected.
  *
- * <p><b>Step 1</b> of the design. Not yet built: refusing members that could evict or are the same server under two backends, fair locks (the engine
+ * <p><b>Bad configuration</b>: fewer than 3 members, or one backend instance twice, is refused when
+ * the quorum is built. Two members that are the same server under two backends (their probes answer
+ * the same {@code run_id}), or a member that may evict keys ({@code maxmemory} above 0 with a
+ * {@code maxmemory-policy} other than {@code noeviction}: an evicted lease key loses a lock silently),
+ * are found when the members are enlisted: every acquisition then fails with a
+ * {@link QuorumUnavailableException} that is not transient, naming the rule, the members and their
+ * values, until an enlistment finds it fixed (a member at fault is probed again every second).
+ *
+ * <p>A member that is a Sentinel-managed master or a Redis Cluster ({@link LockBackend#deployment()}) is
+ * refused when the quorum is built.
+ *
+ * <p><b>Step 1</b> of the design. Not yet built: fair locks (the engine
  * refuses {@code fairLock} on a composed backend), quiet clean-ups after a split vote (R9) and background resends of a
  * release to a member that did not answer. The engine gives every acquire attempt on this backend an
  * owner of its own (R3), so that a clean-up here, which releases by owner, never meets a later

@@ -46,6 +46,12 @@ import java.util.concurrent.TimeUnit;
  * cannot tell it from one whose member lost its data: its members sit out the delay, and are seeded once
  * every member answers.
  *
+ * <p><b>Configuration.</b> The probes' answers are checked first ({@link MemberConfigCheck}: two members
+ * answering the same {@code run_id} are one server; a member whose {@code maxmemory} is above 0 without
+ * {@code noeviction} may evict lease keys). While a member breaks a rule, no step is taken on any member,
+ * the members at fault are {@link Roster.Standing#REFUSED} (probed again after {@link #RETRY_NANOS}), and
+ * {@link #refused} gives the failure of every acquisition.
+ *
  * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. The
  * standings are kept per key prefix in a {@link Roster} each. Threadsafe.
  */
