@@ -318,7 +318,7 @@ final class QuorumAcquire {
                         return commit(attempt, next, round + 1);
                     }
                     // the enlistment found a member that breaks a rule: nothing is committed, the grants go
-                    return notGranted(answers).handle((reply, failure) -> {
+                    return notGranted(answers, 0).handle((reply, failure) -> {
                         throw new CompletionException(brokenRule);
                     });
                 });
