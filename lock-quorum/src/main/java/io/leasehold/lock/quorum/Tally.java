@@ -19,10 +19,11 @@ import org.jspecify.annotations.Nullable;
  * successes), or every member answered. With a {@code grace}, a tally that reached {@code needed}
  * successes waits up to that long for the members still out (so that a reply a few microseconds
  * behind the majority's still counts), never longer. With a {@code patience}, a tally still undecided
- * that long after its first answer is decided with the answers it has: a member that has not answered
- * counts as one that failed (counted from the first answer, not the send, so that members that are all
- * slow alike are waited for) (a member that died while its driver keeps its commands until its command
- * timeout, a minute by Lettuce's default, would otherwise hold every split vote that long). Each answer
+ * that long after its first answer is decided with the answers it has, and a member that has not
+ * answered counts as one that failed: a member that died while its driver keeps its commands until its
+ * command timeout (a minute by Lettuce's default) would otherwise hold every split vote that long. The
+ * patience counts from the first answer, not the send, so that members that are all slow alike are
+ * waited for. Each answer
  * that comes after the decision is handed to the {@code late} handler (a late phase-1 grant is
  * committed or released there).
  *
