@@ -90,12 +90,14 @@ final class QuorumRenewals {
                         leases == 1 ? lockKey : leases + " locks from '" + lockKey + "'", "renew", answers));
             }
             long[][] perLease = new long[leases][codes.size()];
+            List<Long> merged = new ArrayList<>(leases);
             Map<Integer, List<QuorumRestore.Missing>> missing = new HashMap<>();
             for (int i = 0; i < leases; i++) {
                 for (int m = 0; m < codes.size(); m++) {
                     perLease[i][m] = Replies.asLong(codes.get(m).get(i), "renew");
                 }
-                if (code(perLease[i]) == LockBackend.CONFIRMED_PARTIALLY) {
+                merged.add(code(perLease[i]));
+                if (merged.get(i) == LockBackend.CONFIRMED_PARTIALLY) {
                     for (int m = 0; m < codes.size(); m++) {
                         if (perLease[i][m] == 0) { // confirmed by a majority, gone here: put it back
                             missing.computeIfAbsent(from.get(m), k -> new ArrayList<>())
@@ -105,19 +107,20 @@ final class QuorumRenewals {
                 }
             }
             long totalMicros = micros;
-            CompletableFuture<Map<Integer, Set<Integer>>> putBack = missing.isEmpty()
-                    ? CompletableFuture.completedFuture(Map.of())
-                    : restore.restore(missing, sentNanos);
-            return putBack.thenApply(restored -> {
-                List<Long> merged = new ArrayList<>(leases);
-                for (int i = 0; i < leases; i++) {
-                    for (int m = 0; m < codes.size(); m++) {
-                        if (restored.getOrDefault(from.get(m), Set.of()).contains(i)) {
-                            perLease[i][m] = 1; // holds the renewed lease now
-                        }
+            if (missing.isEmpty()) {
+                return CompletableFuture.completedFuture(List.of(merged, totalMicros)); // the usual case
+            }
+            return restore.restore(missing, sentNanos).thenApply(restored -> {
+                // only the leases put back somewhere are judged again
+                restored.forEach((member, leasesPutBack) -> {
+                    int m = from.indexOf(member);
+                    for (int i : leasesPutBack) {
+                        perLease[i][m] = 1; // holds the renewed lease now
                     }
-                    merged.add(code(perLease[i]));
-                }
+                });
+                Set<Integer> again = new java.util.HashSet<>();
+                restored.values().forEach(again::addAll);
+                again.forEach(i -> merged.set(i, code(perLease[i])));
                 return List.of(merged, totalMicros);
             });
         });
