@@ -157,4 +157,42 @@ class QuorumPatienceAttackTest {
             }
         }
     }
+
+    @Test
+    void shouldKeepAHoldersLeaseWhileAnotherNameIsContendedOverMembersSlowerThanThePatience() throws Exception {
+        QuorumBackend quorum = members.quorum();
+        try (io.leasehold.lock.LockClient client =
+                io.leasehold.lock.LockClient.builder(quorum).build()) {
+            // Given a lease of 3 s (auto-renewed) held through this client while every member is fast ...
+            io.leasehold.lock.Lease lease = client.lock(
+                            NAME,
+                            io.leasehold.lock.LockOptions.builder()
+                                    .leaseTime(Duration.ofMillis(LEASE_MS))
+                                    .build())
+                    .acquire(Duration.ofSeconds(10));
+            // ... then members 1 and 2 (a majority) 400 ms away: every renewal is answered well within the lease
+            members.store(1).setLatency(SLOW);
+            members.store(2).setLatency(SLOW);
+            // When another thread of the same process asks the same quorum for other names, again and again
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(9);
+            int attempt = 0;
+            while (System.nanoTime() - deadline < 0 && !lease.lost().isDone()) {
+                String name = "other:" + attempt;
+                String owner = OWNER.substring(0, 28) + String.format("%04d", attempt++ % 10_000);
+                try {
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(name), Members.acquireArgs(owner, LEASE_MS, "1"))
+                            .get(20, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    // not granted: the patience decided it without the slow majority
+                }
+            }
+            // Then the holder's lease was never lost: a majority confirmed every renewal within 400 ms
+            assertTrue(
+                    !lease.lost().isDone(),
+                    "the lease was lost after " + attempt + " attempts on other names: "
+                            + lease.lost().getNow(null)
+                            + " (the patience of those attempts marked members 1 and 2 skipped, and the holder's"
+                            + " renewals to them failed at once)");
+        }
+    }
 }
