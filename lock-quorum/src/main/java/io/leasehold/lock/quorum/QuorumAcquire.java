@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
  * {@code pttl = min(pttlᵢ) - elapsed since phase 1 was sent - drift} (drift {@code 2 ms + 1 %} of the
  * lease, as the engine's validity); members of the attempt that did not commit, and phase-1 grants that
- * came after the decision, are released. Each phase waits for the members that have not answered
- * at most its patience ({@link #patienceMs}) after its first answer, when the answers so far leave it open; then they count as failed
+ * came after the decision, are released. Phase 1 waits for the members that have not answered at most
+ * its patience ({@link #patienceMs}) once a majority answered, when the answers so far leave it open;
+ * the commit at most the patience or twice phase 1's time, whichever is longer, from its send; then they count as failed
  * (a member that died while its driver keeps its commands until its command timeout would otherwise
  * hold every split vote that long). Fewer than M granted or committed, or no validity left (a
  * split vote): the owner is released on every member that granted or did not answer (waiting for the
@@ -238,7 +239,10 @@ final class QuorumAcquire {
                     j -> commitOn(attempt.get(j), expected.get(attempt.get(j)), token),
                     a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                     grace,
-                    Duration.ofMillis(patienceMs(leaseMs)),
+                    // from the send: the members of the attempt answered phase 1 within its elapsed time,
+                    // so one that stays silent twice as long (and at least the patience) died meanwhile
+                    Duration.ofMillis(Math.max(patienceMs(leaseMs), 2 * elapsedMs())),
+                    0,
                     j -> members.silent(attempt.get(j)),
                     late -> lateCommit(attempt.get(late.member()), token, late));
             return tally.outcome().thenCompose(byIndex -> {
@@ -323,8 +327,13 @@ final class QuorumAcquire {
                     });
                 });
             }
-            // the members of the attempt that did not answer within the commit's patience count as failed
-            return notGranted(answers, attempt.size() - answers.size());
+            // the members of the attempt that did not answer within the commit's patience count as failed,
+            // as do those that failed phase 1 or did not answer it
+            List<Tally.Answer> first = phase1;
+            int phase1Failed = members.size()
+                    - first.size()
+                    + (int) first.stream().filter(Tally.Answer::failed).count();
+            return notGranted(answers, attempt.size() - answers.size() + phase1Failed);
         }
 
         /** quorum-commit.lua on {@code member}: {@code expected} is what it was last known to hold. */

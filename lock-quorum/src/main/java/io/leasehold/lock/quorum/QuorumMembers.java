@@ -127,13 +127,14 @@ final class QuorumMembers {
             Predicate<Tally.Answer> success,
             Duration grace,
             Consumer<Tally.Answer> late) {
-        return fanOut(script, keys, args, publishArg, success, grace, Duration.ZERO, late);
+        return Tally.fanOut(size(), majority(), i -> eval(i, script, keys, args, publishArg), success, grace, late);
     }
 
     /**
      * {@link #fanOut(LuaScript, List, List, int, Predicate, Duration, Consumer)}, decided at the latest
-     * {@code patience} after its first answer; a member still silent then is skipped as one whose call failed
-     * transiently (see {@link #silent}).
+     * {@code patience} after a majority of the members answered (it waits for the members behind a
+     * majority, never for the majority itself); a member still silent then is skipped as one whose call
+     * failed transiently (see {@link #silent}).
      */
     Tally fanOut(
             LuaScript script,
@@ -151,6 +152,7 @@ final class QuorumMembers {
                 success,
                 grace,
                 patience,
+                majority(),
                 this::silent,
                 late);
     }

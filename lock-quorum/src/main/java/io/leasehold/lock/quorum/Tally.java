@@ -19,10 +19,12 @@ import org.jspecify.annotations.Nullable;
  * successes), or every member answered. With a {@code grace}, a tally that reached {@code needed}
  * successes waits up to that long for the members still out (so that a reply a few microseconds
  * behind the majority's still counts), never longer. With a {@code patience}, a tally still undecided
- * that long after its first answer is decided with the answers it has, and a member that has not
- * answered counts as one that failed: a member that died while its driver keeps its commands until its
- * command timeout (a minute by Lettuce's default) would otherwise hold every split vote that long. The
- * patience counts from the first answer, not the send, so that members that are all slow alike are
+ * that long after it started counting (the send, or the answer that made {@code patienceAfter} answers)
+ * is decided with the answers it has, and a member that has not answered counts as one that failed: a
+ * member that died while its driver keeps its commands until its command timeout (a minute by Lettuce's
+ * default) would otherwise hold every split vote that long. Counted from a majority's answers, the
+ * patience waits for the members behind a majority, never for the majority itself: a quorum whose
+ * majority is far slower than its fastest member (or than a down member's instant failure) is still
  * waited for. Each answer
  * that comes after the decision is handed to the {@code late} handler (a late phase-1 grant is
  * committed or released there).
@@ -50,6 +52,9 @@ final class Tally {
     private final Predicate<Answer> success;
     private final Duration grace;
     private final Duration patience;
+    /** How many answers start the patience; 0: the send does. */
+    private final int patienceAfter;
+
     private final IntConsumer silent;
     private final Consumer<Answer> late;
     private final List<Answer> answers = new ArrayList<>();
@@ -65,6 +70,7 @@ final class Tally {
             Predicate<Answer> success,
             Duration grace,
             Duration patience,
+            int patienceAfter,
             IntConsumer silent,
             Consumer<Answer> late) {
         if (size < 1 || needed < 1 || needed > size) {
@@ -76,6 +82,7 @@ final class Tally {
         this.success = success;
         this.grace = grace;
         this.patience = patience;
+        this.patienceAfter = patienceAfter;
         this.silent = silent;
         this.late = late;
     }
@@ -92,13 +99,13 @@ final class Tally {
             Predicate<Answer> success,
             Duration grace,
             Consumer<Answer> late) {
-        return fanOut(size, needed, call, success, grace, Duration.ZERO, member -> {}, late);
+        return fanOut(size, needed, call, success, grace, Duration.ZERO, 0, member -> {}, late);
     }
 
     /**
      * {@link #fanOut(int, int, IntFunction, Predicate, Duration, Consumer)}, decided at the latest
-     * {@code patience} after its first answer (none when zero); each member still silent then is handed
-     * to {@code silent} (outside this tally's lock).
+     * {@code patience} (none when zero) after {@code patienceAfter} answers came (0: after the send);
+     * each member still silent then is handed to {@code silent} (outside this tally's lock).
      */
     static Tally fanOut(
             int size,
@@ -107,9 +114,10 @@ final class Tally {
             Predicate<Answer> success,
             Duration grace,
             Duration patience,
+            int patienceAfter,
             IntConsumer silent,
             Consumer<Answer> late) {
-        Tally tally = new Tally(size, needed, success, grace, patience, silent, late);
+        Tally tally = new Tally(size, needed, success, grace, patience, patienceAfter, silent, late);
         List<CompletableFuture<Object>> calls = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             CompletableFuture<Object> future;
@@ -119,6 +127,9 @@ final class Tally {
                 future = CompletableFuture.failedFuture(e);
             }
             calls.add(future);
+        }
+        if (patienceAfter == 0) {
+            tally.startPatience();
         }
         for (int i = 0; i < size; i++) {
             int member = i;
@@ -142,7 +153,7 @@ final class Tally {
             isLate = decided;
             if (!decided) {
                 answers.add(answer);
-                startPatience = answers.size() == 1 && !patience.isZero();
+                startPatience = answers.size() == patienceAfter;
                 if (success.test(answer)) {
                     successes++;
                 } else {
@@ -170,9 +181,15 @@ final class Tally {
                         .execute(this::waitRanOut);
             }
             if (startPatience) {
-                CompletableFuture.delayedExecutor(patience.toNanos(), TimeUnit.NANOSECONDS)
-                        .execute(this::patienceRanOut);
+                startPatience();
             }
+        }
+    }
+
+    private void startPatience() {
+        if (!patience.isZero()) {
+            CompletableFuture.delayedExecutor(patience.toNanos(), TimeUnit.NANOSECONDS)
+                    .execute(this::patienceRanOut);
         }
     }
 

@@ -130,6 +130,7 @@ class TallyTest {
                 a -> "yes".equals(a.reply()),
                 Duration.ofMillis(50),
                 Duration.ofMillis(100),
+                2,
                 silentOnes::add,
                 late::add);
 
