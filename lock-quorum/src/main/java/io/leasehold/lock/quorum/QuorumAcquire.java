@@ -465,12 +465,12 @@ final class QuorumAcquire {
     }
 
     /**
-     * How long phase 1 waits for the members that have not answered when the others left the vote open:
-     * a tenth of the lease, from {@value #MIN_PATIENCE_MS} ms to {@value #MAX_PATIENCE_MS} ms (Redlock's
+     * How long phase 1 waits, once a majority answered, for the members that have not answered when the
+     * answers so far leave the vote open (the least a commit waits from its send): a tenth of the lease, from {@value #MIN_PATIENCE_MS} ms to {@value #MAX_PATIENCE_MS} ms (Redlock's
      * "a timeout small compared to the auto-release time"). Then the silent members count as failed: the
      * attempt ends as a split vote, releases everywhere and asks again after its back-off, instead of
-     * waiting for a dead member's command timeout (a minute by Lettuce's default); a member that is only
-     * slow costs one more attempt.
+     * waiting for a dead member's command timeout (a minute by Lettuce's default); a minority member that
+     * is only slower than that costs one more attempt, and is skipped for a second.
      */
     static long patienceMs(long leaseMs) {
         return Math.max(MIN_PATIENCE_MS, Math.min(MAX_PATIENCE_MS, leaseMs / 10));
