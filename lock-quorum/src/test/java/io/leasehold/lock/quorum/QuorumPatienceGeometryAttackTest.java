@@ -192,4 +192,44 @@ class QuorumPatienceGeometryAttackTest {
             }
         }
     }
+
+    @Test
+    void shouldFailAsUnavailableWithinTheLeaseWhenTwoOfThreeMembersAreFrozen() throws Exception {
+        try (Members members = new Members(3);
+                QuorumBackend quorum = members.quorum()) {
+            warmUp(quorum);
+            // Given members 1 and 2 frozen (SIGSTOPped, or cut off by a partition that drops packets: a
+            // majority down, while the driver keeps their commands until its command timeout, a minute by
+            // Lettuce's default) and member 0 up
+            members.store(1).freeze();
+            members.store(2).freeze();
+            try {
+                // When the quorum is asked for a lock with a 3 s lease (patience 300 ms)
+                CompletableFuture<Object> call = quorum.eval(
+                        Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, LEASE_MS, "1"));
+                // Then it fails with a transient QuorumUnavailableException well within 10 s (a majority
+                // down fails at once, promise 4). On the current code only member 0 ever answers: phase
+                // 1's patience waits for a majority's answers before it starts, so it never starts and the
+                // call is open until the driver's command timeout (here: for ever).
+                Object reply;
+                try {
+                    reply = call.get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    fail("with two of three members frozen, the acquisition was still open after 10 s (patience"
+                            + " 300 ms): phase 1's patience never started, since only one member answered");
+                    return;
+                } catch (ExecutionException e) {
+                    assertTrue(
+                            e.getCause() instanceof QuorumUnavailableException
+                                    && ((QuorumUnavailableException) e.getCause()).isTransient(),
+                            "a majority down fails with a transient QuorumUnavailableException: " + e.getCause());
+                    return;
+                }
+                fail("with two of three members frozen the acquisition must fail, but it answered " + reply);
+            } finally {
+                members.store(1).thaw();
+                members.store(2).thaw();
+            }
+        }
+    }
 }
