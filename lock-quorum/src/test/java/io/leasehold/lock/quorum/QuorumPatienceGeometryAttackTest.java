@@ -251,4 +251,47 @@ class QuorumPatienceGeometryAttackTest {
             }
         }
     }
+
+    @Test
+    void shouldFailAnAcquireAsTheBackendsFailureNotATimeoutWhenTwoOfThreeMembersAreFrozen() throws Exception {
+        Members members = new Members(3);
+        QuorumBackend quorum = members.quorum();
+        io.leasehold.lock.LockClient client =
+                io.leasehold.lock.LockClient.builder(quorum).build();
+        try {
+            warmUp(quorum);
+            // Given members 1 and 2 frozen (a majority down, their commands kept by the driver)
+            members.store(1).freeze();
+            members.store(2).freeze();
+            // When the lock is asked for with a wait of 2 s and a 3 s lease
+            CompletableFuture<io.leasehold.lock.Lease> acquire = client.lock(
+                            NAME,
+                            io.leasehold.lock.LockOptions.builder()
+                                    .leaseTime(Duration.ofMillis(LEASE_MS))
+                                    .build())
+                    .acquireAsync(Duration.ofSeconds(2));
+            // Then it fails as the backend's failure (the quorum unavailable), well within 15 s. On the
+            // current code the quorum's phase 1 never decides (its patience waits for a majority's answers),
+            // so the engine's attempt never comes back and the wait ends as if a holder kept the lock
+            try {
+                acquire.get(15, TimeUnit.SECONDS);
+                fail("with two of three members frozen the lock must not be granted");
+            } catch (ExecutionException e) {
+                // a majority down is a backend failure, not contention: never a timeout as for a held lock
+                assertTrue(
+                        e.getCause() instanceof io.leasehold.lock.LockBackendException,
+                        "with two of three members frozen the acquire must fail as the backend's failure"
+                                + " (LockBackendException: the quorum is unavailable), not as a wait for a holder,"
+                                + " but it failed with " + e.getCause());
+            } catch (java.util.concurrent.TimeoutException e) {
+                fail("an acquire with a 2 s wait was still open after 15 s with two of three members frozen"
+                        + " (phase 1's patience never started: only one member answered)");
+            }
+        } finally {
+            members.store(1).thaw();
+            members.store(2).thaw();
+            client.close();
+            members.close();
+        }
+    }
 }
