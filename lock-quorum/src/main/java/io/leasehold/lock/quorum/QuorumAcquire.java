@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -134,13 +136,21 @@ final class QuorumAcquire {
                 a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                 grace,
                 Duration.ofMillis(patienceMs(attempt.leaseMs)),
+                member -> {}, // skipped by the members; counted below from the tally
                 late -> {
+                    attempt.answeredLate.add(late.member());
                     if (!late.failed() && Replies.status(late.reply(), 0) == 1) {
                         attempt.lateGrant(late); // a grant that came after the decision
                     }
                 });
+        // no grant can come after the lease (less the drift): phase 1 is decided then, whoever answered
+        CompletableFuture.delayedExecutor(attempt.leaseMs, TimeUnit.MILLISECONDS)
+                .execute(phase1::giveUp);
         return phase1.outcome()
-                .thenCompose(attempt::granted)
+                .thenCompose(answers -> {
+                    attempt.waitedOut.addAll(phase1.waitedOut());
+                    return attempt.granted(answers);
+                })
                 // whatever way the call ended (a reply it could not read, say), late clean-ups go out
                 .whenComplete((reply, failure) -> {
                     attempt.quietCleanUps.complete(false);
@@ -163,6 +173,12 @@ final class QuorumAcquire {
         final Map<Integer, String> held = new HashMap<>();
         /** member → its phase-1 value ({@code <owner>:<tᵢ>}), what a commit resent with the same token expects. */
         final Map<Integer, String> granted = new HashMap<>();
+        /** The members a phase's patience waited out (phase 1's, and each commit round's): counted as failed. */
+        final Set<Integer> waitedOut = ConcurrentHashMap.newKeySet();
+        /** The members whose phase-1 answer came after phase 1 was decided. */
+        final Set<Integer> answeredLate = ConcurrentHashMap.newKeySet();
+        /** When phase 1 was decided ({@link System#nanoTime()}). */
+        volatile long phase1Decided;
         /** Phase 1's answers, once decided. */
         volatile List<Tally.Answer> phase1 = List.of();
         /**
@@ -201,6 +217,7 @@ final class QuorumAcquire {
         /** Phase 1 decided. */
         CompletableFuture<Object> granted(List<Tally.Answer> answers) {
             phase1 = answers;
+            phase1Decided = System.nanoTime();
             long maxToken = 0;
             List<Integer> granting = new ArrayList<>();
             synchronized (this) {
@@ -219,7 +236,7 @@ final class QuorumAcquire {
                 return commit(granting, maxToken + 1, 1);
             }
             // the members that did not answer within phase 1's patience count as failed
-            return notGranted(answers, members.size() - answers.size());
+            return notGranted(answers, Set.copyOf(waitedOut));
         }
 
         /** Phase 2: quorum-commit.lua with {@code token} on the {@code attempt}'s members. */
@@ -239,13 +256,14 @@ final class QuorumAcquire {
                     j -> commitOn(attempt.get(j), expected.get(attempt.get(j)), token),
                     a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                     grace,
-                    // from the send: the members of the attempt answered phase 1 within its elapsed time,
-                    // so one that stays silent twice as long (and at least the patience) died meanwhile
-                    Duration.ofMillis(Math.max(patienceMs(leaseMs), 2 * elapsedMs())),
+                    // from the send: every member of the attempt answered phase 1 just now, so one silent
+                    // for a quarter of the lease (at least the patience) is taken for dead
+                    Duration.ofMillis(Math.max(patienceMs(leaseMs), leaseMs / 4)),
                     0,
                     j -> members.silent(attempt.get(j)),
                     late -> lateCommit(attempt.get(late.member()), token, late));
             return tally.outcome().thenCompose(byIndex -> {
+                tally.waitedOut().forEach(j -> waitedOut.add(attempt.get(j)));
                 List<Tally.Answer> answers = byIndex.stream()
                         .map(a -> new Tally.Answer(attempt.get(a.member()), a.reply(), a.failure()))
                         .toList();
@@ -293,7 +311,7 @@ final class QuorumAcquire {
             }
             if (mismatch != null) {
                 IllegalStateException misconfigured = mismatch;
-                return notGranted(answers, 0).handle((ignored, failure) -> {
+                return notGranted(answers, Set.of()).handle((ignored, failure) -> {
                     throw new CompletionException(misconfigured); // after the clean-up, whatever it answered
                 });
             }
@@ -322,18 +340,38 @@ final class QuorumAcquire {
                         return commit(attempt, next, round + 1);
                     }
                     // the enlistment found a member that breaks a rule: nothing is committed, the grants go
-                    return notGranted(answers, 0).handle((reply, failure) -> {
+                    return notGranted(answers, Set.of()).handle((reply, failure) -> {
                         throw new CompletionException(brokenRule);
                     });
                 });
             }
-            // the members of the attempt that did not answer within the commit's patience count as failed,
-            // as do those that failed phase 1 or did not answer it
-            List<Tally.Answer> first = phase1;
-            int phase1Failed = members.size()
-                    - first.size()
-                    + (int) first.stream().filter(Tally.Answer::failed).count();
-            return notGranted(answers, attempt.size() - answers.size() + phase1Failed);
+            return notGranted(answers, silentOrFailedInPhase1());
+        }
+
+        /**
+         * The members that count as failed for a commit's majority rule besides its own failures: those a
+         * patience waited out (phase 1's or a commit's), those that failed phase 1, and those that have not
+         * answered phase 1 yet although it was decided at least a patience ago (they were waited for as
+         * long as phase 1 would have). A member only behind the grace of a decided phase 1, or not awaited
+         * because a commit's tally was decided without it, is not counted.
+         */
+        private Set<Integer> silentOrFailedInPhase1() {
+            Set<Integer> counted = new java.util.HashSet<>(waitedOut);
+            Set<Integer> answered = new java.util.HashSet<>();
+            for (Tally.Answer a : phase1) {
+                answered.add(a.member());
+                if (a.failed()) {
+                    counted.add(a.member());
+                }
+            }
+            boolean waitedLongEnough =
+                    System.nanoTime() - phase1Decided >= TimeUnit.MILLISECONDS.toNanos(patienceMs(leaseMs));
+            for (int m = 0; m < members.size() && waitedLongEnough; m++) {
+                if (!answered.contains(m) && !answeredLate.contains(m)) {
+                    counted.add(m);
+                }
+            }
+            return counted;
         }
 
         /** quorum-commit.lua on {@code member}: {@code expected} is what it was last known to hold. */
@@ -386,9 +424,9 @@ final class QuorumAcquire {
          * A split vote, or a majority failing: releases this owner on every member that did not answer
          * phase 1 as contended (waiting for those that answered {@code last}, the answers of the phase
          * that decided), then answers contended from phase 1's contended replies, or fails when too many
-         * of {@code last} failed, counting the {@code silent} members of the attempt that did not answer.
+         * of {@code last} failed, counting the members {@code alsoFailed} too (each member once).
          */
-        private CompletableFuture<Object> notGranted(List<Tally.Answer> last, int silent) {
+        private CompletableFuture<Object> notGranted(List<Tally.Answer> last, Set<Integer> alsoFailed) {
             List<Tally.Answer> first = phase1;
             List<Integer> contended = first.stream()
                     .filter(a -> !a.failed() && Replies.status(a.reply(), 0) != 1)
@@ -410,7 +448,9 @@ final class QuorumAcquire {
                     settled.add(release); // a member that answers: its release settles before the reply
                 }
             }
-            long failures = last.stream().filter(Tally.Answer::failed).count() + silent;
+            Set<Integer> failed = new java.util.HashSet<>(alsoFailed);
+            last.stream().filter(Tally.Answer::failed).forEach(a -> failed.add(a.member()));
+            long failures = failed.size();
             boolean noMajority = failures >= members.size() - members.majority() + 1;
             CompletableFuture<Void> all = CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new))
                     .exceptionally(ignored -> null);

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -132,9 +133,9 @@ final class QuorumMembers {
 
     /**
      * {@link #fanOut(LuaScript, List, List, int, Predicate, Duration, Consumer)}, decided at the latest
-     * {@code patience} after a majority of the members answered (it waits for the members behind a
+     * {@code patience} after a majority of the members replied (it waits for the members behind a
      * majority, never for the majority itself); a member still silent then is skipped as one whose call
-     * failed transiently (see {@link #silent}).
+     * failed transiently (see {@link #silent}) and handed to {@code silent}.
      */
     Tally fanOut(
             LuaScript script,
@@ -144,6 +145,7 @@ final class QuorumMembers {
             Predicate<Tally.Answer> success,
             Duration grace,
             Duration patience,
+            IntConsumer silent,
             Consumer<Tally.Answer> late) {
         return Tally.fanOut(
                 size(),
@@ -153,7 +155,10 @@ final class QuorumMembers {
                 grace,
                 patience,
                 majority(),
-                this::silent,
+                member -> {
+                    silent(member);
+                    silent.accept(member);
+                },
                 late);
     }
 

@@ -19,13 +19,13 @@ import org.jspecify.annotations.Nullable;
  * successes), or every member answered. With a {@code grace}, a tally that reached {@code needed}
  * successes waits up to that long for the members still out (so that a reply a few microseconds
  * behind the majority's still counts), never longer. With a {@code patience}, a tally still undecided
- * that long after it started counting (the send, or the answer that made {@code patienceAfter} answers)
- * is decided with the answers it has, and a member that has not answered counts as one that failed: a
- * member that died while its driver keeps its commands until its command timeout (a minute by Lettuce's
- * default) would otherwise hold every split vote that long. Counted from a majority's answers, the
- * patience waits for the members behind a majority, never for the majority itself: a quorum whose
- * majority is far slower than its fastest member (or than a down member's instant failure) is still
- * waited for. Each answer
+ * that long after it started counting (the send, or the answer that made {@code patienceAfter} answers
+ * that are not failures) is decided with the answers it has, and a member that has not answered counts
+ * as one that failed: a member that died while its driver keeps its commands until its command timeout
+ * (a minute by Lettuce's default) would otherwise hold every split vote that long. Counted from a
+ * majority's replies, the patience waits for the members behind a majority, never for the majority
+ * itself: a majority far slower than the fastest member, or than a down member's instant failure, is
+ * still waited for. {@link #giveUp()} decides at once (its caller's deadline). Each answer
  * that comes after the decision is handed to the {@code late} handler (a late phase-1 grant is
  * committed or released there).
  *
@@ -52,7 +52,7 @@ final class Tally {
     private final Predicate<Answer> success;
     private final Duration grace;
     private final Duration patience;
-    /** How many answers start the patience; 0: the send does. */
+    /** How many answers that are not failures start the patience; 0: the send does. */
     private final int patienceAfter;
 
     private final IntConsumer silent;
@@ -62,6 +62,10 @@ final class Tally {
     private int successes;
     private int others;
     private boolean decided;
+    private int replies;
+    /** The members the patience waited out, once it decided. */
+    private List<Integer> waitedOut = List.of();
+
     private boolean graceStarted;
 
     private Tally(
@@ -104,7 +108,8 @@ final class Tally {
 
     /**
      * {@link #fanOut(int, int, IntFunction, Predicate, Duration, Consumer)}, decided at the latest
-     * {@code patience} (none when zero) after {@code patienceAfter} answers came (0: after the send);
+     * {@code patience} (none when zero) after {@code patienceAfter} answers that are not failures came
+     * (0: after the send);
      * each member still silent then is handed to {@code silent} (outside this tally's lock).
      */
     static Tally fanOut(
@@ -138,6 +143,11 @@ final class Tally {
         return tally;
     }
 
+    /** The members (by index) the patience waited out, once it decided the tally; else empty. */
+    synchronized List<Integer> waitedOut() {
+        return waitedOut;
+    }
+
     /** The answers taken until the decision (in the order they came), once decided. */
     CompletableFuture<List<Answer>> outcome() {
         return outcome;
@@ -153,7 +163,10 @@ final class Tally {
             isLate = decided;
             if (!decided) {
                 answers.add(answer);
-                startPatience = answers.size() == patienceAfter;
+                if (!answer.failed()) {
+                    replies++;
+                    startPatience = replies == patienceAfter;
+                }
                 if (success.test(answer)) {
                     successes++;
                 } else {
@@ -194,27 +207,37 @@ final class Tally {
     }
 
     /**
+     * Decides now with the answers taken, unless decided already, as when the patience ran out (the
+     * members that have not answered are handed to {@code silent}): the caller's deadline passed.
+     */
+    void giveUp() {
+        patienceRanOut();
+    }
+
+    /**
      * The patience ran out: decided with the answers taken, unless decided already; the members that
      * have not answered are handed to {@code silent}.
      */
     private void patienceRanOut() {
-        List<Answer> decision = null;
-        boolean[] answered = new boolean[size];
+        List<Answer> decision;
+        List<Integer> silentOnes = new ArrayList<>();
         synchronized (this) {
-            if (!decided) {
-                decision = decideLocked();
+            if (decided) {
+                return; // decided in time: whoever is still out is only behind a decided majority
             }
+            decision = decideLocked();
+            boolean[] answered = new boolean[size];
             answers.forEach(a -> answered[a.member()] = true);
-        }
-        if (decision == null) {
-            return; // decided in time: whoever is still out is only behind a decided majority
-        }
-        outcome.complete(decision);
-        for (int member = 0; member < size; member++) {
-            if (!answered[member]) {
-                silent.accept(member);
+            for (int member = 0; member < size; member++) {
+                if (!answered[member]) {
+                    silentOnes.add(member);
+                }
             }
+            waitedOut = List.copyOf(silentOnes);
         }
+        // the outcome first: the clean-ups it starts reach the silent members before they are skipped
+        outcome.complete(decision);
+        silentOnes.forEach(silent::accept);
     }
 
     /** The grace ran out: decided with the answers taken, unless decided already. */
