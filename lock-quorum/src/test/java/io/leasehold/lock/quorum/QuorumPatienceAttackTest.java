@@ -1,6 +1,5 @@
 package io.leasehold.lock.quorum;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -42,61 +41,29 @@ class QuorumPatienceAttackTest {
         return call.get(20, TimeUnit.SECONDS);
     }
 
-    /** Asks the quorum again and again for up to {@code seconds}; the replies and failures, in order. */
-    private static List<String> askUntilGranted(QuorumBackend quorum, String name, int seconds) throws Exception {
-        List<String> outcomes = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        int attempt = 0;
-        while (System.nanoTime() - deadline < 0) {
-            String owner = OWNER.substring(0, 30) + String.format("%02d", attempt++ % 100);
-            try {
-                List<?> reply = (List<?>) join(quorum.eval(
-                        Members.ACQUIRE, Members.acquireKeys(name), Members.acquireArgs(owner, LEASE_MS, "1")));
-                outcomes.add(reply.toString());
-                if (Long.valueOf(1L).equals(reply.get(0))) {
-                    return outcomes;
-                }
-            } catch (ExecutionException e) {
-                outcomes.add(e.getCause().getClass().getSimpleName() + ": "
-                        + e.getCause().getMessage());
-            }
-            Thread.sleep(100);
-        }
-        return outcomes;
-    }
-
-    private static String summary(List<String> outcomes) {
-        return outcomes.size() + " attempts, none granted; first: " + outcomes.get(0) + "; last: "
-                + outcomes.get(outcomes.size() - 1);
-    }
-
     @Test
     void shouldGrantWhileTwoOfThreeMembersAnswerLaterThanThePatienceBehindTheFastestOne() throws Exception {
         try (QuorumBackend quorum = members.quorum()) {
             // Given members that take part (this client enlisted them) ...
-            List<?> warmUp = (List<?>) join(quorum.eval(
-                    Members.ACQUIRE, Members.acquireKeys("warm-up"), Members.acquireArgs(OWNER, 30_000, "1")));
-            assertEquals(1L, warmUp.get(0), "warm-up: " + warmUp);
+            QuorumAsks.warmUp(quorum);
             // ... member 0 near the client, members 1 and 2 (a majority) 400 ms away: every member is up and
             // answers well within the 3 s lease (one local data centre, two remote ones)
             members.store(1).setLatency(SLOW);
             members.store(2).setLatency(SLOW);
             // When the quorum is asked for a free lock, again and again for 10 s
-            List<String> outcomes = askUntilGranted(quorum, NAME, 10);
+            List<String> outcomes = QuorumAsks.askUntilGranted(quorum, NAME, LEASE_MS, 10);
             // Then some attempt is granted: a majority answers each phase in 400 ms of a 3 s lease
             // (on the current code the patience, 300 ms after member 0's answer, decides every attempt
             // without the majority: "no majority ... answered", forever)
             String last = outcomes.get(outcomes.size() - 1);
-            assertTrue(last.startsWith("[1,"), summary(outcomes));
+            assertTrue(last.startsWith("[1,"), QuorumAsks.summary(outcomes));
         }
     }
 
     @Test
     void shouldGrantWithOneMemberDownWhileTheOthersAreAllSlowAlike() throws Exception {
         try (QuorumBackend quorum = members.quorum()) {
-            List<?> warmUp = (List<?>) join(quorum.eval(
-                    Members.ACQUIRE, Members.acquireKeys("warm-up"), Members.acquireArgs(OWNER, 30_000, "1")));
-            assertEquals(1L, warmUp.get(0), "warm-up: " + warmUp);
+            QuorumAsks.warmUp(quorum);
             // Given every member 400 ms away (slow alike: the patience's doc says such members are waited
             // for), and member 0 down: its calls fail at once (a refused connection, or skipped)
             for (int i = 0; i < 3; i++) {
@@ -104,12 +71,12 @@ class QuorumPatienceAttackTest {
             }
             members.store(0).makeUnavailable();
             // When the quorum is asked for a free lock, again and again for 10 s
-            List<String> outcomes = askUntilGranted(quorum, NAME, 10);
+            List<String> outcomes = QuorumAsks.askUntilGranted(quorum, NAME, LEASE_MS, 10);
             // Then some attempt is granted: a minority is down and the majority answers in 400 ms of a 3 s
             // lease (promise 4). On the current code member 0's instant failure is the "first answer", so
             // the patience runs from the send and decides every attempt before members 1 and 2 answer.
             String last = outcomes.get(outcomes.size() - 1);
-            assertTrue(last.startsWith("[1,"), summary(outcomes));
+            assertTrue(last.startsWith("[1,"), QuorumAsks.summary(outcomes));
         }
     }
 
@@ -129,9 +96,7 @@ class QuorumPatienceAttackTest {
             }
         });
         try (QuorumBackend quorum = QuorumBackend.of(backends)) {
-            List<?> warmUp = (List<?>) join(quorum.eval(
-                    Members.ACQUIRE, Members.acquireKeys("warm-up"), Members.acquireArgs(OWNER, 30_000, "1")));
-            assertEquals(1L, warmUp.get(0), "warm-up: " + warmUp);
+            QuorumAsks.warmUp(quorum);
             // ... and member 2 down (frozen: it never answers)
             members.store(2).freeze();
             commitsHang.set(true);

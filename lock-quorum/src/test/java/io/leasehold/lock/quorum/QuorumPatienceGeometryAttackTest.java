@@ -35,57 +35,23 @@ class QuorumPatienceGeometryAttackTest {
         return call.get(20, TimeUnit.SECONDS);
     }
 
-    private static void warmUp(QuorumBackend quorum) throws Exception {
-        List<?> warmUp = (List<?>) join(
-                quorum.eval(Members.ACQUIRE, Members.acquireKeys("warm-up"), Members.acquireArgs(OWNER, 30_000, "1")));
-        assertEquals(1L, warmUp.get(0), "warm-up: " + warmUp);
-    }
-
-    /** Asks the quorum again and again for up to {@code seconds}; the replies and failures, in order. */
-    private static List<String> askUntilGranted(QuorumBackend quorum, String name, int seconds) throws Exception {
-        List<String> outcomes = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        int attempt = 0;
-        while (System.nanoTime() - deadline < 0) {
-            String owner = OWNER.substring(0, 30) + String.format("%02d", attempt++ % 100);
-            try {
-                List<?> reply = (List<?>) join(quorum.eval(
-                        Members.ACQUIRE, Members.acquireKeys(name), Members.acquireArgs(owner, LEASE_MS, "1")));
-                outcomes.add(reply.toString());
-                if (Long.valueOf(1L).equals(reply.get(0))) {
-                    return outcomes;
-                }
-            } catch (ExecutionException e) {
-                outcomes.add(e.getCause().getClass().getSimpleName() + ": "
-                        + e.getCause().getMessage());
-            }
-            Thread.sleep(100);
-        }
-        return outcomes;
-    }
-
-    private static String summary(List<String> outcomes) {
-        return outcomes.size() + " attempts, none granted; first: " + outcomes.get(0) + "; last: "
-                + outcomes.get(outcomes.size() - 1);
-    }
-
     @Test
     void shouldGrantWithOneOfThreeMembersDownWhileOneUpMemberIsFastAndTheOtherSlowerThanThePatience() throws Exception {
         try (Members members = new Members(3);
                 QuorumBackend quorum = members.quorum()) {
-            warmUp(quorum);
+            QuorumAsks.warmUp(quorum);
             // Given member 0 near the client, member 2 400 ms away (both up, answering well within the
             // 3 s lease), and member 1 down: its calls fail at once (a refused connection, or skipped)
             members.store(2).setLatency(SLOW);
             members.store(1).makeUnavailable();
             // When the quorum is asked for a free lock, again and again for 10 s
-            List<String> outcomes = askUntilGranted(quorum, NAME, 10);
+            List<String> outcomes = QuorumAsks.askUntilGranted(quorum, NAME, LEASE_MS, 10);
             // Then some attempt is granted: the only majority of members up (0 and 2) answers each phase
             // in 400 ms of a 3 s lease (promise 4). On the current code member 1's instant failure and
             // member 0's grant are "a majority's answers": the patience runs from the send and decides
             // every attempt 300 ms later, before member 2 answers.
             String last = outcomes.get(outcomes.size() - 1);
-            assertTrue(last.startsWith("[1,"), summary(outcomes));
+            assertTrue(last.startsWith("[1,"), QuorumAsks.summary(outcomes));
         }
     }
 
@@ -93,19 +59,19 @@ class QuorumPatienceGeometryAttackTest {
     void shouldGrantWithOneOfFiveMembersDownWhileTwoOfTheFourUpMembersAreSlowerThanThePatience() throws Exception {
         try (Members members = new Members(5);
                 QuorumBackend quorum = members.quorum()) {
-            warmUp(quorum);
+            QuorumAsks.warmUp(quorum);
             // Given members 1 and 2 near the client, members 3 and 4 400 ms away (all four up, answering
             // well within the 3 s lease), and member 0 down: its calls fail at once
             members.store(3).setLatency(SLOW);
             members.store(4).setLatency(SLOW);
             members.store(0).makeUnavailable();
             // When the quorum is asked for a free lock, again and again for 10 s
-            List<String> outcomes = askUntilGranted(quorum, NAME, 10);
+            List<String> outcomes = QuorumAsks.askUntilGranted(quorum, NAME, LEASE_MS, 10);
             // Then some attempt is granted: any majority of the four members up (3 of 5) holds a slow one,
             // and the slow ones answer in 400 ms of a 3 s lease. On the current code member 0's failure
             // and the grants of members 1 and 2 make the 3 answers that start the patience at the send.
             String last = outcomes.get(outcomes.size() - 1);
-            assertTrue(last.startsWith("[1,"), summary(outcomes));
+            assertTrue(last.startsWith("[1,"), QuorumAsks.summary(outcomes));
         }
     }
 
@@ -130,17 +96,17 @@ class QuorumPatienceGeometryAttackTest {
                 }
             });
             try (QuorumBackend quorum = QuorumBackend.of(backends)) {
-                warmUp(quorum);
+                QuorumAsks.warmUp(quorum);
                 // ... and member 1 down: its calls fail at once
                 members.store(1).makeUnavailable();
                 slowCommits.set(true);
                 // When the quorum is asked for a free lock, again and again for 10 s
-                List<String> outcomes = askUntilGranted(quorum, NAME, 10);
+                List<String> outcomes = QuorumAsks.askUntilGranted(quorum, NAME, LEASE_MS, 10);
                 // Then some attempt is granted: members 0 and 2 (a majority) answer both phases within
                 // 400 ms of a 3 s lease. On the current code phase 1 takes a few ms, so the commit's
                 // patience is 300 ms from its send and member 2's commit is never waited for.
                 String last = outcomes.get(outcomes.size() - 1);
-                assertTrue(last.startsWith("[1,"), summary(outcomes));
+                assertTrue(last.startsWith("[1,"), QuorumAsks.summary(outcomes));
             }
         }
     }
@@ -190,7 +156,7 @@ class QuorumPatienceGeometryAttackTest {
                 }
             });
             try (QuorumBackend quorum = QuorumBackend.of(backends)) {
-                warmUp(quorum);
+                QuorumAsks.warmUp(quorum);
                 members.store(2).setLatency(Duration.ofMillis(200));
                 failNextCommit.set(true);
                 // When the quorum is asked: members 0 and 1 grant at once and phase 1 is decided without
@@ -216,7 +182,7 @@ class QuorumPatienceGeometryAttackTest {
     void shouldFailAsUnavailableWithinTheLeaseWhenTwoOfThreeMembersAreFrozen() throws Exception {
         try (Members members = new Members(3);
                 QuorumBackend quorum = members.quorum()) {
-            warmUp(quorum);
+            QuorumAsks.warmUp(quorum);
             // Given members 1 and 2 frozen (SIGSTOPped, or cut off by a partition that drops packets: a
             // majority down, while the driver keeps their commands until its command timeout, a minute by
             // Lettuce's default) and member 0 up
@@ -259,7 +225,7 @@ class QuorumPatienceGeometryAttackTest {
         io.leasehold.lock.LockClient client =
                 io.leasehold.lock.LockClient.builder(quorum).build();
         try {
-            warmUp(quorum);
+            QuorumAsks.warmUp(quorum);
             // Given members 1 and 2 frozen (a majority down, their commands kept by the driver)
             members.store(1).freeze();
             members.store(2).freeze();
