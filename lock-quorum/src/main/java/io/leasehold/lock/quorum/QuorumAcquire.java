@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -144,8 +145,8 @@ final class QuorumAcquire {
                     }
                 });
         // no grant can come after the lease (less the drift): phase 1 is decided then, whoever answered
-        CompletableFuture.delayedExecutor(attempt.leaseMs, TimeUnit.MILLISECONDS)
-                .execute(phase1::giveUp);
+        Future<?> giveUp = members.timer().after(Duration.ofMillis(attempt.leaseMs), phase1::giveUp);
+        phase1.outcome().whenComplete((answers, failure) -> giveUp.cancel(false));
         return phase1.outcome()
                 .thenCompose(answers -> {
                     attempt.waitedOut.addAll(phase1.waitedOut());
@@ -251,6 +252,7 @@ final class QuorumAcquire {
                 expected.replaceAll((m, value) -> value.equals(committedValue) ? granted.get(m) : value);
             }
             Tally tally = Tally.fanOut(
+                    members.timer(),
                     attempt.size(),
                     members.majority(),
                     j -> commitOn(attempt.get(j), expected.get(attempt.get(j)), token),

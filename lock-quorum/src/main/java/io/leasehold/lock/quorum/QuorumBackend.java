@@ -57,8 +57,8 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Ownership.</b> The quorum owns its members: {@link #close()} closes every one of them.
  *
  * <p><b>Threads.</b> No method blocks its caller. Futures complete on the threads that complete the
- * members' futures (their drivers' I/O threads), or on the JDK's delayed executor when a straggling
- * member's grace runs out; the engine never blocks there. This class is threadsafe.
+ * members' futures (their drivers' I/O threads), or on the common pool when a timer of the quorum's runs out (a straggling member's grace, a
+ * patience); the engine never blocks there. This class is threadsafe.
  */
 public final class QuorumBackend implements LockBackend {
 
@@ -319,6 +319,7 @@ public final class QuorumBackend implements LockBackend {
                 }
             }
         }
+        members.timer().close();
         if (first != null) {
             throw first;
         }
@@ -335,7 +336,13 @@ public final class QuorumBackend implements LockBackend {
                 closing.add(CompletableFuture.failedFuture(e));
             }
         }
-        return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new))
+                .whenComplete((done, failure) -> members.timer().close());
+    }
+
+    /** How many of the quorum's timers (graces, patiences, give-ups) are pending: for tests and diagnostics. */
+    int pendingTimers() {
+        return members.timer().pending();
     }
 
     @Override

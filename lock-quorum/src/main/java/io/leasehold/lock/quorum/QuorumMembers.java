@@ -35,6 +35,7 @@ final class QuorumMembers {
     private final List<LockBackend> members;
     private final int majority;
     private final MemberAvailability availability;
+    private final QuorumTimer timer = new QuorumTimer();
     /** Which member a failure that the quorum passed on as it is came from, so that it judges it. */
     private final Map<Throwable, LockBackend> failedOn = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -115,6 +116,11 @@ final class QuorumMembers {
         return members;
     }
 
+    /** The timers of the quorum's fan-outs and acquisitions; closed with the quorum. */
+    QuorumTimer timer() {
+        return timer;
+    }
+
     /**
      * Runs {@code script} on every member at once (see {@link #eval} for {@code publishArg}), and tallies
      * the answers against the majority ({@link Tally}): what decides, and how long the members behind a
@@ -128,7 +134,8 @@ final class QuorumMembers {
             Predicate<Tally.Answer> success,
             Duration grace,
             Consumer<Tally.Answer> late) {
-        return Tally.fanOut(size(), majority(), i -> eval(i, script, keys, args, publishArg), success, grace, late);
+        return Tally.fanOut(
+                timer, size(), majority(), i -> eval(i, script, keys, args, publishArg), success, grace, late);
     }
 
     /**
@@ -148,6 +155,7 @@ final class QuorumMembers {
             IntConsumer silent,
             Consumer<Tally.Answer> late) {
         return Tally.fanOut(
+                timer,
                 size(),
                 majority(),
                 i -> eval(i, script, keys, args, publishArg),

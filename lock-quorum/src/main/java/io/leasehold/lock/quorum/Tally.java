@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
@@ -30,8 +30,7 @@ import org.jspecify.annotations.Nullable;
  * committed or released there).
  *
  * <p><b>Threads.</b> Never blocks. Answers are taken on the threads that complete the members'
- * futures; the outcome completes, and the late handler runs, on such a thread (or on the JDK's
- * delayed executor when the grace ran out), never while this tally's lock is held: both must be fast
+ * futures; the outcome completes, and the late handler runs, on such a thread (or on the common pool when a timer of its {@link QuorumTimer} ran out), never while this tally's lock is held: both must be fast
  * and must not block. This class is threadsafe.
  */
 final class Tally {
@@ -47,6 +46,7 @@ final class Tally {
         }
     }
 
+    private final QuorumTimer timer;
     private final int size;
     private final int needed;
     private final Predicate<Answer> success;
@@ -67,8 +67,11 @@ final class Tally {
     private List<Integer> waitedOut = List.of();
 
     private boolean graceStarted;
+    /** The grace and patience timers scheduled while undecided: cancelled by the decision. */
+    private final List<Future<?>> timers = new ArrayList<>(2);
 
     private Tally(
+            QuorumTimer timer,
             int size,
             int needed,
             Predicate<Answer> success,
@@ -81,6 +84,7 @@ final class Tally {
             throw new IllegalArgumentException(
                     "a tally needs 1 <= needed <= size, but needed was " + needed + " of " + size);
         }
+        this.timer = timer;
         this.size = size;
         this.needed = needed;
         this.success = success;
@@ -97,13 +101,14 @@ final class Tally {
      * asked) and tallies their answers; a call that throws counts as that member's failure.
      */
     static Tally fanOut(
+            QuorumTimer timer,
             int size,
             int needed,
             IntFunction<CompletableFuture<Object>> call,
             Predicate<Answer> success,
             Duration grace,
             Consumer<Answer> late) {
-        return fanOut(size, needed, call, success, grace, Duration.ZERO, 0, member -> {}, late);
+        return fanOut(timer, size, needed, call, success, grace, Duration.ZERO, 0, member -> {}, late);
     }
 
     /**
@@ -113,6 +118,7 @@ final class Tally {
      * each member still silent then is handed to {@code silent} (outside this tally's lock).
      */
     static Tally fanOut(
+            QuorumTimer timer,
             int size,
             int needed,
             IntFunction<CompletableFuture<Object>> call,
@@ -122,7 +128,7 @@ final class Tally {
             int patienceAfter,
             IntConsumer silent,
             Consumer<Answer> late) {
-        Tally tally = new Tally(size, needed, success, grace, patience, patienceAfter, silent, late);
+        Tally tally = new Tally(timer, size, needed, success, grace, patience, patienceAfter, silent, late);
         List<CompletableFuture<Object>> calls = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             CompletableFuture<Object> future;
@@ -190,8 +196,7 @@ final class Tally {
             outcome.complete(decision);
         } else {
             if (startGrace) {
-                CompletableFuture.delayedExecutor(grace.toNanos(), TimeUnit.NANOSECONDS)
-                        .execute(this::waitRanOut);
+                keep(timer.after(grace, this::waitRanOut));
             }
             if (startPatience) {
                 startPatience();
@@ -201,9 +206,19 @@ final class Tally {
 
     private void startPatience() {
         if (!patience.isZero()) {
-            CompletableFuture.delayedExecutor(patience.toNanos(), TimeUnit.NANOSECONDS)
-                    .execute(this::patienceRanOut);
+            keep(timer.after(patience, this::patienceRanOut));
         }
+    }
+
+    /** Keeps {@code scheduled} for the decision to cancel, or cancels it now if the tally decided already. */
+    private void keep(Future<?> scheduled) {
+        synchronized (this) {
+            if (!decided) {
+                timers.add(scheduled);
+                return;
+            }
+        }
+        scheduled.cancel(false);
     }
 
     /**
@@ -254,6 +269,9 @@ final class Tally {
 
     private List<Answer> decideLocked() {
         decided = true;
+        // a timer still pending would keep this tally reachable until it fires
+        timers.forEach(t -> t.cancel(false));
+        timers.clear();
         return List.copyOf(answers);
     }
 

@@ -65,6 +65,22 @@ class QuorumAcquireTest {
     }
 
     @Test
+    void shouldLeaveNoTimerPendingOnceAnAcquisitionIsDecided() throws Exception {
+        try (QuorumBackend quorum = members.quorum()) {
+            // When 50 acquisitions with a lease of a minute are granted and released, one after another
+            for (int i = 0; i < 50; i++) {
+                String name = "timers:" + i;
+                List<?> reply = (List<?>) join(quorum.eval(
+                        Members.ACQUIRE, Members.acquireKeys(name), Members.acquireArgs(OWNER, 60_000, "1")));
+                assertEquals(1L, reply.get(0), "status of " + reply);
+                join(quorum.eval(Members.RELEASE, Members.releaseKeys(name), Members.releaseArgs(OWNER)));
+            }
+            // Then no timer of theirs is left (each would keep its acquisition reachable for a minute)
+            assertEquals(0, quorum.pendingTimers());
+        }
+    }
+
+    @Test
     void shouldLeaveNoKeyOfItsOwnOnAnyMemberAfterASplitVote() throws Exception {
         // Given two other owners' phase-1 grants on two members, the third member free
         members.store(0).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:5");

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Tally: decided at M successes or N - M + 1 others, late answers handed over. */
@@ -18,9 +19,36 @@ class TallyTest {
     private final List<CompletableFuture<Object>> calls =
             List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
     private final List<Tally.Answer> late = new CopyOnWriteArrayList<>();
+    private final QuorumTimer timer = new QuorumTimer();
+
+    @AfterEach
+    void closeTimer() {
+        timer.close();
+    }
+
+    @Test
+    void shouldCancelItsGraceAndPatienceOnceDecidedSoThatNoTimerKeepsItReachable() throws Exception {
+        Tally tally = Tally.fanOut(
+                timer,
+                3,
+                2,
+                calls::get,
+                a -> "yes".equals(a.reply()),
+                Duration.ofMinutes(1),
+                Duration.ofMinutes(1),
+                2,
+                member -> {},
+                late::add);
+        calls.get(0).complete("yes");
+        calls.get(1).complete("yes");
+        assertEquals(2, timer.pending(), "a majority granted: the grace and the patience run");
+        calls.get(2).complete("yes");
+        assertEquals(3, tally.outcome().get(5, TimeUnit.SECONDS).size());
+        assertEquals(0, timer.pending(), "decided by every answer: neither timer is left to fire a minute later");
+    }
 
     private Tally tally(Duration grace) {
-        return Tally.fanOut(3, 2, calls::get, a -> !a.failed() && "yes".equals(a.reply()), grace, late::add);
+        return Tally.fanOut(timer, 3, 2, calls::get, a -> !a.failed() && "yes".equals(a.reply()), grace, late::add);
     }
 
     @Test
@@ -76,6 +104,7 @@ class TallyTest {
     void shouldAskEveryMemberBeforeTakingAnyAnswer() throws Exception {
         List<Integer> asked = new CopyOnWriteArrayList<>();
         Tally tally = Tally.fanOut(
+                timer,
                 3,
                 2,
                 i -> {
@@ -93,6 +122,7 @@ class TallyTest {
     @Test
     void shouldCountACallThatThrowsAsThatMembersFailure() throws Exception {
         Tally tally = Tally.fanOut(
+                timer,
                 3,
                 2,
                 i -> {
@@ -122,6 +152,7 @@ class TallyTest {
         List<Tally.Answer> late = new CopyOnWriteArrayList<>();
         List<Integer> silentOnes = new CopyOnWriteArrayList<>();
         Tally tally = Tally.fanOut(
+                timer,
                 3,
                 2,
                 i -> i == 0
