@@ -88,6 +88,23 @@ public final class LockKeys {
         return lockKey(prefix, name) + ":waiters";
     }
 
+    /**
+     * The quorum queue of {@code name} on one member of a quorum: the lock key and {@code :quorum-queue},
+     * a sorted set of fair waiters scored by the tickets the quorum chose (quorum-fair-acquire.lua). It
+     * expires with the longest waiter lease in it.
+     */
+    public static String quorumQueueKey(String prefix, String name) {
+        return lockKey(prefix, name) + ":quorum-queue";
+    }
+
+    /**
+     * The waiter leases of {@link #quorumQueueKey}: the lock key and {@code :quorum-waiters}, the same
+     * waiters scored by the server time (ms) at which their place lapses unless renewed.
+     */
+    public static String quorumWaitersKey(String prefix, String name) {
+        return lockKey(prefix, name) + ":quorum-waiters";
+    }
+
     /** {@code name} with {@code %} and {@code }} percent-encoded: never empty, never containing {@code }}. */
     private static String hashTag(String name) {
         Objects.requireNonNull(name, "name");

@@ -22,6 +22,9 @@ public final class ScriptNames {
     /** Puts back, on one node of a quorum, a lease that a majority confirms and that node lost. */
     public static final String QUORUM_RESTORE = "quorum-restore";
 
+    /** Phase 1 of a fairLock acquisition over a quorum: each member's queue in the order of the quorum's tickets. */
+    public static final String QUORUM_FAIR_ACQUIRE = "quorum-fair-acquire";
+
     /** Every bundled script. */
     public static final List<String> ALL = List.of(
             ACQUIRE,
@@ -33,7 +36,8 @@ public final class ScriptNames {
             FORCE_RELEASE,
             QUORUM_COMMIT,
             QUORUM_ENLIST,
-            QUORUM_RESTORE);
+            QUORUM_RESTORE,
+            QUORUM_FAIR_ACQUIRE);
 
     private ScriptNames() {}
 }

@@ -26,7 +26,9 @@ class SharedScriptBlocksTest {
         String acquire = blocks(ScriptNames.ACQUIRE).get("queue");
 
         assertTrue(acquire != null && !acquire.isBlank(), "acquire.lua carries the block 'queue'");
-        for (String name : new String[] {ScriptNames.ACQUIRE, ScriptNames.RELEASE, ScriptNames.HANDOFF}) {
+        for (String name : new String[] {
+            ScriptNames.ACQUIRE, ScriptNames.RELEASE, ScriptNames.HANDOFF, ScriptNames.QUORUM_FAIR_ACQUIRE
+        }) {
             Map<String, String> blocks = blocks(name);
             assertEquals(Set.of("queue"), blocks.keySet(), () -> "shared blocks of " + name + ".lua");
             assertEquals(
