@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * The scripts that keep a lock's wait queue ({@code acquire.lua}, {@code release.lua},
  * {@code handoff.lua}), transliterated line by line into Java over an {@link InMemoryStore}: the same
- * commands in the same order and the same replies. Their shared block ("queue") is the private
- * methods here, in the order the scripts define them.
+ * commands in the same order and the same replies. Their shared block ("queue") is the methods
+ * after the scripts here, in the order the scripts define them; those that quorum-fair-acquire.lua
+ * calls too are package-private, for {@link QuorumFairAcquireEmulator}.
  *
  * <p>Not threadsafe: called by {@link ScriptEmulator#run} holding the store's monitor.
  */
@@ -241,7 +242,7 @@ final class QueueScriptEmulator {
     }
 
     /** checkKeys(): the counter readable (readCounter()), the queue keys zsets or absent. */
-    private void checkKeys(ScriptCall c) {
+    void checkKeys(ScriptCall c) {
         readCounter(c);
         checkQueue(c);
     }
@@ -275,7 +276,7 @@ final class QueueScriptEmulator {
     }
 
     /** purge(now): drops the waiters whose lease ran out (deadline <= now). */
-    private void purge(ScriptCall c, long now) {
+    void purge(ScriptCall c, long now) {
         for (Map.Entry<String, Double> waiter : store.zrange(c.key(WAITERS), now)) {
             if (waiter.getValue() <= now) {
                 store.zrem(c.key(QUEUE), waiter.getKey(), now);
@@ -285,7 +286,7 @@ final class QueueScriptEmulator {
     }
 
     /** grant(owner, px, counterTtl): the lock for owner with a fresh token; the token. */
-    private String grant(ScriptCall c, String owner, int pxArg, int counterTtlArg) {
+    String grant(ScriptCall c, String owner, int pxArg, int counterTtlArg) {
         long token = store.serverTimeMicros(c.clockMicros());
         String counter = readCounter(c);
         if (counter != null) {
@@ -313,7 +314,7 @@ final class QueueScriptEmulator {
     }
 
     /** enqueue(owner, now, lease): a place at the tail unless it has one; its deadline now + lease. */
-    private void enqueue(ScriptCall c, String owner, long now, long leaseMs) {
+    void enqueue(ScriptCall c, String owner, long now, long leaseMs) {
         if (store.zscore(c.key(QUEUE), owner, now) == null) {
             // the enqueue order: the server's TIME in µs, and always after the last ticket
             double ticket = c.clockMicros();
@@ -331,7 +332,7 @@ final class QueueScriptEmulator {
      * scored +inf (another application's) is no deadline and is passed over, as is a queue of only
      * such; one scored far in the future gets at most 1e15 ms.
      */
-    private void expireQueue(ScriptCall c, long now) {
+    void expireQueue(ScriptCall c, long now) {
         List<Map.Entry<String, Double>> waiters = store.zrange(c.key(WAITERS), now);
         Double longest = null;
         for (Map.Entry<String, Double> waiter : waiters) {
@@ -352,13 +353,13 @@ final class QueueScriptEmulator {
     }
 
     /** ZRANGE queue 0 0: the head waiter, or null. */
-    private String head(ScriptCall c) {
+    String head(ScriptCall c) {
         List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), c.nowMillis());
         return queue.isEmpty() ? null : queue.get(0).getKey();
     }
 
     /** ZRANK queue member (0-based). */
-    private long rank(ScriptCall c, String member, long now) {
+    long rank(ScriptCall c, String member, long now) {
         List<Map.Entry<String, Double>> queue = store.zrange(c.key(QUEUE), now);
         for (int i = 0; i < queue.size(); i++) {
             if (queue.get(i).getKey().equals(member)) {

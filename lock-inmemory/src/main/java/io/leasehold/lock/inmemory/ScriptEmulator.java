@@ -33,6 +33,7 @@ final class ScriptEmulator {
     private final QueueScriptEmulator queue;
     private final QuorumScriptEmulator quorum;
     private final QuorumRestoreEmulator restore;
+    private final QuorumFairAcquireEmulator fairAcquire;
 
     ScriptEmulator(InMemoryStore store, PubSubHub hub) {
         this.store = store;
@@ -40,6 +41,7 @@ final class ScriptEmulator {
         this.queue = new QueueScriptEmulator(store, this);
         this.quorum = new QuorumScriptEmulator(store, this);
         this.restore = new QuorumRestoreEmulator(store);
+        this.fairAcquire = new QuorumFairAcquireEmulator(store, this, queue);
     }
 
     /**
@@ -72,6 +74,7 @@ final class ScriptEmulator {
             case ScriptNames.QUORUM_COMMIT -> quorum.commit(call);
             case ScriptNames.QUORUM_ENLIST -> quorum.enlist(call);
             case ScriptNames.QUORUM_RESTORE -> restore.restore(call);
+            case ScriptNames.QUORUM_FAIR_ACQUIRE -> fairAcquire.acquire(call);
             default -> throw new UnsupportedOperationException("no emulation of script '" + script + "'");
         };
     }

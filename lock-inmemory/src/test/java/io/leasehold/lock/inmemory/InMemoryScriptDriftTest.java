@@ -9,21 +9,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins the scripts the emulation was written against. When this fails, a bundled script changed:
- * update {@code ScriptEmulator} (or {@code QueueScriptEmulator}, {@code QuorumScriptEmulator}, {@code QuorumRestoreEmulator}) to match it line by line, then the hash here.
+ * update {@code ScriptEmulator} (or {@code QueueScriptEmulator}, {@code QuorumScriptEmulator}, {@code QuorumRestoreEmulator}, {@code QuorumFairAcquireEmulator}) to match it line by line, then the hash here.
  */
 class InMemoryScriptDriftTest {
 
-    private static final Map<String, String> EMULATED = Map.of(
-            ScriptNames.ACQUIRE, "e9bf11b9cbc529fb6ed51a0bb4f879b32d4c936d",
-            ScriptNames.HANDOFF, "5725a12710d3f71df7874617e6d607b73e0ccbaa",
-            ScriptNames.RELEASE, "7bbec8ade74c5855fcf6fd4ef985706002fafa7c",
-            ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696",
-            ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7",
-            ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36",
-            ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6",
-            ScriptNames.QUORUM_COMMIT, "62de3a322ffbe0da8d2ca9a7eb07fcaf16a1abf3",
-            ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293",
-            ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004");
+    private static final Map<String, String> EMULATED = Map.ofEntries(
+            Map.entry(ScriptNames.ACQUIRE, "e9bf11b9cbc529fb6ed51a0bb4f879b32d4c936d"),
+            Map.entry(ScriptNames.HANDOFF, "5725a12710d3f71df7874617e6d607b73e0ccbaa"),
+            Map.entry(ScriptNames.RELEASE, "7bbec8ade74c5855fcf6fd4ef985706002fafa7c"),
+            Map.entry(ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696"),
+            Map.entry(ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7"),
+            Map.entry(ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36"),
+            Map.entry(ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6"),
+            Map.entry(ScriptNames.QUORUM_COMMIT, "62de3a322ffbe0da8d2ca9a7eb07fcaf16a1abf3"),
+            Map.entry(ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293"),
+            Map.entry(ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004"),
+            Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "61f2c37be517e2db6432937da11cc78ff79c17cf"));
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {
