@@ -110,10 +110,18 @@ public interface LockClient extends AutoCloseable {
      * release wakes its successor by a message, even within one client (where {@code lock(name)}
      * hands the lock over in the release itself).
      *
+     * <p><b>On a quorum</b> (a backend that composes its grants of several servers', see
+     * {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed()}): each server keeps the waiters'
+     * places, ordered by a ticket the quorum chose for each waiter, the same on every server; a waiter
+     * whose ticket reached a majority is served before every waiter whose first call came later. A
+     * server grants the lock only to the head of its queue, and hands nothing over in a release: every
+     * waiter hears the release and asks, and the head's ask wins a majority. Places are kept by each
+     * waiter's calls (every 0.5 s), and a given-up waiter's places lapse 1.5 s after its last call (not
+     * at once). A {@code lock(name)} of the same name still excludes it, but does not wait behind the
+     * fair waiters there: it may take a free lock ahead of them.
+     *
      * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
      * @throws IllegalStateException    if this client is closed
-     * @throws UnsupportedOperationException if the client's backend composes its grants of several
-     *         servers' (a quorum: see {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed()})
      */
     DistributedLock fairLock(String name);
 
@@ -122,8 +130,6 @@ public interface LockClient extends AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
      * @throws IllegalStateException    if this client is closed
-     * @throws UnsupportedOperationException if the client's backend composes its grants of several
-     *         servers' (a quorum: see {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed()})
      */
     DistributedLock fairLock(String name, LockOptions options);
 

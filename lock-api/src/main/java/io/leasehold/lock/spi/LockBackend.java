@@ -92,16 +92,19 @@ public interface LockBackend extends AutoCloseable {
      * is right for every backend that talks to one master (standalone, Sentinel, Cluster). When true,
      * the engine:
      * <ul>
-     *   <li>takes no place in a server's wait queue for a waiter (each server would order the waiters by
-     *       when their calls reached it), and never takes a lease from a grant message: a server's
+     *   <li>takes no place in a server's wait queue for a {@code lock(name)} waiter (each server would
+     *       order the waiters by when their calls reached it), and never takes a lease from a grant message: a server's
      *       {@code granted} message names that server's grant only, so it is taken for a release, the
      *       waiters ask, and the backend's reply decides;</li>
      *   <li>never hands a lock over to a local waiter within its release ({@code handoff.lua} grants per
      *       server, and could land on some of them only): the release releases, and the local head
      *       asks once it settled (or on its message, if that comes first);</li>
-     *   <li>refuses {@link io.leasehold.lock.LockClient#fairLock fairLock} with an
-     *       {@link UnsupportedOperationException}: a strict order across several servers needs one
-     *       order on all of them, which such a backend does not keep yet.</li>
+     *   <li>for {@link io.leasehold.lock.LockClient#fairLock fairLock}, sends place mode {@code '0'}
+     *       with the waiter's id as a 7th argument of acquire.lua (the same in every attempt of one
+     *       acquisition, while each attempt has an owner of its own): the backend keeps the waiter's
+     *       place under it, in an order of its own that is the same on every server; the engine's
+     *       watchdog keeps no place of such a waiter (its attempts keep it, and the backend answers a
+     *       contended attempt with a TTL no longer than a third of the waiter lease).</li>
      * </ul>
      */
     default boolean grantsAreComposed() {

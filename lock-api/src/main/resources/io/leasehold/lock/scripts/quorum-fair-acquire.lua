@@ -23,10 +23,11 @@
 -- Returns  {1, token, pttl}           acquired: the lock was free and the waiter at the head of the
 --                                     queue (or the queue empty); its place is dropped; also when
 --                                     this owner holds it already (as acquire.lua)
---          {0, token, pttl, n, ticket}  not acquired: the holder's token and remaining ms (token 0
---                                     and the waiter lease when the lock is free but another
---                                     waiter is ahead), the waiter's place (1 = next) and its ticket
---                                     here
+--          {0, token, pttl, n, ticket}  not acquired: the holder's token and remaining ms (the
+--                                     token '0' and the waiter lease when the lock is free but
+--                                     another waiter is ahead), the waiter's place (1 = next) and
+--                                     its ticket here; place 0 and ticket '0' for waiter ''
+--                                     (ARGV[6] is checked all the same)
 --          error                      a key holding what Leasehold did not write, as acquire.lua
 -- The blocks between '-- [shared:<name>] begin' and '-- [shared:<name>] end' are the same, line
 -- for line, in acquire.lua, release.lua and handoff.lua (SharedScriptBlocksTest checks it).

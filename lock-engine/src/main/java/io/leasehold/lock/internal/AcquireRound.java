@@ -17,6 +17,12 @@ import org.jspecify.annotations.Nullable;
 final class AcquireRound {
 
     final String owner;
+    /**
+     * The waiter the round's attempts are made for: its first round's owner, the same for every round
+     * of one acquisition. Where every attempt is a round of its own (a quorum), a fair waiter's place is
+     * kept under it, so that a new owner does not put the waiter at the back of the queue.
+     */
+    final String waiter;
     /** acquire.lua's ARGV: owner, lease time, fencing counter TTL. */
     final List<String> args;
     /** Whether any attempt (or handoff) of this round was sent. */
@@ -45,8 +51,15 @@ final class AcquireRound {
     @Nullable
     DefaultLease lease;
 
+    /** The first round of an acquisition: its owner is its waiter too. */
     AcquireRound(long leaseMs) {
+        this(leaseMs, null);
+    }
+
+    /** A later round of the acquisition whose waiter is {@code waiter} (null: a first round). */
+    AcquireRound(long leaseMs, @Nullable String waiter) {
         this.owner = OwnerIds.next();
+        this.waiter = waiter == null ? owner : waiter;
         this.args = List.of(owner, Long.toString(leaseMs), Long.toString(Engine.FENCE_COUNTER_TTL_MS));
     }
 

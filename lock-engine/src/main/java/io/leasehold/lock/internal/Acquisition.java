@@ -152,7 +152,11 @@ final class Acquisition {
                 alarm -> run(new RetryDue(alarm)),
                 () -> run(new DeadlinePassed()),
                 takesGrantsFromMessages(lock.options()),
-                lock.order().ordersLocally() || wait.isZero() ? null : new PlaceListener());
+                // where grants are composed (a quorum), a fair waiter's place is kept by its attempts,
+                // which the quorum asks for often enough (see GrantOrder#attempt), not by the watchdog
+                lock.order().ordersLocally() || wait.isZero() || engine.backend.grantsAreComposed()
+                        ? null
+                        : new PlaceListener());
     }
 
     /** What the watchdog tells of this fair waiter's place in Redis's queue: events of the machine. */

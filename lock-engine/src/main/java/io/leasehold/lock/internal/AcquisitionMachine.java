@@ -782,12 +782,12 @@ final class AcquisitionMachine {
         if (!previous.answeredContended) {
             effects.add(new ReleaseOwner(previous, previous.settledFirst()));
         }
-        round = new AcquireRound(leaseTime.toMillis());
+        round = new AcquireRound(leaseTime.toMillis(), previous.waiter);
     }
 
     /** Starts a new round (a fresh owner) after a lease that must not be handed out. */
     private void nextRound(Throwable why) {
-        round = new AcquireRound(leaseTime.toMillis());
+        round = new AcquireRound(leaseTime.toMillis(), round.waiter);
         lastContended = null;
         lastFailure = why;
     }

@@ -80,11 +80,6 @@ public final class DefaultLockClient implements LockClient {
         Checks.lockName(name);
         Checks.notNull("options", options, name);
         checkOpen(name);
-        if (order == GrantOrder.REDIS_QUEUE && engine.backend.grantsAreComposed()) {
-            throw new UnsupportedOperationException("fairLock needs one wait queue in one order on every server,"
-                    + " which a backend whose grants are composed of several servers' does not keep"
-                    + " (lock '" + name + "'); use lock(name)");
-        }
         return new DefaultDistributedLock(this, name, options, order);
     }
 

@@ -84,6 +84,9 @@ enum GrantOrder {
                     args.add(Long.toString(WAITER_LEASE_MS));
                     args.add(publish);
                     args.add(placeMode(engine, onlyTry));
+                    if (this == REDIS_QUEUE && engine.backend.grantsAreComposed()) {
+                        args.add(round.waiter); // a quorum keeps the waiter's place under it
+                    }
                     return args;
                 },
                 lateReply,
@@ -92,14 +95,15 @@ enum GrantOrder {
     }
 
     /**
-     * acquire.lua's place mode for an attempt: none for one that will not wait, nor where grants are
-     * composed of several servers' (each server's queue would order the waiters by when their calls
-     * reached that server, and a server's grant to one of them is no grant: see
-     * {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed}); else a fair waiter's place, or a
-     * plain waiter's for the holder's TTL.
+     * acquire.lua's place mode for an attempt: none for one that will not wait, nor for a plain waiter
+     * where grants are composed of several servers' (each server's queue would order the waiters by
+     * when their calls reached that server, and a server's grant to one of them is no grant: see
+     * {@link io.leasehold.lock.spi.LockBackend#grantsAreComposed}); else a fair waiter's place (where
+     * grants are composed, the backend orders the places by tickets of its own, and the attempt names
+     * its waiter as a 7th argument), or a plain waiter's for the holder's TTL.
      */
     private String placeMode(Engine engine, boolean onlyTry) {
-        if (onlyTry || engine.backend.grantsAreComposed()) {
+        if (onlyTry || (this == CLIENT_QUEUE && engine.backend.grantsAreComposed())) {
             return "1";
         }
         return this == REDIS_QUEUE ? "0" : "2";

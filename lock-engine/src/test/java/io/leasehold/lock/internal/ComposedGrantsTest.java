@@ -1,7 +1,6 @@
 package io.leasehold.lock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LeaseLoss;
@@ -11,8 +10,10 @@ import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
 import io.leasehold.lock.inmemory.ManualClock;
 import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.CountingLockBackend;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -198,29 +199,48 @@ class ComposedGrantsTest {
         }
     }
 
-    @Test
-    void shouldRefuseAFairLockWhereGrantsAreComposedAfterTheUsualChecks() {
+    @ParameterizedTest(name = "composed: {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldNameOneWaiterInEveryAttemptOfAFairAcquisitionWhereGrantsAreComposed(boolean composed) throws Exception {
+        List<List<String>> attempts = new CopyOnWriteArrayList<>();
+        LockBackend recording = new ForwardingLockBackend(new ComposedGrantsBackend(redis.newNode(), composed)) {
+            @Override
+            public CompletableFuture<Object> eval(
+                    LuaScript script, List<String> keys, List<String> args, Runnable writing) {
+                if (script.name().equals(ScriptNames.ACQUIRE)) {
+                    attempts.add(List.copyOf(args));
+                }
+                return super.eval(script, keys, args, writing);
+            }
+        };
         CountingLockBackend[] calls = new CountingLockBackend[1];
-        LockClient client = client(new ComposedGrantsBackend(redis.newNode(), true), calls);
-        try {
-            assertThatThrownBy(() -> client.fairLock(NAME))
-                    .isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("fairLock needs one wait queue in one order on every server")
-                    .hasMessageContaining("(lock '" + NAME + "')");
-            assertThatThrownBy(() -> client.fairLock("", LockOptions.defaults()))
-                    .as("a bad name is still named as such")
-                    .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> client.fairLock(NAME, null))
-                    .as("missing options are still named as such")
-                    .isNotInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("options");
-            assertThat(calls[0].total()).as("no call to the backend").isZero();
-        } finally {
-            client.close();
+        try (LockClient client = client(recording, calls)) {
+            Lease held = other.lock(NAME, lease(false)).acquire(Duration.ZERO);
+            CompletableFuture<Lease> waiting =
+                    client.fairLock(NAME, lease(false)).acquireAsync(WAIT.multipliedBy(6));
+            awaitWaiting(client, waiting);
+
+            clock.advance(LEASE.plusSeconds(1)); // the holder's lease runs out: the waiter asks again
+            Lease next = waiting.get(BOUND_SECONDS, TimeUnit.SECONDS);
+
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(attempts).hasSizeGreaterThanOrEqualTo(2);
+            for (List<String> args : attempts) {
+                assertThat(args.get(5))
+                        .as("place mode of %s: a fair waiter's place", args)
+                        .isEqualTo("0");
+            }
+            if (composed) {
+                // every attempt has an owner of its own (R3), and names the one waiter it is made for
+                assertThat(attempts.stream().map(a -> a.get(0)).distinct()).hasSameSizeAs(attempts);
+                assertThat(attempts).allSatisfy(a -> assertThat(a).hasSize(7));
+                assertThat(attempts.stream().map(a -> a.get(6)).distinct()).hasSize(1);
+                assertThat(attempts.get(0).get(6)).isEqualTo(attempts.get(0).get(0));
+            } else {
+                assertThat(attempts).allSatisfy(a -> assertThat(a).hasSize(6));
+            }
+            next.release();
         }
-        assertThatThrownBy(() -> client.fairLock(NAME))
-                .as("a closed client says so first")
-                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -26,7 +26,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <ol>
  *   <li><b>grant</b>: acquire.lua on every member, with the engine's keys and arguments (place mode
- *       {@code '1'}: a quorum takes no place in a member's wait queue);</li>
+ *       {@code '1'}: a {@code lock(name)} waiter takes no place in a member's wait queue); for a fair
+ *       waiter (place mode {@code '0'} with its waiter's id, or {@code '1'} and an id for one that will
+ *       not wait), quorum-fair-acquire.lua, which grants only the head of the member's quorum queue and
+ *       keeps the waiter's place there with the ticket {@link FairTickets} chose for it (none on its
+ *       first attempt: each member's own then, the largest of which becomes its ticket);</li>
  *   <li><b>commit</b>, once at least M granted: quorum-commit.lua on the granting members with
  *       {@code T = max(tᵢ) + 1} and the value {@code <owner>:<tᵢ>} each granted; a member whose floor is
  *       not below T answers {@code {-1, floor}}, and the commit is sent again to every member of the
@@ -66,6 +70,7 @@ final class QuorumAcquire {
 
     static final LuaScript COMMIT = LuaScript.bundled(ScriptNames.QUORUM_COMMIT);
     static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
+    static final LuaScript FAIR_ACQUIRE = LuaScript.bundled(ScriptNames.QUORUM_FAIR_ACQUIRE);
 
     /** How many times a commit is sent (the first, and its resends after a floor refused it). */
     static final int COMMIT_ROUNDS = 3;
@@ -84,6 +89,7 @@ final class QuorumAcquire {
     private final QuorumMembers members;
     private final QuorumEnlistment enlistment;
     private final Duration grace;
+    private final FairTickets tickets = new FairTickets();
 
     QuorumAcquire(QuorumMembers members, QuorumEnlistment enlistment, Duration grace) {
         this.members = members;
@@ -98,10 +104,12 @@ final class QuorumAcquire {
                     + " (see acquire.lua's header), but got " + keys.size() + " keys and " + args.size()
                     + " arguments"));
         }
-        if (!"1".equals(args.get(5))) {
-            return CompletableFuture.failedFuture(new IllegalStateException("a quorum takes no place in its members'"
-                    + " wait queues (its grants are composed): acquire's place mode (ARGV[6]) must be '1', but was '"
-                    + args.get(5) + "' for lock '" + keys.get(0) + "'"));
+        boolean fair = args.size() >= 7;
+        if (!"1".equals(args.get(5)) && !(fair && "0".equals(args.get(5)))) {
+            return CompletableFuture.failedFuture(new IllegalStateException("a quorum keeps places only for fair"
+                    + " waiters that name their waiter (ARGV[7]): acquire's place mode (ARGV[6]) must be '1', or '0'"
+                    + " with a waiter, but was '" + args.get(5) + "' with " + args.size() + " arguments for lock '"
+                    + keys.get(0) + "'"));
         }
         String prefix;
         try {
@@ -130,10 +138,10 @@ final class QuorumAcquire {
             return CompletableFuture.failedFuture(e);
         }
         Tally phase1 = members.fanOut(
-                script,
-                keys,
-                args,
-                PUBLISH_ARG,
+                attempt.phase1Script(script),
+                attempt.phase1Keys(),
+                attempt.phase1Args(),
+                attempt.fair ? -1 : PUBLISH_ARG,
                 a -> !a.failed() && Replies.status(a.reply(), 0) == 1,
                 grace,
                 Duration.ofMillis(patienceMs(attempt.leaseMs)),
@@ -152,6 +160,7 @@ final class QuorumAcquire {
                     attempt.waitedOut.addAll(phase1.waitedOut());
                     return attempt.granted(answers);
                 })
+                .thenApply(attempt::fairReply)
                 // whatever way the call ended (a reply it could not read, say), late clean-ups go out
                 .whenComplete((reply, failure) -> {
                     attempt.quietCleanUps.complete(false);
@@ -168,6 +177,13 @@ final class QuorumAcquire {
         final String prefix;
         final long leaseMs;
         final long started;
+        /** Whether this is a fair waiter's attempt (ARGV[7] names its waiter): phase 1 is quorum-fair-acquire.lua. */
+        final boolean fair;
+        /** The fair waiter, or '' for a fair attempt that will not wait (takes no place); null when not fair. */
+        final @Nullable String waiter;
+        /** acquire.lua's waiter lease (ARGV[4]), ms. */
+        final long waiterLeaseMs;
+
         final List<String> commitKeys;
         final List<String> releaseKeys;
         /** member → the value it was last known to hold for this attempt ({@code <owner>:<token>}). */
@@ -209,10 +225,62 @@ final class QuorumAcquire {
                 throw new IllegalArgumentException(
                         "acquire's lease (ARGV[2]) must be an integer, but was '" + args.get(1) + "'", e);
             }
+            try {
+                this.waiterLeaseMs = Long.parseLong(args.get(3));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "acquire's waiter lease (ARGV[4]) must be an integer, but was '" + args.get(3) + "'", e);
+            }
+            this.fair = args.size() >= 7;
+            this.waiter = !fair ? null : "0".equals(args.get(5)) ? args.get(6) : "";
             this.commitKeys = List.of(lockKey, keys.get(1), LockKeys.quorumRecordKey(prefix));
             List<String> release = new ArrayList<>(keys.subList(0, 5));
             release.add(lockKey + ":yielded"); // LockKeys.yieldMarkerKey of the name
             this.releaseKeys = List.copyOf(release);
+        }
+
+        /** Phase 1's script: the engine's acquire.lua, or for a fair waiter quorum-fair-acquire.lua. */
+        LuaScript phase1Script(LuaScript acquire) {
+            return fair ? FAIR_ACQUIRE : acquire;
+        }
+
+        /**
+         * Phase 1's keys: the engine's, or for a fair waiter the lock, its counter and the quorum queue's
+         * two keys (LockKeys.quorumQueueKey and quorumWaitersKey of the name), which no single-master
+         * script touches: release.lua's handoff never grants a member's lock to a waiter of the quorum.
+         */
+        List<String> phase1Keys() {
+            return fair ? List.of(lockKey, keys.get(1), lockKey + ":quorum-queue", lockKey + ":quorum-waiters") : keys;
+        }
+
+        /** Phase 1's arguments: the engine's, or for a fair waiter the waiter and its ticket, if chosen. */
+        List<String> phase1Args() {
+            if (!fair) {
+                return args;
+            }
+            String ticket = waiter.isEmpty() ? "" : tickets.of(waiter);
+            return List.of(owner, args.get(1), args.get(2), waiter, args.get(3), ticket);
+        }
+
+        /**
+         * A fair waiter's reply: its ticket is chosen when it was not granted (see {@link FairTickets});
+         * and it asks again within a third of its place's lease (the engine keeps
+         * no place of a quorum's waiter: its attempts keep it), whatever the holder's TTL.
+         */
+        Object fairReply(Object reply) {
+            if (!fair || waiter.isEmpty()) {
+                return reply;
+            }
+            if (Replies.status(reply, 0) == 1) {
+                return reply;
+            }
+            tickets.notGranted(waiter, phase1);
+            List<?> contended = Replies.list(reply, "acquire");
+            long renewMs = Math.max(1, waiterLeaseMs / 3);
+            long ttl = Replies.asLong(contended.get(2), "acquire");
+            List<Object> clamped = new ArrayList<>(contended);
+            clamped.set(2, ttl < 0 ? renewMs : Math.min(ttl, renewMs));
+            return clamped;
         }
 
         /** Phase 1 decided. */

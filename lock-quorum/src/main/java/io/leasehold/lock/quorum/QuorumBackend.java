@@ -48,11 +48,16 @@ import org.jspecify.annotations.Nullable;
  * <p>A member that is a Sentinel-managed master or a Redis Cluster ({@link LockBackend#deployment()}) is
  * refused when the quorum is built.
  *
- * <p><b>Step 1</b> of the design. Not yet built: fair locks (the engine
- * refuses {@code fairLock} on a composed backend), quiet clean-ups after a split vote (R9) and background resends of a
- * release to a member that did not answer. The engine gives every acquire attempt on this backend an
- * owner of its own (R3), so that a clean-up here, which releases by owner, never meets a later
- * attempt's lock.
+ * <p><b>Fair locks</b> ({@code fairLock}): each member keeps the fair waiters' places in a queue of its
+ * own ({@code :quorum-queue}), ordered by a ticket this client chose for each waiter (the largest of
+ * the members' first tickets, sent with the waiter's later attempts, see {@code FairTickets}), so that
+ * every member orders them alike; a member grants only the head of its queue, and never hands a lock
+ * over. See {@link QuorumAcquire} and quorum-fair-acquire.lua.
+ *
+ * <p>Not yet built: quiet clean-ups after a split vote (R9), background resends of a release to a
+ * member that did not answer, and taking a given-up fair waiter's places out at once (they lapse 1.5 s
+ * after its last call). The engine gives every acquire attempt on this backend an owner of its own
+ * (R3), so that a clean-up here, which releases by owner, never meets a later attempt's lock.
  *
  * <p><b>Ownership.</b> The quorum owns its members: {@link #close()} closes every one of them.
  *

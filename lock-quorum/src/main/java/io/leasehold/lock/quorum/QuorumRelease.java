@@ -16,7 +16,9 @@ import java.util.concurrent.CompletionException;
  *       failed release because one reply was lost. The reply is the code the engine reads
  *       (release.lua's): {@code 1} when at least one of them released it, {@code 0} when every one of
  *       them found it absent; {@code -1} when a majority answered but fewer than M of them released or
- *       found it absent (held by another owner where it counts); the call fails when fewer than M
+ *       found it absent (held by another owner where it counts), unless an earlier send of the same
+ *       release was confirmed by a majority (then {@code 1}: a resend after the engine lost the reply,
+ *       which finds the next holder, see {@link ReleasedOwners#confirmed}); the call fails when fewer than M
  *       answered (see {@link QuorumMembers#noMajority}).</li>
  *   <li><b>force-release</b>: deletes the lock on every member; {@code 1} when a lock was held by the
  *       majority's view (deleted on at least M members, counting those that did not answer as having
@@ -50,8 +52,9 @@ final class QuorumRelease {
     /** release.lua over the quorum; see the class doc. */
     CompletableFuture<Object> release(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
-        if (!keys.isEmpty() && !args.isEmpty()) {
-            released.released(lockKey, args.get(0), keys, args); // before it is sent: see ReleasedOwners
+        String owner = args.isEmpty() ? null : args.get(0);
+        if (!keys.isEmpty() && owner != null) {
+            released.released(lockKey, owner, keys, args); // before it is sent: see ReleasedOwners
         }
         return members.fanOut(
                         script, keys, args, RELEASE_PUBLISH_ARG, QuorumRelease::goneThere, Duration.ZERO, late -> {})
@@ -73,10 +76,16 @@ final class QuorumRelease {
                         }
                     }
                     if (released + absent >= members.majority()) {
+                        if (owner != null && !keys.isEmpty()) {
+                            this.released.confirmed(lockKey, owner);
+                        }
                         return released > 0 ? 1L : 0L;
                     }
                     if (answered >= members.majority()) {
-                        return -1L;
+                        ReleasedOwners.Release earlier = owner == null ? null : this.released.find(lockKey, owner);
+                        // a resend of a release a majority confirmed before (the engine lost its reply) that
+                        // finds the next holder: the owner's lease is gone where it counts, no theft
+                        return earlier != null && earlier.confirmed() ? 1L : -1L;
                     }
                     throw new CompletionException(members.noMajority(lockKey, "release", answers));
                 });

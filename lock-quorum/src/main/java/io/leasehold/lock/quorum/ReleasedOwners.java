@@ -23,8 +23,11 @@ final class ReleasedOwners {
 
     static final int CAPACITY = 4096;
 
-    /** A release as it was sent: its keys and arguments (release.lua's), to send it again to one member. */
-    record Release(List<String> keys, List<String> args) {}
+    /**
+     * A release as it was sent: its keys and arguments (release.lua's), to send it again to one member;
+     * {@code confirmed} once a majority answered that the owner is gone there.
+     */
+    record Release(List<String> keys, List<String> args, boolean confirmed) {}
 
     private final Map<String, Release> recent = new LinkedHashMap<>(64, 0.75f, false) {
         @Override
@@ -35,9 +38,21 @@ final class ReleasedOwners {
 
     /** {@code owner} let go of {@code lockKey} with release.lua's {@code keys} and {@code args}. */
     void released(String lockKey, String owner, List<String> keys, List<String> args) {
-        Release release = new Release(List.copyOf(keys), List.copyOf(args));
+        Release release = new Release(List.copyOf(keys), List.copyOf(args), false);
         synchronized (recent) {
-            recent.put(key(lockKey, owner), release);
+            recent.putIfAbsent(key(lockKey, owner), release); // a resend keeps what the first send learnt
+        }
+    }
+
+    /**
+     * A majority answered that {@code owner}'s lease of {@code lockKey} is gone there: a resend of its
+     * release (the engine lost the reply) that finds the next holder is answered released, which its
+     * own replies could no longer tell from a theft. (Every release is still sent: the same owner may
+     * need releasing again, after a grant of its attempt that landed late.)
+     */
+    void confirmed(String lockKey, String owner) {
+        synchronized (recent) {
+            recent.computeIfPresent(key(lockKey, owner), (k, r) -> new Release(r.keys(), r.args(), true));
         }
     }
 

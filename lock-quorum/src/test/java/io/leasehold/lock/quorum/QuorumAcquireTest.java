@@ -324,7 +324,7 @@ class QuorumAcquireTest {
     }
 
     @Test
-    void shouldRefuseAPlaceInAMembersQueue() {
+    void shouldRefuseAPlaceInAMembersQueueForAnAttemptThatNamesNoWaiter() {
         try (QuorumBackend quorum = members.quorum()) {
             ExecutionException e = assertThrows(
                     ExecutionException.class,
@@ -332,8 +332,9 @@ class QuorumAcquireTest {
                             Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 30_000, "0"))));
             assertInstanceOf(IllegalStateException.class, e.getCause());
             assertEquals(
-                    "a quorum takes no place in its members' wait queues (its grants are composed): acquire's place"
-                            + " mode (ARGV[6]) must be '1', but was '0' for lock 'leasehold:{orders:42}'",
+                    "a quorum keeps places only for fair waiters that name their waiter (ARGV[7]): acquire's place"
+                            + " mode (ARGV[6]) must be '1', or '0' with a waiter, but was '0' with 6 arguments for lock"
+                            + " 'leasehold:{orders:42}'",
                     e.getCause().getMessage());
             assertFalse(members.store(0).exists(Members.lockKey(NAME)), "nothing sent");
         }

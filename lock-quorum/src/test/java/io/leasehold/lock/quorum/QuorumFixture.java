@@ -88,10 +88,21 @@ final class QuorumFixture implements LockBackendFixture {
         }
     }
 
-    /** The majority's view: the median of the members' PTTLs (-2 missing, -1 no TTL). */
+    /**
+     * The majority's view: the median of the members' PTTLs (-2 missing, -1 no TTL). A fair lock's wait
+     * queue ({@code <lock key>:queue} and {@code :waiters}, where a single master keeps it) is, on a
+     * quorum, its members' quorum queue ({@code :quorum-queue} and {@code :quorum-waiters}, see
+     * quorum-fair-acquire.lua): asked for the one, the fixture answers for the other, so that a scenario's
+     * "the waiter is queued in Redis" asks where this backend queues it.
+     */
     @Override
     public long pttl(String key) {
-        long[] pttls = members.stream().mapToLong(m -> m.pttl(key)).toArray();
+        String where = key.endsWith("}:queue")
+                ? key.substring(0, key.length() - "queue".length()) + "quorum-queue"
+                : key.endsWith("}:waiters")
+                        ? key.substring(0, key.length() - "waiters".length()) + "quorum-waiters"
+                        : key;
+        long[] pttls = members.stream().mapToLong(m -> m.pttl(where)).toArray();
         Arrays.sort(pttls);
         return pttls[pttls.length / 2];
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -52,6 +53,51 @@ class QuorumReleaseTest {
             assertEquals(1L, release(quorum));
             assertFalse(members.store(0).exists(Members.lockKey(NAME)));
             assertFalse(members.store(1).exists(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldConfirmAResentReleaseThatFindsTheNextHolderWhenAMajorityConfirmedItsFirstSend() throws Exception {
+        // Given a lease released by a majority (the engine then lost the reply and sends it again) ...
+        for (int i = 0; i < 3; i++) {
+            members.store(i).writeKey(Members.lockKey(NAME), OWNER + ":5");
+        }
+        try (QuorumBackend quorum = members.quorum()) {
+            assertEquals(1L, release(quorum));
+            // ... and the next holder took the lock before the resend came
+            for (int i = 0; i < 3; i++) {
+                members.store(i).writeKey(Members.lockKey(NAME), OTHER + ":6");
+            }
+            // Then the resend is answered released, not "held by another" (a theft), and the holder keeps it
+            assertEquals(1L, release(quorum));
+            assertEquals(Optional.of(OTHER + ":6"), members.store(0).get(Members.lockKey(NAME)));
+        }
+    }
+
+    @Test
+    void shouldAnswerHeldByAnotherToAReleaseNeverConfirmedBefore() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            members.store(i).writeKey(Members.lockKey(NAME), OTHER + ":6");
+        }
+        try (QuorumBackend quorum = members.quorum()) {
+            assertEquals(-1L, release(quorum));
+        }
+    }
+
+    @Test
+    void shouldSendAReleaseAgainAfterAnEarlierOneOfTheSameOwnerWasConfirmed() throws Exception {
+        try (QuorumBackend quorum = members.quorum()) {
+            // Given a release of an owner that found it absent everywhere (its attempt's grant still on its way)
+            assertEquals(0L, release(quorum));
+            // When that grant lands afterwards, and the owner is released again
+            for (int i = 0; i < 3; i++) {
+                members.store(i).writeKey(Members.lockKey(NAME), OWNER + ":5");
+            }
+            assertEquals(1L, release(quorum));
+            // Then it is gone from every member, not answered from memory
+            for (int i = 0; i < 3; i++) {
+                assertFalse(members.store(i).exists(Members.lockKey(NAME)), "member " + i);
+            }
         }
     }
 
