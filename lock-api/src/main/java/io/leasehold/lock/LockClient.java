@@ -116,8 +116,8 @@ public interface LockClient extends AutoCloseable {
      * whose ticket reached a majority is served before every waiter whose first call came later. A
      * server grants the lock only to the head of its queue, and hands nothing over in a release: every
      * waiter hears the release and asks, and the head's ask wins a majority. Places are kept by each
-     * waiter's calls (every 0.5 s), and a given-up waiter's places lapse 1.5 s after its last call (not
-     * at once). A {@code lock(name)} of the same name still excludes it, but does not wait behind the
+     * waiter's calls (every 0.5 s) and taken out by a given-up waiter's clean-up, as on one server. A
+     * {@code lock(name)} of the same name still excludes it, but does not wait behind the
      * fair waiters there: it may take a free lock ahead of them.
      *
      * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})

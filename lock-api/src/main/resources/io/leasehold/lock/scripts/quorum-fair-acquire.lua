@@ -10,7 +10,10 @@
 -- KEYS[2]  fencing counter     <prefix>{<name>}:fence
 -- KEYS[3]  quorum queue        <prefix>{<name>}:quorum-queue    zset: waiter -> ticket
 -- KEYS[4]  waiter leases       <prefix>{<name>}:quorum-waiters  zset: waiter -> deadline (server ms)
--- ARGV[1]  owner               32 hex chars, this attempt's (the quorum gives each attempt its own)
+-- ARGV[1]  owner               32 hex chars, this attempt's (the quorum gives each attempt its own);
+--                              '' when the waiter leaves (it gave up, or its client closed): its
+--                              place is taken out, and nothing else is done (ARGV[2], [3], [5] and
+--                              [6] are not read); replies {0}
 -- ARGV[2]  lease, ms           integer > 0
 -- ARGV[3]  counter idle TTL, ms  integer > 0
 -- ARGV[4]  waiter              the waiter's id, the same for every attempt of one acquisition; ''
@@ -202,6 +205,16 @@ end
 -- [shared:queue] end
 local me = ARGV[1]
 local waiter = ARGV[4]
+if me == '' then
+  local err = checkQueue()
+  if err then
+    return err
+  end
+  redis.call('ZREM', KEYS[3], waiter)
+  redis.call('ZREM', KEYS[4], waiter)
+  expireQueue(nowMillis())
+  return {0}
+end
 local owner, token, renewed, err = readLock()
 if err then
   return err

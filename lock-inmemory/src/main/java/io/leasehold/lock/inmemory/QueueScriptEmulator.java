@@ -254,7 +254,7 @@ final class QueueScriptEmulator {
     }
 
     /** checkQueue(): the queue keys zsets or absent. */
-    private void checkQueue(ScriptCall c) {
+    void checkQueue(ScriptCall c) {
         for (int key = QUEUE; key <= WAITERS; key++) {
             String kind = store.type(c.key(key), c.nowMillis());
             if (!kind.equals("none") && !kind.equals("zset")) {

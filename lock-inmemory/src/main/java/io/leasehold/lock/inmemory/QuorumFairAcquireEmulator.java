@@ -19,6 +19,8 @@ final class QuorumFairAcquireEmulator {
 
     private static final int QUEUE = 3;
     private static final int WAITERS = 4;
+    /** ARGV[1] '': the waiter ARGV[4] leaves. */
+    private static final String LEAVES = "";
     /** A waiter that takes no place: ARGV[4] ''. */
     private static final String NO_WAITER = "";
     /** ARGV[6] '': the quorum chose no ticket yet. */
@@ -40,6 +42,16 @@ final class QuorumFairAcquireEmulator {
     /** quorum-fair-acquire.lua. ARGV: owner, lease, counter TTL, waiter, waiter lease, ticket. */
     Object acquire(ScriptCall c) {
         String me = c.requiredArg(1);
+        if (me.equals(LEAVES)) {
+            // the waiter leaves: its place is taken out, nothing else
+            queue.checkQueue(c);
+            long now = c.nowMillis();
+            String waiter = c.requiredArg(4);
+            store.zrem(c.key(QUEUE), waiter, now);
+            store.zrem(c.key(WAITERS), waiter, now);
+            queue.expireQueue(c, now);
+            return List.of(0L);
+        }
         ScriptEmulator.LockValue held = scripts.readLock(c);
         if (held != null && held.owner().equals(me)) {
             if (held.hasSeq()) {

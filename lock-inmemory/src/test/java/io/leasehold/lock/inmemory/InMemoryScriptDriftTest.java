@@ -24,7 +24,7 @@ class InMemoryScriptDriftTest {
             Map.entry(ScriptNames.QUORUM_COMMIT, "62de3a322ffbe0da8d2ca9a7eb07fcaf16a1abf3"),
             Map.entry(ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293"),
             Map.entry(ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004"),
-            Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "a8ce4b337c2cc92824276d7325d0605d119bc56c"));
+            Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "5e32802328bee76d78b012109de45f35cb71aae0"));
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

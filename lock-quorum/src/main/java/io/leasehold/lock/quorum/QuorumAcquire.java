@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *       {@code '1'}: a {@code lock(name)} waiter takes no place in a member's wait queue); for a fair
  *       waiter (place mode {@code '0'} with its waiter's id, or {@code '1'} and an id for one that will
  *       not wait), quorum-fair-acquire.lua, which grants only the head of the member's quorum queue and
- *       keeps the waiter's place there with the ticket {@link FairTickets} chose for it (none on its
+ *       keeps the waiter's place there with the ticket {@link FairWaiters} chose for it (none on its
  *       first attempt: each member's own then, the largest of which becomes its ticket);</li>
  *   <li><b>commit</b>, once at least M granted: quorum-commit.lua on the granting members with
  *       {@code T = max(tᵢ) + 1} and the value {@code <owner>:<tᵢ>} each granted; a member whose floor is
@@ -89,12 +89,13 @@ final class QuorumAcquire {
     private final QuorumMembers members;
     private final QuorumEnlistment enlistment;
     private final Duration grace;
-    private final FairTickets tickets = new FairTickets();
+    private final FairWaiters fairWaiters;
 
-    QuorumAcquire(QuorumMembers members, QuorumEnlistment enlistment, Duration grace) {
+    QuorumAcquire(QuorumMembers members, QuorumEnlistment enlistment, Duration grace, FairWaiters fairWaiters) {
         this.members = members;
         this.enlistment = enlistment;
         this.grace = grace;
+        this.fairWaiters = fairWaiters;
     }
 
     /** acquire.lua over the quorum; see the class doc. */
@@ -258,12 +259,12 @@ final class QuorumAcquire {
             if (!fair) {
                 return args;
             }
-            String ticket = waiter.isEmpty() ? "" : tickets.of(waiter);
+            String ticket = waiter.isEmpty() ? "" : fairWaiters.attempt(waiter, owner);
             return List.of(owner, args.get(1), args.get(2), waiter, args.get(3), ticket);
         }
 
         /**
-         * A fair waiter's reply: its ticket is chosen when it was not granted (see {@link FairTickets});
+         * A fair waiter's reply: its ticket is chosen when it was not granted (see {@link FairWaiters});
          * and it asks again within a third of its place's lease (the engine keeps
          * no place of a quorum's waiter: its attempts keep it), whatever the holder's TTL.
          */
@@ -272,9 +273,10 @@ final class QuorumAcquire {
                 return reply;
             }
             if (Replies.status(reply, 0) == 1) {
+                fairWaiters.granted(owner);
                 return reply;
             }
-            tickets.notGranted(waiter, phase1);
+            fairWaiters.notGranted(waiter, phase1);
             List<?> contended = Replies.list(reply, "acquire");
             long renewMs = Math.max(1, waiterLeaseMs / 3);
             long ttl = Replies.asLong(contended.get(2), "acquire");

@@ -50,13 +50,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Fair locks</b> ({@code fairLock}): each member keeps the fair waiters' places in a queue of its
  * own ({@code :quorum-queue}), ordered by a ticket this client chose for each waiter (the largest of
- * the members' first tickets, sent with the waiter's later attempts, see {@code FairTickets}), so that
+ * the members' first tickets, sent with the waiter's later attempts, see {@code FairWaiters}), so that
  * every member orders them alike; a member grants only the head of its queue, and never hands a lock
  * over. See {@link QuorumAcquire} and quorum-fair-acquire.lua.
  *
  * <p>Not yet built: quiet clean-ups after a split vote (R9), background resends of a release to a
- * member that did not answer, and taking a given-up fair waiter's places out at once (they lapse 1.5 s
- * after its last call). The engine gives every acquire attempt on this backend an owner of its own
+ * member that did not answer. The engine gives every acquire attempt on this backend an owner of its own
  * (R3), so that a clean-up here, which releases by owner, never meets a later attempt's lock.
  *
  * <p><b>Ownership.</b> The quorum owns its members: {@link #close()} closes every one of them.
@@ -86,11 +85,12 @@ public final class QuorumBackend implements LockBackend {
     private QuorumBackend(QuorumMembers members, Duration maxLeaseTime) {
         this.members = members;
         this.leaseCap = new LeaseCap(maxLeaseTime);
-        this.acquire =
-                new QuorumAcquire(members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE);
+        FairWaiters fairWaiters = new FairWaiters();
+        this.acquire = new QuorumAcquire(
+                members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE, fairWaiters);
         ReleasedOwners released = new ReleasedOwners();
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released);
-        this.release = new QuorumRelease(members, STRAGGLER_GRACE, released);
+        this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
     }
 

@@ -20,10 +20,6 @@ import org.junit.jupiter.api.TestFactory;
  */
 abstract class QuorumConformanceSuite extends LockConformanceSuite {
 
-    private static final String PLACES_LAPSE = "not built yet: a quorum's fair waiter that gives up (or whose client"
-            + " closes) leaves its places on the members to lapse 1.5 s after its last call, as a dead waiter's do:"
-            + " its clean-up releases its attempt's owner, and no script takes a waiter's place out of a member's"
-            + " quorum queue yet (docs/design/quorum-locks.md, \"Waiting\")";
     private static final String NO_PLACES = "a quorum's waiters take no place in a member's wait queue (each member"
             + " would order them by when each call reached it: docs/design/quorum-locks.md, \"Waiting\") and a"
             + " release hands nothing over (R13), so no script bounds how long a client's local waiters keep the"
@@ -34,8 +30,6 @@ abstract class QuorumConformanceSuite extends LockConformanceSuite {
 
     /** Scenarios of behaviour a quorum does not have by design, with the reason. */
     static final Map<String, String> NOT_ON_A_QUORUM = notOnAQuorum(
-            "shouldTakeAGivenUpFairWaiterOutOfTheQueue", PLACES_LAPSE,
-            "shouldLeaveNoFairLockKeyBehindOnceEveryClientClosed", PLACES_LAPSE,
             "shouldLetAnotherClientsQueuedWaiterInOnceEachLocalWaiterHadItsTurn", NO_PLACES,
             "shouldLetAnotherClientsQueuedWaiterInWithinEightLocalHandoffs", NO_PLACES,
             "shouldHandTheLockToTheNextLocalWaiterInTheReleaseCall", NO_HANDOFF);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * fairLock over a quorum of three in-memory members: one order of the waiters on every member, by the
- * tickets the quorum chose (quorum-fair-acquire.lua, {@link FairTickets}).
+ * tickets the quorum chose (quorum-fair-acquire.lua, {@link FairWaiters}).
  */
 class QuorumFairLockTest {
 

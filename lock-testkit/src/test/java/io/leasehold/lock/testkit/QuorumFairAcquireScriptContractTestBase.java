@@ -404,4 +404,43 @@ abstract class QuorumFairAcquireScriptContractTestBase {
         fair("x1", NO_WAITER, NO_TICKET); // an attempt without a place keeps the TTLs too
         assertQueueLivesFor(LONG_WAIT_MS);
     }
+
+    @Test
+    void shouldTakeALeavingWaitersPlaceOutAndKeepTheOthers() {
+        String token = hold("a0");
+        fair("b1", "wb", 120_000, "100");
+        fair("c1", "wc", LONG_WAIT_MS, "200");
+
+        assertEquals(List.of(0L), fair("", "wb", 0, NO_TICKET), "the leave's reply");
+
+        assertEquals(places("wc", 200), sortedSet(queueKey()));
+        assertEquals(1, sortedSet(waitersKey()).size());
+        assertQueueLivesFor(LONG_WAIT_MS); // the longest place left, not the one that left
+        assertEquals(Optional.of("a0:" + token), get(lockKey()), "the lock is untouched");
+    }
+
+    @Test
+    void shouldLeaveNoQueueKeyBehindWhenTheLastWaiterLeaves() {
+        hold("a0");
+        fair("b1", "wb", LONG_WAIT_MS, NO_TICKET);
+
+        assertEquals(List.of(0L), fair("", "wb", 0, NO_TICKET));
+
+        assertEquals(-2L, pttl(queueKey()));
+        assertEquals(-2L, pttl(waitersKey()));
+        assertEquals(List.of(0L), fair("", "nobody", 0, NO_TICKET), "a waiter without a place leaves all the same");
+    }
+
+    @Test
+    void shouldRefuseAForeignQueueKeyWhenAWaiterLeavesAndWriteNothing() {
+        fixture.writeForeignKey(waitersKey());
+        String expected =
+                "ERR key '" + waitersKey() + "' holds a value that is not a Leasehold wait queue (a hash, not a zset)";
+
+        String error = failure(fairAsync("", "wb", 0, NO_TICKET)).getMessage();
+
+        assertTrue(error.contains(expected), () -> "the leave's error: " + error);
+        assertEquals(-2L, pttl(queueKey()), "nothing written");
+        assertEquals(-1L, pttl(waitersKey()), "the foreign key left as it was");
+    }
 }
