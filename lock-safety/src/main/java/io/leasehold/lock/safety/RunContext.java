@@ -179,27 +179,42 @@ final class RunContext {
      */
     Map<String, Long> lockKeys() {
         Map<String, Long> keys = new java.util.TreeMap<>();
-        for (String lock : SuiteSettings.LOCKS) {
-            String lockKey = KEY_PREFIX + "{" + lock + "}";
-            for (String key : List.of(lockKey, lockKey + ":queue", lockKey + ":waiters")) {
-                Object pttl = lockServer().command(Duration.ofSeconds(2), "PTTL", key);
-                long ms = Long.parseLong(String.valueOf(pttl));
-                if (ms != -2) {
-                    keys.put(key, ms);
+        List<RedisNode> servers = lockServers();
+        for (int i = 0; i < servers.size(); i++) {
+            String where = servers.size() > 1 ? "member " + i + ": " : "";
+            for (String lock : SuiteSettings.LOCKS) {
+                String lockKey = KEY_PREFIX + "{" + lock + "}";
+                for (String suffix : List.of("", ":queue", ":waiters", ":quorum-queue", ":quorum-waiters")) {
+                    Object pttl = servers.get(i).command(Duration.ofSeconds(2), "PTTL", lockKey + suffix);
+                    long ms = Long.parseLong(String.valueOf(pttl));
+                    if (ms != -2) {
+                        keys.put(where + lockKey + suffix, ms);
+                    }
                 }
             }
         }
         return keys;
     }
 
-    /** How many places each lock's fair wait queue holds now (ZCARD of its {@code :queue}). */
+    /**
+     * How many places each lock's fair wait queue holds now (ZCARD of its {@code :queue}; on a quorum, of
+     * the first member's {@code :quorum-queue}).
+     */
     Map<String, Long> queuedPlaces() {
         Map<String, Long> places = new java.util.TreeMap<>();
+        String queue = quorumMembers().isEmpty() ? ":queue" : ":quorum-queue";
         for (String lock : SuiteSettings.LOCKS) {
-            Object count = lockServer().command(Duration.ofSeconds(2), "ZCARD", KEY_PREFIX + "{" + lock + "}:queue");
+            Object count =
+                    lockServers().get(0).command(Duration.ofSeconds(2), "ZCARD", KEY_PREFIX + "{" + lock + "}" + queue);
             places.put(lock, Long.parseLong(String.valueOf(count)));
         }
         return places;
+    }
+
+    /** The servers that hold the locks: a quorum's members, or the one lock server. */
+    private List<RedisNode> lockServers() {
+        List<RedisNode> members = quorumMembers();
+        return members.isEmpty() ? List.of(lockServer()) : members;
     }
 
     /**

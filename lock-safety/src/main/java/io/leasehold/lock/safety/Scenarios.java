@@ -25,7 +25,8 @@ final class Scenarios {
                 WaitQueueKillAndPause::fairLock,
                 WaitQueueKillAndPause::plainLock,
                 QuorumMinorityRestart::ofThree,
-                QuorumPartitionHolder::new);
+                QuorumPartitionHolder::new,
+                WaitQueueKillAndPause::quorumFairLock);
     }
 
     /**

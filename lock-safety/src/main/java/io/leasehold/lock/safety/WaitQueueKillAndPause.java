@@ -28,34 +28,52 @@ final class WaitQueueKillAndPause implements Scenario {
     private static final Duration FROZEN = WAITER_LEASE.multipliedBy(2);
 
     private final boolean fair;
+    private final boolean quorum;
     private WorkerProcess killed;
     private WorkerProcess frozen;
     private long killedAt;
     private long resumedAt;
     private String queuedAtKill = "";
 
-    private WaitQueueKillAndPause(boolean fair) {
+    private WaitQueueKillAndPause(boolean fair, boolean quorum) {
         this.fair = fair;
+        this.quorum = quorum;
     }
 
     /** The scenario on {@code fairLock}. */
     static WaitQueueKillAndPause fairLock() {
-        return new WaitQueueKillAndPause(true);
+        return new WaitQueueKillAndPause(true, false);
     }
 
     /** The scenario on {@code lock}: a plain waiter's place lasts the holder's TTL plus a waiter lease. */
     static WaitQueueKillAndPause plainLock() {
-        return new WaitQueueKillAndPause(false);
+        return new WaitQueueKillAndPause(false, false);
+    }
+
+    /**
+     * The scenario on {@code fairLock} over a quorum of 3: each member queues the waiters by the
+     * quorum's tickets, and no member hands a lock over, so the dead and frozen places must lapse on
+     * every member (or be taken out) within the same bound.
+     */
+    static WaitQueueKillAndPause quorumFairLock() {
+        return new WaitQueueKillAndPause(true, true);
     }
 
     @Override
     public String name() {
-        return fair ? "fair-kill-pause-waiters" : "queue-kill-pause-waiters";
+        return quorum
+                ? "quorum-3-fair-kill-pause-waiters"
+                : fair ? "fair-kill-pause-waiters" : "queue-kill-pause-waiters";
+    }
+
+    @Override
+    public Topology topology() {
+        return quorum ? Topology.QUORUM : Topology.STANDALONE;
     }
 
     @Override
     public String description() {
-        return (fair ? "fairLock" : "lock")
+        return (quorum ? "quorum of 3, " : "") + (fair ? "fairLock" : "lock")
                 + ", 2 threads per worker: kill -9 of one worker and SIGSTOP of another for "
                 + FROZEN.toMillis() + " ms (their threads queued or holding): each lock is taken again within a lease"
                 + " + " + DEAD_WAITER.toSeconds() + " s per dead place + " + RunContext.MARGIN.toMillis()
