@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -154,8 +153,8 @@ final class QuorumAcquire {
                     }
                 });
         // no grant can come after the lease (less the drift): phase 1 is decided then, whoever answered
-        Future<?> giveUp = members.timer().after(Duration.ofMillis(attempt.leaseMs), phase1::giveUp);
-        phase1.outcome().whenComplete((answers, failure) -> giveUp.cancel(false));
+        QuorumTimer.Timeout giveUp = members.timer().after(Duration.ofMillis(attempt.leaseMs), phase1::giveUp);
+        phase1.outcome().whenComplete((answers, failure) -> giveUp.cancel());
         return phase1.outcome()
                 .thenCompose(answers -> {
                     attempt.waitedOut.addAll(phase1.waitedOut());

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
@@ -68,7 +67,7 @@ final class Tally {
 
     private boolean graceStarted;
     /** The grace and patience timers scheduled while undecided: cancelled by the decision. */
-    private final List<Future<?>> timers = new ArrayList<>(2);
+    private final List<QuorumTimer.Timeout> timers = new ArrayList<>(2);
 
     private Tally(
             QuorumTimer timer,
@@ -211,14 +210,14 @@ final class Tally {
     }
 
     /** Keeps {@code scheduled} for the decision to cancel, or cancels it now if the tally decided already. */
-    private void keep(Future<?> scheduled) {
+    private void keep(QuorumTimer.Timeout scheduled) {
         synchronized (this) {
             if (!decided) {
                 timers.add(scheduled);
                 return;
             }
         }
-        scheduled.cancel(false);
+        scheduled.cancel();
     }
 
     /**
@@ -270,7 +269,7 @@ final class Tally {
     private List<Answer> decideLocked() {
         decided = true;
         // a timer still pending would keep this tally reachable until it fires
-        timers.forEach(t -> t.cancel(false));
+        timers.forEach(QuorumTimer.Timeout::cancel);
         timers.clear();
         return List.copyOf(answers);
     }

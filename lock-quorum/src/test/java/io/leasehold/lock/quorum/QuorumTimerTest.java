@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on QuorumTimer (commit 8afdc7a): "close() fires the pending timers", so that closing a quorum
- * while acquisitions are in flight never leaves a future hanging.
+ * QuorumTimer: close() fires the pending timers, so that closing a quorum while acquisitions are in
+ * flight never leaves a future hanging; a cancelled timer never fires.
  */
-class QuorumFairAttackTimerTest {
+class QuorumTimerTest {
 
     @Test
     void shouldFireAPendingTimerWhenTheTimerIsClosed() throws Exception {
@@ -49,5 +49,17 @@ class QuorumFairAttackTimerTest {
         assertTrue(timer.pending() > 0, "the patience is pending");
         timer.close();
         tally.outcome().handle((r, f) -> null).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void shouldNeverFireACancelledTimerNorKeepIt() throws Exception {
+        QuorumTimer timer = new QuorumTimer();
+        CountDownLatch fired = new CountDownLatch(1);
+        QuorumTimer.Timeout timeout = timer.after(Duration.ofMillis(50), fired::countDown);
+        assertTrue(timeout.cancel());
+        assertEquals(0, timer.pending());
+        timer.close();
+        assertTrue(!fired.await(300, TimeUnit.MILLISECONDS), "a cancelled timer fired");
+        assertTrue(!timeout.cancel(), "cancelled once only");
     }
 }
