@@ -9,6 +9,7 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.LockBackendFixture;
+import io.leasehold.lock.testkit.faults.FaultProxy;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
@@ -32,11 +33,13 @@ class QuorumFairAttackTest {
     private static final String PREFIX = "leasehold:";
 
     private final List<LockClient> clients = new ArrayList<>();
+    private final List<FaultProxy> proxies = new ArrayList<>();
     private QuorumFixture fixture;
 
     @AfterEach
     void close() {
         clients.forEach(LockClient::close);
+        proxies.forEach(FaultProxy::close);
         if (fixture != null) {
             fixture.close();
         }
@@ -48,6 +51,46 @@ class QuorumFairAttackTest {
                 .build();
         clients.add(client);
         return client;
+    }
+
+    /** A client whose link to each member goes through a proxy of its own (returned in member order). */
+    private List<FaultProxy> proxiedClient(String name, List<LockClient> into) {
+        List<FaultProxy> mine = new ArrayList<>();
+        List<io.leasehold.lock.spi.LockBackend> backends = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            FaultProxy proxy = FaultProxy.start(node(i, name).endpoint());
+            proxies.add(proxy);
+            mine.add(proxy);
+            backends.add(RedisMembers.member("lettuce", proxy.endpoint()));
+        }
+        LockClient client = LockClient.builder(QuorumBackend.of(backends)).build();
+        clients.add(client);
+        into.add(client);
+        return mine;
+    }
+
+    /**
+     * Waits until {@code count} waiters are queued across the members and every waiter has the same
+     * ticket on each member that queues it (its chosen ticket written back by its second call).
+     */
+    private void awaitTicketsAgree(String name, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            java.util.Map<String, java.util.Set<String>> scores = new java.util.HashMap<>();
+            for (int m = 0; m < 3; m++) {
+                List<?> flat = (List<?>) node(m, name)
+                        .command("ZRANGE", LockKeys.quorumQueueKey(PREFIX, name), "0", "-1", "WITHSCORES");
+                for (int i = 0; i + 1 < flat.size(); i += 2) {
+                    scores.computeIfAbsent(String.valueOf(flat.get(i)), k -> new java.util.HashSet<>())
+                            .add(String.valueOf(flat.get(i + 1)));
+                }
+            }
+            if (scores.size() == count && scores.values().stream().allMatch(v -> v.size() == 1)) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "tickets never agreed: " + scores);
+            Thread.sleep(20);
+        }
     }
 
     private RedisNode node(int i, String name) {
@@ -227,5 +270,118 @@ class QuorumFairAttackTest {
                     lower.contains("lettuce") || lower.contains("eventloop") || lower.contains("quorum-timer"),
                     "user stage ran on " + threads);
         }
+    }
+
+    /**
+     * Claims (b) and (c) under partitions: three waiters, each cut from a different member (so each
+     * keeps places on two members only, and no member holds all three), queued one after the other:
+     * they are all served, one at a time, in the order they queued.
+     */
+    @Test
+    void shouldServeWaitersEachCutFromADifferentMemberInTheOrderTheyQueued() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:partitioned";
+        LockClient holder = client();
+        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        List<String> served = new CopyOnWriteArrayList<>();
+        History history = new History();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String who = "waiter" + i;
+            List<LockClient> one = new ArrayList<>();
+            List<FaultProxy> links = proxiedClient(name, one);
+            one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release(); // every member enlisted
+            links.get(i).partition();
+            waits.add(one.get(0).fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
+                history.granted(who, lease.fencingToken());
+                served.add(who);
+                history.releasing();
+                lease.release();
+            }));
+            int[] reached = i == 0 ? new int[] {1, 2} : i == 1 ? new int[] {0, 2} : new int[] {0, 1};
+            // queued on the two members it reaches, behind the ones before it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            int expected = i == 0 ? 1 : i == 1 ? 1 : 2; // m1,m2 / m0 gets 1, m2 gets 2 / m0 2, m1 2
+            while (!(queued(reached[0], name) >= expected && queued(reached[1], name) >= expected)) {
+                assertTrue(System.nanoTime() < deadline, who + " never queued");
+                Thread.sleep(20);
+            }
+            awaitTicketsAgree(name, i + 1); // its ticket written back before the next one's first call
+        }
+        assertTrue(held.release());
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+        assertEquals(List.of(), history.violations, "grants " + history.grants);
+        assertEquals(List.of("waiter0", "waiter1", "waiter2"), served);
+    }
+
+    /**
+     * Claims (b) and (c) with a slow link: the first waiter's link to every member has 300 ms latency
+     * each way (a round trip of 600 ms, longer than a fair attempt's short reply wait of 500 ms), two
+     * fast waiters queue behind it. The slow waiter is served first, then the others in their order.
+     */
+    @Test
+    void shouldServeASlowLinkWaiterInItsTurnAndLetNoLaterWaiterPassIt() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:slow-link";
+        LockClient holder = client();
+        List<LockClient> one = new ArrayList<>();
+        List<FaultProxy> links = proxiedClient(name, one);
+        one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        links.forEach(l -> l.latency(Duration.ofMillis(300)));
+        List<String> served = new CopyOnWriteArrayList<>();
+        History history = new History();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String who = "waiter" + i;
+            LockClient waiter = i == 0 ? one.get(0) : client();
+            waits.add(waiter.fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
+                history.granted(who, lease.fencingToken());
+                served.add(who);
+                history.releasing();
+                lease.release();
+            }));
+            awaitQueued(name, i + 1, 0, 1, 2);
+            awaitTicketsAgree(name, i + 1); // its ticket written back before the next one's first call
+        }
+        assertTrue(held.release());
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+        assertEquals(List.of(), history.violations, "grants " + history.grants);
+        assertEquals(List.of("waiter0", "waiter1", "waiter2"), served);
+    }
+
+    /**
+     * QuorumTimer's claim at the user's level: closing the client while fair waiters are in flight on a
+     * quorum that cannot answer (two of three members frozen, so each phase 1 waits on the quorum's
+     * timers) completes every waiter's future promptly.
+     */
+    @Test
+    void shouldCompleteEveryInFlightFairWaiterPromptlyWhenItsClientClosesWhileTheQuorumIsFrozen() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:close";
+        LockClient holder = client();
+        LockClient waiters = client();
+        waiters.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        List<CompletableFuture<Lease>> pending = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            pending.add(waiters.fairLock(name).acquireAsync(Duration.ofSeconds(120)));
+        }
+        awaitQueued(name, 4, 0, 1, 2);
+        node(1, name).pause();
+        node(2, name).pause();
+        try {
+            Thread.sleep(300); // attempts now in flight towards the frozen members (no correctness hangs on it)
+            long closing = System.nanoTime();
+            waiters.close();
+            for (CompletableFuture<Lease> f : pending) {
+                f.handle((r, e) -> null).get(15, TimeUnit.SECONDS);
+            }
+            assertTrue(System.nanoTime() - closing < TimeUnit.SECONDS.toNanos(15));
+        } finally {
+            node(1, name).resume();
+            node(2, name).resume();
+        }
+        held.release();
     }
 }
