@@ -18,11 +18,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Attacks on fairLock over a quorum of three real {@code redis-server}s (Lettuce members), each
@@ -147,37 +150,87 @@ class QuorumFairAttackTest {
      * restarts without persistence (its queue and lock lost) after a few grants. Every acquisition is
      * served within a generous deadline, never two holders, tokens rise along the grant order.
      */
-    @Test
-    void shouldKeepServingFairWaitersOneAtATimeWithRisingTokensWhileAMemberRestartsEmpty() throws Exception {
-        fixture = RedisMembers.lettuce(3);
-        String name = "attack:restart";
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void shouldKeepServingFairWaitersOneAtATimeWithRisingTokensWhileAMemberRestartsEmpty(String driver)
+            throws Exception {
+        fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3);
+        contend("attack:restart", 4, 15, history -> node(0, "attack:restart").restart());
+    }
+
+    /**
+     * Claims (a) and (c) on a quorum of five: one member killed for good and another restarted empty
+     * (a minority of two gone at once), while four clients contend.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void shouldKeepServingFairWaitersOnAQuorumOfFiveWithOneMemberKilledAndAnotherRestartedEmpty(String driver)
+            throws Exception {
+        fixture = driver.equals("lettuce") ? RedisMembers.lettuce(5) : RedisMembers.jedis(5);
+        String name = "attack:five";
+        contend(name, 4, 12, history -> {
+            node(4, name).kill();
+            node(0, name).restart();
+        });
+    }
+
+    private void contend(String name, int clientCount, int perClient, java.util.function.Consumer<History> fault)
+            throws Exception {
         History history = new History();
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(10))
                 .autoRenew(false)
                 .build();
-        int perClient = 15;
         List<CompletableFuture<Void>> runs = new ArrayList<>();
-        for (int c = 0; c < 4; c++) {
-            LockClient client = client();
-            String who = "client" + c;
-            runs.add(CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < perClient; i++) {
-                    Lease lease = client.fairLock(name, options).acquire(Duration.ofSeconds(60));
-                    history.granted(who + "#" + i, lease.fencingToken());
-                    history.releasing();
-                    lease.release();
-                }
-            }));
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(clientCount);
+        LockClient first = client();
+        Lease gate = first.fairLock(name, options).acquire(Duration.ofSeconds(10)); // all start behind it
+        try {
+            for (int c = 0; c < clientCount; c++) {
+                LockClient client = client();
+                String who = "client" + c;
+                runs.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < perClient; i++) {
+                                Lease lease = client.fairLock(name, options).acquire(Duration.ofSeconds(60));
+                                history.granted(who + "#" + i, lease.fencingToken());
+                                try {
+                                    Thread.sleep(20); // the holder's work: a window for a second holder to show
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                                history.releasing();
+                                lease.release();
+                            }
+                        },
+                        threads));
+                awaitQueued(name, c + 1, 0, 1, 2);
+            }
+            assertTrue(gate.release());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (history.grants.size() < 2 * clientCount && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            fault.accept(history);
+            CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(150, TimeUnit.SECONDS);
+        } finally {
+            threads.shutdownNow();
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (history.grants.size() < 10 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        node(0, name).restart();
-        CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         assertEquals(List.of(), history.violations, "grants: " + history.grants);
-        assertEquals(4 * perClient, history.grants.size());
+        assertEquals(clientCount * perClient, history.grants.size());
+        // FIFO: while every client keeps waiting (each requeues behind the others at its release), the
+        // grants go round: no client twice among any clientCount grants in a row
+        List<String> byClient = history.grants.stream()
+                .map(g -> g.substring(0, g.indexOf('#')))
+                .toList();
+        int steady = clientCount * (perClient - 1);
+        for (int i = 0; i + clientCount <= steady; i++) {
+            List<String> window = byClient.subList(i, i + clientCount);
+            assertEquals(
+                    clientCount,
+                    new java.util.HashSet<>(window).size(),
+                    "grants " + i + ".." + (i + clientCount - 1) + " not one each: " + history.grants);
+        }
     }
 
     /**
@@ -246,9 +299,10 @@ class QuorumFairAttackTest {
      * and decided by the quorum (its drivers' threads or the quorum's timer) never runs the user's
      * dependent stage on those threads.
      */
-    @Test
-    void shouldNotRunTheUsersStageOnADriverOrQuorumTimerThread() throws Exception {
-        fixture = RedisMembers.lettuce(3);
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void shouldNotRunTheUsersStageOnADriverOrQuorumTimerThread(String driver) throws Exception {
+        fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3);
         String name = "attack:threads";
         LockClient holder = client();
         LockClient waiter = client();
@@ -267,7 +321,8 @@ class QuorumFairAttackTest {
         for (String t : threads) {
             String lower = t.toLowerCase();
             assertFalse(
-                    lower.contains("lettuce") || lower.contains("eventloop") || lower.contains("quorum-timer"),
+                    lower.contains("lettuce") || lower.contains("eventloop") || lower.contains("quorum-timer")
+                            || lower.contains("jedis"),
                     "user stage ran on " + threads);
         }
     }
@@ -383,5 +438,51 @@ class QuorumFairAttackTest {
             node(2, name).resume();
         }
         held.release();
+    }
+
+    /**
+     * Claim (e) for frozen waiters (a SIGSTOP'd client, as the members see it: its links silenced, its
+     * bytes held): three waiters ahead of a live one freeze at once while the lock is held. Once the
+     * holder releases, the live waiter is served within 2.5 s of the freeze (their places lapse 1.5 s
+     * after their last calls, together); when they thaw, nobody holds the lock alongside another.
+     */
+    @Test
+    void shouldServeTheWaiterBehindThreeFrozenWaitersWithinTwoAndAHalfSecondsOfTheFreeze() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:frozen-waiters";
+        LockClient holder = client();
+        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        History history = new History();
+        List<FaultProxy> frozenLinks = new ArrayList<>();
+        List<CompletableFuture<Void>> frozen = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String who = "frozen" + i;
+            List<LockClient> one = new ArrayList<>();
+            frozenLinks.addAll(proxiedClient(name, one));
+            frozen.add(one.get(0).fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
+                history.granted(who, lease.fencingToken());
+                history.releasing();
+                lease.release();
+            }));
+            awaitQueued(name, i + 1, 0, 1, 2);
+        }
+        LockClient live = client();
+        CompletableFuture<Lease> served = live.fairLock(name).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 4, 0, 1, 2);
+        awaitTicketsAgree(name, 4);
+        long frozenAt = System.nanoTime();
+        frozenLinks.forEach(FaultProxy::partition);
+        assertTrue(held.release());
+        Lease lease = served.get(30, TimeUnit.SECONDS);
+        long afterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
+        history.granted("live", lease.fencingToken());
+        // thaw while the live waiter holds
+        frozenLinks.forEach(FaultProxy::resume);
+        Thread.sleep(500); // work under the lease, while the thawed waiters ask
+        history.releasing();
+        assertTrue(lease.release());
+        CompletableFuture.allOf(frozen.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        assertEquals(List.of(), history.violations, "grants " + history.grants);
+        assertTrue(afterMs <= 2_500, "the live waiter was served " + afterMs + " ms after three waiters ahead froze");
     }
 }
