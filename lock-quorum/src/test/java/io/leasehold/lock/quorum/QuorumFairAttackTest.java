@@ -541,4 +541,106 @@ class QuorumFairAttackTest {
         lease.release();
         assertTrue(afterMs <= 2_500, "the waiter behind the dead one was served " + afterMs + " ms after it died");
     }
+
+    /**
+     * QuorumTimer's "no timer leak per acquisition": after fair acquisitions that waited (a frozen
+     * member, so graces and patiences ran and were cancelled), the quorum keeps no pending timer.
+     */
+    @Test
+    void shouldKeepNoPendingTimerAfterFairAcquisitionsThatWaitedOnAFrozenMember() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:timers";
+        QuorumBackend quorum = QuorumBackend.of(
+                fixture.members().stream().map(LockBackendFixture::newBackend).toList());
+        LockClient counted = LockClient.builder(quorum).build();
+        clients.add(counted);
+        LockClient other = client();
+        counted.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release(); // both enlisted every member
+        other.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        node(2, name).pause();
+        try {
+            for (int i = 0; i < 10; i++) {
+                Lease held = other.fairLock(name).acquire(Duration.ofSeconds(20));
+                CompletableFuture<Lease> waiting = counted.fairLock(name).acquireAsync(Duration.ofSeconds(30));
+                awaitQueued(name, 1, 0, 1);
+                assertTrue(held.release());
+                waiting.get(30, TimeUnit.SECONDS).release();
+            }
+        } finally {
+            node(2, name).resume();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (quorum.pendingTimers() != 0) {
+            assertTrue(System.nanoTime() < deadline, quorum.pendingTimers() + " timers still pending");
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * Claims (b) and (c) with a slower link: the first waiter's round trip to every member is 1.2 s
+     * (600 ms each way). On a quorum its places are kept only by its own attempts, one at a time (no
+     * watchdog renewal), so they are refreshed every round trip plus up to 0.5 s, longer than the
+     * 1.5 s waiter lease. The fast waiters queued after it must not be served before it.
+     */
+    @Test
+    void shouldServeAWaiterWithASlowerLinkBeforeTheFastWaitersThatQueuedAfterIt() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:slower-link";
+        LockClient holder = client();
+        List<LockClient> one = new ArrayList<>();
+        List<FaultProxy> links = proxiedClient(name, one);
+        one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        links.forEach(l -> l.latency(Duration.ofMillis(600)));
+        List<String> served = new CopyOnWriteArrayList<>();
+        History history = new History();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String who = "waiter" + i;
+            LockClient waiter = i == 0 ? one.get(0) : client();
+            waits.add(waiter.fairLock(name).acquireAsync(Duration.ofSeconds(90)).thenAccept(lease -> {
+                history.granted(who, lease.fencingToken());
+                served.add(who);
+                history.releasing();
+                lease.release();
+            }));
+            if (i == 0) {
+                awaitQueued(name, 1, 0, 1, 2);
+                awaitTicketsAgree(name, 1);
+            }
+        }
+        // the fast waiters queue behind it (each member holds all three at some moment)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!(queued(0, name) == 3 && queued(1, name) == 3 && queued(2, name) == 3)) {
+            assertTrue(System.nanoTime() < deadline, "never queued all three");
+            Thread.sleep(5);
+        }
+        // evidence: member 0's queue (who, by the order of their tickets), sampled from now on
+        List<String> samples = new CopyOnWriteArrayList<>();
+        String queueKey = LockKeys.quorumQueueKey(PREFIX, name);
+        long releasedAt = System.nanoTime();
+        Thread sampler = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted() && samples.size() < 200) {
+                String now = String.valueOf(node(0, name).command("ZRANGE", queueKey, "0", "-1"));
+                if (samples.isEmpty() || !samples.get(samples.size() - 1).endsWith(now)) {
+                    samples.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt) + "ms " + now);
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        sampler.setDaemon(true);
+        sampler.start();
+        assertTrue(held.release());
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        assertEquals(List.of(), history.violations, "grants " + history.grants);
+        assertEquals(
+                "waiter0",
+                served.get(0),
+                "served " + served + "; member 0's queue from the release on: " + samples);
+        sampler.interrupt();
+    }
 }
