@@ -69,7 +69,6 @@ final class QuorumAcquire {
 
     static final LuaScript COMMIT = LuaScript.bundled(ScriptNames.QUORUM_COMMIT);
     static final LuaScript RELEASE = LuaScript.bundled(ScriptNames.RELEASE);
-    static final LuaScript FAIR_ACQUIRE = LuaScript.bundled(ScriptNames.QUORUM_FAIR_ACQUIRE);
 
     /** How many times a commit is sent (the first, and its resends after a floor refused it). */
     static final int COMMIT_ROUNDS = 3;
@@ -241,16 +240,12 @@ final class QuorumAcquire {
 
         /** Phase 1's script: the engine's acquire.lua, or for a fair waiter quorum-fair-acquire.lua. */
         LuaScript phase1Script(LuaScript acquire) {
-            return fair ? FAIR_ACQUIRE : acquire;
+            return fair ? FairPhaseOne.SCRIPT : acquire;
         }
 
-        /**
-         * Phase 1's keys: the engine's, or for a fair waiter the lock, its counter and the quorum queue's
-         * two keys (LockKeys.quorumQueueKey and quorumWaitersKey of the name), which no single-master
-         * script touches: release.lua's handoff never grants a member's lock to a waiter of the quorum.
-         */
+        /** Phase 1's keys: the engine's, or for a fair waiter {@link FairPhaseOne#keys}. */
         List<String> phase1Keys() {
-            return fair ? List.of(lockKey, keys.get(1), lockKey + ":quorum-queue", lockKey + ":quorum-waiters") : keys;
+            return fair ? FairPhaseOne.keys(lockKey, keys.get(1)) : keys;
         }
 
         /** Phase 1's arguments: the engine's, or for a fair waiter the waiter and its ticket, if chosen. */
@@ -259,13 +254,12 @@ final class QuorumAcquire {
                 return args;
             }
             String ticket = waiter.isEmpty() ? "" : fairWaiters.attempt(waiter, owner);
-            return List.of(owner, args.get(1), args.get(2), waiter, args.get(3), ticket);
+            return FairPhaseOne.attemptArgs(owner, args.get(1), args.get(2), waiter, args.get(3), ticket);
         }
 
         /**
-         * A fair waiter's reply: its ticket is chosen when it was not granted (see {@link FairWaiters});
-         * and it asks again within a third of its place's lease (the engine keeps
-         * no place of a quorum's waiter: its attempts keep it), whatever the holder's TTL.
+         * A fair waiter's reply: its ticket is chosen when it was not granted (see {@link FairWaiters}),
+         * and it asks again soon enough to keep its places ({@link FairPhaseOne#askAgainWithin}).
          */
         Object fairReply(Object reply) {
             if (!fair || waiter.isEmpty()) {
@@ -276,12 +270,7 @@ final class QuorumAcquire {
                 return reply;
             }
             fairWaiters.notGranted(waiter, phase1);
-            List<?> contended = Replies.list(reply, "acquire");
-            long renewMs = Math.max(1, waiterLeaseMs / 3);
-            long ttl = Replies.asLong(contended.get(2), "acquire");
-            List<Object> clamped = new ArrayList<>(contended);
-            clamped.set(2, ttl < 0 ? renewMs : Math.min(ttl, renewMs));
-            return clamped;
+            return FairPhaseOne.askAgainWithin(reply, waiterLeaseMs);
         }
 
         /** Phase 1 decided. */

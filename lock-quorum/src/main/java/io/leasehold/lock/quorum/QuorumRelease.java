@@ -111,12 +111,11 @@ final class QuorumRelease {
         if (waiter == null) {
             return CompletableFuture.completedFuture(null);
         }
-        String lockKey = keys.get(0);
-        List<String> queueKeys = List.of(lockKey, keys.get(1), lockKey + ":quorum-queue", lockKey + ":quorum-waiters");
-        List<String> leaveArgs = List.of("", "0", "0", waiter, "0", "");
+        List<String> queueKeys = FairPhaseOne.keys(keys.get(0), keys.get(1));
+        List<String> leaveArgs = FairPhaseOne.leaveArgs(waiter);
         CompletableFuture<?>[] calls = new CompletableFuture<?>[members.size()];
         for (int m = 0; m < members.size(); m++) {
-            calls[m] = members.eval(m, QuorumAcquire.FAIR_ACQUIRE, queueKeys, leaveArgs, -1)
+            calls[m] = members.eval(m, FairPhaseOne.SCRIPT, queueKeys, leaveArgs, -1)
                     .exceptionally(failed -> null);
         }
         return CompletableFuture.allOf(calls);

@@ -21,6 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -144,6 +145,21 @@ class QuorumFairAttackTest {
 
         void releasing() {
             holders.decrementAndGet();
+        }
+
+        /**
+         * {@code client}'s fair wait for {@code name} as {@code who}: once granted, recorded (and added to
+         * {@code served}, if given), then released.
+         */
+        CompletableFuture<Void> takeOnce(LockClient client, String name, String who, @Nullable List<String> served) {
+            return client.fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
+                granted(who, lease.fencingToken());
+                if (served != null) {
+                    served.add(who);
+                }
+                releasing();
+                lease.release();
+            });
         }
     }
 
@@ -350,15 +366,7 @@ class QuorumFairAttackTest {
             List<FaultProxy> links = proxiedClient(name, one);
             one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release(); // every member enlisted
             links.get(i).partition();
-            waits.add(one.get(0)
-                    .fairLock(name)
-                    .acquireAsync(Duration.ofSeconds(60))
-                    .thenAccept(lease -> {
-                        history.granted(who, lease.fencingToken());
-                        served.add(who);
-                        history.releasing();
-                        lease.release();
-                    }));
+            waits.add(history.takeOnce(one.get(0), name, who, served));
             int[] reached = i == 0 ? new int[] {1, 2} : i == 1 ? new int[] {0, 2} : new int[] {0, 1};
             // queued on the two members it reaches, behind the ones before it
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -396,12 +404,7 @@ class QuorumFairAttackTest {
         for (int i = 0; i < 3; i++) {
             String who = "waiter" + i;
             LockClient waiter = i == 0 ? one.get(0) : client();
-            waits.add(waiter.fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
-                history.granted(who, lease.fencingToken());
-                served.add(who);
-                history.releasing();
-                lease.release();
-            }));
+            waits.add(history.takeOnce(waiter, name, who, served));
             awaitQueued(name, i + 1, 0, 1, 2);
             awaitTicketsAgree(name, i + 1); // its ticket written back before the next one's first call
         }
@@ -465,14 +468,7 @@ class QuorumFairAttackTest {
             String who = "frozen" + i;
             List<LockClient> one = new ArrayList<>();
             frozenLinks.addAll(proxiedClient(name, one));
-            frozen.add(one.get(0)
-                    .fairLock(name)
-                    .acquireAsync(Duration.ofSeconds(60))
-                    .thenAccept(lease -> {
-                        history.granted(who, lease.fencingToken());
-                        history.releasing();
-                        lease.release();
-                    }));
+            frozen.add(history.takeOnce(one.get(0), name, who, null));
             awaitQueued(name, i + 1, 0, 1, 2);
         }
         LockClient live = client();
