@@ -20,13 +20,13 @@ final class LettuceBackends {
     private LettuceBackends() {}
 
     static LockBackend create(LettuceConnectionFactory factory) {
-        AbstractRedisClient client = factory.getNativeClient();
-        if (client == null) {
-            // A factory with early start-up turned off makes its client when the context starts it; the
-            // lock client needs it now, and starting twice is a no-op for the factory
+        if (!factory.isRunning()) {
+            // A factory with early start-up turned off makes its client when the context starts it (and
+            // getNativeClient() throws until then); the lock client needs it now, and starting twice is a
+            // no-op for the factory
             factory.start();
-            client = factory.getRequiredNativeClient();
         }
+        AbstractRedisClient client = factory.getRequiredNativeClient();
         if (client instanceof RedisClusterClient) {
             return LettuceLockBackend.create((RedisClusterClient) client);
         }
