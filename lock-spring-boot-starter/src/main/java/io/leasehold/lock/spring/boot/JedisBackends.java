@@ -91,7 +91,10 @@ final class JedisBackends {
                 factory.getClientConfiguration().getPoolConfig().orElse(null);
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         if (configured != null) {
-            pool.setMaxTotal(configured.getMaxTotal());
+            // The pool is Leasehold's own, not the factory's: it needs 2 connections whatever the
+            // application's pool allows (one stays for the subscriber)
+            int maxTotal = configured.getMaxTotal();
+            pool.setMaxTotal(maxTotal < 0 ? maxTotal : Math.max(2, maxTotal));
             pool.setMaxIdle(configured.getMaxIdle());
             pool.setMinIdle(configured.getMinIdle());
             pool.setMaxWait(configured.getMaxWaitDuration());
