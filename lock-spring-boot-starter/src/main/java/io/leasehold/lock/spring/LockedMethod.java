@@ -46,6 +46,14 @@ final class LockedMethod {
         this.leaseTime = duration(placeholders, "leaseTime", locked.leaseTime());
         this.fair = locked.fair();
         this.onBusy = locked.onBusy();
+        if (isAsynchronous(method.getReturnType()) && !runsOnAnExecutor(method)) {
+            throw refused(
+                    "name",
+                    locked.name(),
+                    "returns " + method.getReturnType().getName()
+                            + ": the lock would be released when the method returns, before the work it started"
+                            + " completes; lock inside the asynchronous work instead (DistributedLock.callLockedAsync)");
+        }
         if (onBusy == Locked.OnBusy.SKIP
                 && method.getReturnType().isPrimitive()
                 && method.getReturnType() != void.class) {
@@ -55,6 +63,47 @@ final class LockedMethod {
                     "is not for a method that returns " + method.getReturnType()
                             + ": a skipped call would have no value to return");
         }
+    }
+
+    /**
+     * Whether Spring's {@code @Async} runs the method on an executor: its interceptor runs outside this
+     * one, so the lock is taken on the executor's thread around the method's own (completed) result.
+     */
+    private static boolean runsOnAnExecutor(Method method) {
+        String async = "org.springframework.scheduling.annotation.Async";
+        return org.springframework.core.annotation.MergedAnnotations.from(
+                                method, org.springframework.core.annotation.MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                        .isPresent(async)
+                || org.springframework.core.annotation.MergedAnnotations.from(
+                                method.getDeclaringClass(),
+                                org.springframework.core.annotation.MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                        .isPresent(async);
+    }
+
+    private static boolean isAsynchronous(Class<?> returnType) {
+        if (java.util.concurrent.CompletionStage.class.isAssignableFrom(returnType)
+                || java.util.concurrent.Future.class.isAssignableFrom(returnType)) {
+            return true;
+        }
+        for (Class<?> type = returnType; type != null; type = type.getSuperclass()) {
+            if (implementsPublisher(type)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean implementsPublisher(Class<?> type) {
+        if (type.getName().equals("org.reactivestreams.Publisher")
+                || type.getName().equals("java.util.concurrent.Flow$Publisher")) {
+            return true;
+        }
+        for (Class<?> each : type.getInterfaces()) {
+            if (implementsPublisher(each)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The lock's name for a call with {@code args} on {@code target}. */
@@ -77,7 +126,16 @@ final class LockedMethod {
             throw new IllegalArgumentException("@Locked(key = \"" + key.getExpressionString() + "\") on " + describe()
                     + " must not be null, but was null for the lock '" + name + "'");
         }
-        return name + ":" + value;
+        return name + ":" + render(value);
+    }
+
+    /** A key's value as text: an array by its elements (its own toString is its identity), anything else by toString. */
+    private static String render(Object value) {
+        if (value.getClass().isArray()) {
+            String wrapped = java.util.Arrays.deepToString(new Object[] {value});
+            return wrapped.substring(1, wrapped.length() - 1);
+        }
+        return value.toString();
     }
 
     /** The wait: the annotation's, or the options' default wait. */
