@@ -46,13 +46,9 @@ final class LockedMethod {
         this.leaseTime = duration(placeholders, "leaseTime", locked.leaseTime());
         this.fair = locked.fair();
         this.onBusy = locked.onBusy();
-        if (isAsynchronous(method.getReturnType()) && !runsOnAnExecutor(method)) {
-            throw refused(
-                    "name",
-                    locked.name(),
-                    "returns " + method.getReturnType().getName()
-                            + ": the lock would be released when the method returns, before the work it started"
-                            + " completes; lock inside the asynchronous work instead (DistributedLock.callLockedAsync)");
+        String notCovered = AsynchronousResults.whyNotCovered(method);
+        if (notCovered != null) {
+            throw new IllegalArgumentException("@Locked on " + describe() + " " + notCovered);
         }
         if (onBusy == Locked.OnBusy.SKIP
                 && method.getReturnType().isPrimitive()
@@ -63,47 +59,6 @@ final class LockedMethod {
                     "is not for a method that returns " + method.getReturnType()
                             + ": a skipped call would have no value to return");
         }
-    }
-
-    /**
-     * Whether Spring's {@code @Async} runs the method on an executor: its interceptor runs outside this
-     * one, so the lock is taken on the executor's thread around the method's own (completed) result.
-     */
-    private static boolean runsOnAnExecutor(Method method) {
-        String async = "org.springframework.scheduling.annotation.Async";
-        return org.springframework.core.annotation.MergedAnnotations.from(
-                                method, org.springframework.core.annotation.MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-                        .isPresent(async)
-                || org.springframework.core.annotation.MergedAnnotations.from(
-                                method.getDeclaringClass(),
-                                org.springframework.core.annotation.MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-                        .isPresent(async);
-    }
-
-    private static boolean isAsynchronous(Class<?> returnType) {
-        if (java.util.concurrent.CompletionStage.class.isAssignableFrom(returnType)
-                || java.util.concurrent.Future.class.isAssignableFrom(returnType)) {
-            return true;
-        }
-        for (Class<?> type = returnType; type != null; type = type.getSuperclass()) {
-            if (implementsPublisher(type)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean implementsPublisher(Class<?> type) {
-        if (type.getName().equals("org.reactivestreams.Publisher")
-                || type.getName().equals("java.util.concurrent.Flow$Publisher")) {
-            return true;
-        }
-        for (Class<?> each : type.getInterfaces()) {
-            if (implementsPublisher(each)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The lock's name for a call with {@code args} on {@code target}. */

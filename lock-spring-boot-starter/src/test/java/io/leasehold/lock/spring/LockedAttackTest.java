@@ -74,7 +74,8 @@ class LockedAttackTest {
         public String restock(String sku, Inventory self) {
             Lease outer = LockedLease.current();
             String inner = self.shelve(sku);
-            return outer.lockName() + " > " + inner + " > back " + LockedLease.current().lockName() + " held="
+            return outer.lockName() + " > " + inner + " > back "
+                    + LockedLease.current().lockName() + " held="
                     + server.command("EXISTS", "leasehold:{stock:" + sku + "}")
                     + server.command("EXISTS", "leasehold:{shelf:" + sku + "}");
         }
@@ -145,7 +146,8 @@ class LockedAttackTest {
             assertThat(AopUtils.isJdkDynamicProxy(inventory)).isTrue();
             assertThat(inventory.restock("a", inventory)).isEqualTo("stock:a > shelf:a > back stock:a held=10");
             assertThat(LockedLease.find()).isEmpty();
-            assertThat(server.command("EXISTS", "leasehold:{stock:a}", "leasehold:{shelf:a}")).isEqualTo(0L);
+            assertThat(server.command("EXISTS", "leasehold:{stock:a}", "leasehold:{shelf:a}"))
+                    .isEqualTo(0L);
         });
     }
 
@@ -157,7 +159,12 @@ class LockedAttackTest {
             assertThatThrownBy(() -> thrower.fail("runtime")).isExactlyInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> thrower.fail("error")).isExactlyInstanceOf(AssertionError.class);
             assertThatThrownBy(() -> thrower.fail("odd")).isExactlyInstanceOf(OddThrowable.class);
-            assertThat(server.command("EXISTS", "leasehold:{t:checked}", "leasehold:{t:runtime}", "leasehold:{t:error}", "leasehold:{t:odd}"))
+            assertThat(server.command(
+                            "EXISTS",
+                            "leasehold:{t:checked}",
+                            "leasehold:{t:runtime}",
+                            "leasehold:{t:error}",
+                            "leasehold:{t:odd}"))
                     .as("every lock released")
                     .isEqualTo(0L);
             assertThat(LockedLease.find()).isEmpty();

@@ -8,7 +8,6 @@ import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -129,7 +128,9 @@ class StarterShutdownAttackTest {
                 }
             });
             Thread.sleep(500);
-            assertThat(server.command("EXISTS", "leasehold:{jobs:1}")).as("held while running").isEqualTo(1L);
+            assertThat(server.command("EXISTS", "leasehold:{jobs:1}"))
+                    .as("held while running")
+                    .isEqualTo(1L);
             long t0 = System.nanoTime();
             context.close();
             closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
@@ -144,7 +145,9 @@ class StarterShutdownAttackTest {
         assertThat(awaitDown(StarterShutdownAttackTest::leaseholdThreads, threadsBefore))
                 .as("leasehold-* threads after close")
                 .isLessThanOrEqualTo(threadsBefore);
-        assertThat(awaitDown(StarterShutdownAttackTest::appConnections, 0)).as("connections after close").isZero();
+        assertThat(awaitDown(StarterShutdownAttackTest::appConnections, 0))
+                .as("connections after close")
+                .isZero();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -172,6 +175,8 @@ class StarterShutdownAttackTest {
         assertThat(awaitDown(StarterShutdownAttackTest::leaseholdThreads, threadsBefore))
                 .as("leasehold-* threads after close")
                 .isLessThanOrEqualTo(threadsBefore);
-        assertThat(awaitDown(StarterShutdownAttackTest::appConnections, 0)).as("connections after close").isZero();
+        assertThat(awaitDown(StarterShutdownAttackTest::appConnections, 0))
+                .as("connections after close")
+                .isZero();
     }
 }

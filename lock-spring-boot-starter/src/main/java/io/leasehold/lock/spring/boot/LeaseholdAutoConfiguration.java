@@ -46,21 +46,17 @@ public class LeaseholdAutoConfiguration {
                 .orElseGet(() -> ConnectionFactoryBackend.of(connectionFactory));
     }
 
-    /** The lock client, closed (leases released, backend closed) when the context closes. */
+    /**
+     * The lock client, closed when the context stops (before the connection factory stops) and made anew
+     * if it starts again; see {@link LeaseholdLockClient}.
+     */
     @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    LockClient leaseholdLockClient(
-            ConnectionFactoryBackend backend,
+    @ConditionalOnMissingBean(LockClient.class)
+    LeaseholdLockClient leaseholdLockClient(
+            ConnectionFactoryBackend backends,
             LeaseholdProperties properties,
             ObjectProvider<LockEventListener> listeners) {
-        return LeaseholdClients.build(
-                backend.backend(), properties, listeners.orderedStream().toList());
-    }
-
-    /** Closes the client when the context stops, before the connection factory stops (see {@link LockClientLifecycle}). */
-    @Bean
-    @ConditionalOnBean(ConnectionFactoryBackend.class)
-    LockClientLifecycle leaseholdLockClientLifecycle(LockClient leaseholdLockClient) {
-        return new LockClientLifecycle(leaseholdLockClient);
+        return new LeaseholdLockClient(() -> LeaseholdClients.build(
+                backends.newBackend(), properties, listeners.orderedStream().toList()));
     }
 }

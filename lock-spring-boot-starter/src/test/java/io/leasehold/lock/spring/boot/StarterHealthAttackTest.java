@@ -91,7 +91,8 @@ class StarterHealthAttackTest {
         app(clientType, deadPort).run(context -> {
             assertThat(context).hasNotFailed();
             HealthIndicator indicator = context.getBean("leaseholdHealthIndicator", HealthIndicator.class);
-            assertThat(timed(indicator, clientType + " never reachable").getStatus()).isEqualTo(Status.DOWN);
+            assertThat(timed(indicator, clientType + " never reachable").getStatus())
+                    .isEqualTo(Status.DOWN);
         });
     }
 }

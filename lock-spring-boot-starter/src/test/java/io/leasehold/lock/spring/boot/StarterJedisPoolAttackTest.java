@@ -84,8 +84,12 @@ class StarterJedisPoolAttackTest {
                         outcome[0] = "hung for 15 s";
                     }
                 });
-        assertThat(outcome[0]).as("lock/release with jedis max-active=" + maxActive).isEqualTo("acquired and released");
+        assertThat(outcome[0])
+                .as("lock/release with jedis max-active=" + maxActive)
+                .isEqualTo("acquired and released");
         Thread.sleep(500);
-        assertThat(leaseholdThreads()).as("leasehold-* threads left after close").isLessThanOrEqualTo(threadsBefore);
+        assertThat(leaseholdThreads())
+                .as("leasehold-* threads left after close")
+                .isLessThanOrEqualTo(threadsBefore);
     }
 }

@@ -53,7 +53,9 @@ class StarterLettuceFactoryAttackTest {
         LettuceConnectionFactory redisConnectionFactory() {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(
                     new RedisStandaloneConfiguration(redis.host(), redis.port()),
-                    LettuceClientConfiguration.builder().clientName("own-factory").build());
+                    LettuceClientConfiguration.builder()
+                            .clientName("own-factory")
+                            .build());
             factory.setEarlyStartup(false);
             return factory;
         }
@@ -65,7 +67,9 @@ class StarterLettuceFactoryAttackTest {
         LettuceConnectionFactory redisConnectionFactory() {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(
                     new RedisStandaloneConfiguration(redis.host(), redis.port()),
-                    LettuceClientConfiguration.builder().clientName("not-shared").build());
+                    LettuceClientConfiguration.builder()
+                            .clientName("not-shared")
+                            .build());
             factory.setShareNativeConnection(false);
             return factory;
         }
@@ -79,7 +83,10 @@ class StarterLettuceFactoryAttackTest {
                 .withUserConfiguration(NotSharedFactory.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    context.getBean(LockClient.class).lock("ns:1").acquire(Duration.ofSeconds(2)).release();
+                    context.getBean(LockClient.class)
+                            .lock("ns:1")
+                            .acquire(Duration.ofSeconds(2))
+                            .release();
                 });
     }
 
@@ -91,12 +98,15 @@ class StarterLettuceFactoryAttackTest {
                 .withUserConfiguration(OwnFactory.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    Lease lease = context.getBean(LockClient.class).lock("own:1").acquire(Duration.ofSeconds(2));
+                    Lease lease =
+                            context.getBean(LockClient.class).lock("own:1").acquire(Duration.ofSeconds(2));
                     assertThat(server.command("EXISTS", "leasehold:{own:1}")).isEqualTo(1L);
                     lease.release();
                     context.getBean(LockClient.class).lock("own:2").acquire(Duration.ofSeconds(2));
                 });
-        assertThat(server.command("EXISTS", "leasehold:{own:2}")).as("released at close").isEqualTo(0L);
+        assertThat(server.command("EXISTS", "leasehold:{own:2}"))
+                .as("released at close")
+                .isEqualTo(0L);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (connections("own-factory") > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
@@ -118,7 +128,10 @@ class StarterLettuceFactoryAttackTest {
                         "spring.data.redis.lettuce.pool.max-active=1")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    context.getBean(LockClient.class).lock("pool:1").acquire(Duration.ofSeconds(2)).release();
+                    context.getBean(LockClient.class)
+                            .lock("pool:1")
+                            .acquire(Duration.ofSeconds(2))
+                            .release();
                 });
     }
 }

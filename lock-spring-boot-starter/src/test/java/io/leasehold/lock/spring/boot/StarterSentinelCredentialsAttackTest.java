@@ -58,7 +58,9 @@ class StarterSentinelCredentialsAttackTest {
                         "spring.data.redis.client-name=" + name)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    Lease lease = context.getBean(LockClient.class).lock("s:" + clientType).acquire(Duration.ofSeconds(5));
+                    Lease lease = context.getBean(LockClient.class)
+                            .lock("s:" + clientType)
+                            .acquire(Duration.ofSeconds(5));
                     RedisNode master = sentinel.master();
                     assertThat((String) master.command("INFO", "keyspace")).contains("db2:keys=");
                     String masterClients = (String) master.command("CLIENT", "LIST");

@@ -84,8 +84,11 @@ class StarterStartAndCredentialsAttackTest {
         app(clientType, redis.port(), name)
                 .withPropertyValues("leasehold.lease.time=10ms")
                 .run(context -> assertThat(context).hasFailed());
-        assertThat(awaitAtMost(StarterStartAndCredentialsAttackTest::leaseholdThreads, before)).isLessThanOrEqualTo(before);
-        assertThat(awaitAtMost(() -> connections(name), 0)).as("connections left").isZero();
+        assertThat(awaitAtMost(StarterStartAndCredentialsAttackTest::leaseholdThreads, before))
+                .isLessThanOrEqualTo(before);
+        assertThat(awaitAtMost(() -> connections(name), 0))
+                .as("connections left")
+                .isZero();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -99,9 +102,8 @@ class StarterStartAndCredentialsAttackTest {
         String[] state = new String[1];
         app(clientType, deadPort, "dead")
                 .withPropertyValues("spring.data.redis.connect-timeout=500ms", "leasehold.close-timeout=1s")
-                .run(context -> state[0] = context.getStartupFailure() == null
-                        ? "started"
-                        : "failed: " + context.getStartupFailure());
+                .run(context -> state[0] =
+                        context.getStartupFailure() == null ? "started" : "failed: " + context.getStartupFailure());
         System.out.println(clientType + " with Redis unreachable: " + state[0]);
         assertThat(awaitAtMost(StarterStartAndCredentialsAttackTest::leaseholdThreads, before))
                 .as("leasehold-* threads left")
@@ -113,11 +115,11 @@ class StarterStartAndCredentialsAttackTest {
     void shouldConnectAsTheApplicationsAclUser(String clientType) {
         String name = "acl-" + clientType;
         app(clientType, redis.port(), name)
-                .withPropertyValues(
-                        "spring.data.redis.username=locker", "spring.data.redis.password=s3cret")
+                .withPropertyValues("spring.data.redis.username=locker", "spring.data.redis.password=s3cret")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    Lease lease = context.getBean(LockClient.class).lock("acl:1").acquire(Duration.ofSeconds(2));
+                    Lease lease =
+                            context.getBean(LockClient.class).lock("acl:1").acquire(Duration.ofSeconds(2));
                     String list = (String) server.command("CLIENT", "LIST");
                     list.lines().filter(l -> l.contains("name=" + name + " ")).forEach(System.out::println);
                     assertThat(list.lines()
