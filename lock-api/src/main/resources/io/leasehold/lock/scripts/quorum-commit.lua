@@ -23,7 +23,11 @@
 -- ARGV[3]  counter idle TTL, ms  integer > 0 (as in acquire.lua)
 -- ARGV[4]  largest lease, ms   the client's, integer > 0: it must be the record's 'lease' (the value the
 --                              node sits out after a reset, see quorum-enlist.lua)
--- Returns  {1, pttl}     committed: the lock holds "<owner>:<T>" with its TTL kept (pttl ms left),
+-- ARGV[5]  lease, ms     optional, integer > 0: the committed lock's TTL, set from now; given for a
+--                        fair waiter, whose phase-1 grant lives only for a grant window (see
+--                        quorum-fair-acquire.lua). Absent: the grant's TTL is kept
+-- Returns  {1, pttl}     committed: the lock holds "<owner>:<T>" with its TTL kept, or set to
+--                        ARGV[5] (pttl ms left),
 --                        and the counter and the floor are at least T; also when it held
 --                        "<owner>:<T>" already (a resent commit whose reply was lost: only a commit
 --                        writes that value, since T is no token the node granted this owner)
@@ -38,7 +42,7 @@
 --                        string): nothing is written; the caller commits again, on every node of the
 --                        attempt, with a T above the largest floor it was told
 --          error         "ERR ..." when ARGV[2] is no such integer, ARGV[1] no such value (its
---                        token T itself) or ARGV[3] or ARGV[4] no positive integer, or a key holds what Leasehold did not write (a lock string
+--                        token T itself) or ARGV[3], ARGV[4] or a given ARGV[5] no positive integer, or a key holds what Leasehold did not write (a lock string
 --                        without ':', a counter or floor that is not a decimal integer below
 --                        2^53 - 1, a record that is not a hash); nothing is written then
 -- The phase-1 value carries no sequence number: the lease is not handed out before the commit, so no
@@ -70,6 +74,9 @@ end
 if not (decimal(ARGV[4]) and tonumber(ARGV[4]) > 0) then
   return redis.error_reply("ERR largest lease must be a positive integer of ms, but was '"
       .. tostring(ARGV[4]) .. "'")
+end
+if ARGV[5] and not (decimal(ARGV[5]) and tonumber(ARGV[5]) > 0) then
+  return redis.error_reply("ERR lease must be a positive integer of ms, but was '" .. ARGV[5] .. "'")
 end
 local committed = string.sub(ARGV[1], 1, sep - 1) .. ':' .. ARGV[2]
 
@@ -108,7 +115,11 @@ end
 if current ~= committed and floor and tonumber(floor) >= quorumToken then
   return {-1, floor}
 end
-redis.call('SET', KEYS[1], committed, 'KEEPTTL')
+if ARGV[5] then
+  redis.call('SET', KEYS[1], committed, 'PX', ARGV[5])
+else
+  redis.call('SET', KEYS[1], committed, 'KEEPTTL')
+end
 if not counter or tonumber(counter) < quorumToken then
   redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 else

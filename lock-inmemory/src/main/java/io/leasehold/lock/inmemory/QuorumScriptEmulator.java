@@ -76,6 +76,10 @@ final class QuorumScriptEmulator {
                             + (largestLease == null ? "nil" : largestLease) + "'",
                     "ARGV[4]");
         }
+        String lease = c.arg(5);
+        if (lease != null && (!ScriptEmulator.isCounter(lease) || !positive(lease))) {
+            throw c.error("ERR lease must be a positive integer of ms, but was '" + lease + "'", "ARGV[5]");
+        }
         String committed = granted.substring(0, sep) + ":" + quorumText;
 
         ScriptEmulator.Get current = scripts.pcallGet(c, LOCK);
@@ -95,12 +99,12 @@ final class QuorumScriptEmulator {
         String run;
         String seeded;
         String floor;
-        String lease;
+        String recordLease;
         try {
             run = store.hget(c.key(RECORD), RUN, c.nowMillis());
             seeded = store.hget(c.key(RECORD), SEEDED, c.nowMillis());
             floor = store.hget(c.key(RECORD), FLOOR, c.nowMillis());
-            lease = store.hget(c.key(RECORD), LEASE, c.nowMillis());
+            recordLease = store.hget(c.key(RECORD), LEASE, c.nowMillis());
         } catch (InMemoryStore.WrongTypeException e) {
             throw scripts.foreign(c, RECORD, "quorum record", "a hash");
         }
@@ -111,8 +115,8 @@ final class QuorumScriptEmulator {
         if (!store.runId().equals(run) || !"1".equals(seeded)) {
             return List.of(-2L);
         }
-        if (!largestLease.equals(lease)) {
-            return List.of(-3L, lease == null ? "0" : lease);
+        if (!largestLease.equals(recordLease)) {
+            return List.of(-3L, recordLease == null ? "0" : recordLease);
         }
 
         if (current.value() == null
@@ -122,7 +126,11 @@ final class QuorumScriptEmulator {
         if (!current.value().equals(committed) && floor != null && Long.parseLong(floor) >= quorumToken) {
             return List.of(-1L, floor);
         }
-        store.setKeepTtl(c.key(LOCK), committed, c.nowMillis());
+        if (lease != null) {
+            scripts.setPx(c, LOCK, committed, 5, "lease");
+        } else {
+            store.setKeepTtl(c.key(LOCK), committed, c.nowMillis());
+        }
         if (counter.value() == null || Long.parseLong(counter.value()) < quorumToken) {
             scripts.setPx(c, COUNTER, quorumText, 3, "counter idle TTL");
         } else {

@@ -21,7 +21,7 @@ class InMemoryScriptDriftTest {
             Map.entry(ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7"),
             Map.entry(ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36"),
             Map.entry(ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6"),
-            Map.entry(ScriptNames.QUORUM_COMMIT, "62de3a322ffbe0da8d2ca9a7eb07fcaf16a1abf3"),
+            Map.entry(ScriptNames.QUORUM_COMMIT, "5ff866c353b1db9c9f3d9b36473b4fbf2af6d33a"),
             Map.entry(ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293"),
             Map.entry(ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004"),
             Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "5e32802328bee76d78b012109de45f35cb71aae0"));

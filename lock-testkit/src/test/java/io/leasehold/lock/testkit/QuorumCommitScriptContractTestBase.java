@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What quorum-commit.lua (phase 2 of an acquisition over a quorum of independent masters) must do, on
  * the in-memory emulation and on a real redis-server alike: make the quorum's token the lock's on this
- * node, keeping its TTL, only above the node's floor (else tell the floor), and raise the name's
+ * node, keeping its TTL (or setting the lease given, for a fair waiter), only above the node's floor (else tell the floor), and raise the name's
  * counter and the node's floor to it, never lower; commit nothing where the grant is gone; refuse
  * what Leasehold did not write; commit nothing on a node that takes no part. Each test has its own key
  * prefix, so that the node-wide floor of one test is not another's (a shared server needs no flush),
@@ -147,6 +147,14 @@ abstract class QuorumCommitScriptContractTestBase {
                 List.of(granted, quorumToken, counterTtl, largestLease));
     }
 
+    /** A fair waiter's commit: with the lease {@code leaseMs} (ARGV[5]) for the lock's TTL. */
+    private CompletableFuture<Object> fairCommitAsync(String name, String granted, String quorumToken, String leaseMs) {
+        return backend.eval(
+                COMMIT,
+                List.of(lockKey(name), fenceKey(name), recordKey()),
+                List.of(granted, quorumToken, Long.toString(COUNTER_TTL_MS), LARGEST_LEASE, leaseMs));
+    }
+
     private List<?> commit(String name, String granted, long quorumToken) {
         return (List<?>) await(commitAsync(name, granted, quorumToken));
     }
@@ -171,6 +179,38 @@ abstract class QuorumCommitScriptContractTestBase {
         assertTrue(pttl(fenceKey("orders")) > LEASE_MS, "the counter's idle TTL");
         assertEquals(Optional.of(Long.toString(quorumToken)), floor());
         assertEquals(-1L, pttl(recordKey()), "the record never expires");
+    }
+
+    @Test
+    void shouldSetTheLeaseWhenGivenOne() {
+        String granted = grant("orders", "a1");
+        long quorumToken = tokenOf(granted) + AHEAD;
+
+        List<?> reply = (List<?>) await(fairCommitAsync("orders", granted, Long.toString(quorumToken), "90000"));
+
+        assertEquals(1L, reply.get(0), () -> "committed: " + reply);
+        long ttl = (Long) reply.get(1);
+        assertTrue(ttl > LEASE_MS && ttl <= 90_000, () -> "the lease given, from now: " + reply);
+        long lease = pttl(lockKey("orders"));
+        assertTrue(lease > LEASE_MS && lease <= 90_000, "the lock's TTL: " + lease);
+        assertEquals(Optional.of("a1:" + quorumToken), get(lockKey("orders")));
+        assertEquals(Optional.of(Long.toString(quorumToken)), floor());
+    }
+
+    @Test
+    void shouldRefuseALeaseThatIsNoPositiveIntegerAndWriteNothing() {
+        String granted = grant("orders", "a1");
+        String quorumToken = Long.toString(tokenOf(granted) + AHEAD);
+
+        for (String lease : List.of("0", "-5", "", "5x", "9007199254740991")) {
+            Throwable refused = failure(fairCommitAsync("orders", granted, quorumToken, lease));
+            assertTrue(
+                    refused.getMessage().contains("lease must be a positive integer of ms, but was '" + lease + "'"),
+                    () -> "names the rule and the value: " + refused);
+        }
+        assertEquals(Optional.of(granted), get(lockKey("orders")), "nothing written");
+        assertTrue(pttl(lockKey("orders")) <= LEASE_MS, "the grant's TTL");
+        assertEquals(Optional.of("0"), floor());
     }
 
     @Test
