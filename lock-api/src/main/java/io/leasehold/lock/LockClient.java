@@ -116,13 +116,14 @@ public interface LockClient extends AutoCloseable {
      * whose ticket reached a majority is served before every waiter whose first call came later. A
      * server grants the lock only to the head of its queue, and hands nothing over in a release: every
      * waiter hears the release and asks, and the head's ask wins a majority. Places are kept by each
-     * waiter's calls (every 0.5 s) and taken out by a given-up waiter's clean-up, as on one server. Two
-     * limits that one server does not have: a waiter that dies in the round trip of the call that won
-     * its grant holds the lock for its lease (as a holder that dies does: every grant on a quorum is
-     * won by the waiter's own call, none is handed over with a 1.5 s window); and a waiter whose round
-     * trip to the servers is longer than about 0.6 s may lose its place between two of its calls, and
-     * with it its turn. A {@code lock(name)} of the same name still excludes it, but does not wait behind the
-     * fair waiters there: it may take a free lock ahead of them.
+     * waiter's calls (every 0.5 s) and taken out by a given-up waiter's clean-up, as on one server. A
+     * server grants a waiter the lock for 1.5 s only, keeping its place, until the quorum commits the
+     * grant with the lease (then the places are taken out): a waiter that dies in the round trip of the
+     * call that won its grants holds the queue about as long as a dead head on one server does. A limit
+     * that one server does not have: a waiter whose round trip to the servers is longer than about 0.6 s
+     * may lose its place between two of its calls, and with it its turn. A {@code lock(name)} of the
+     * same name still excludes it, but does not wait behind the fair waiters there: it may take a free
+     * lock ahead of them.
      *
      * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock(String)})
      * @throws IllegalStateException    if this client is closed

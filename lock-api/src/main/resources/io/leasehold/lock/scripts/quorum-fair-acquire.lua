@@ -24,8 +24,15 @@
 --                              2^53 - 1), or '' before it chose one: the place then takes this
 --                              member's ticket, the server's TIME in µs and after the last ticket
 -- Returns  {1, token, pttl}           acquired: the lock was free and the waiter at the head of the
---                                     queue (or the queue empty); its place is dropped; also when
---                                     this owner holds it already (as acquire.lua)
+--                                     queue (or the queue empty), for its grant window (pttl): a
+--                                     waiter's is min(lease, waiter lease), and its place is kept
+--                                     (the quorum's commit sets the lease, quorum-commit.lua's
+--                                     ARGV[5], and the quorum's leave then takes the place out), so
+--                                     that a waiter that dies before its commit holds the queue only
+--                                     for that window, and a grant that lapses before its commit
+--                                     leaves the waiter at the head; an attempt without a place
+--                                     ('' waiter) gets the lease, as acquire.lua; also when this
+--                                     owner holds it already (its TTL set to its grant window again)
 --          {0, token, pttl, n, ticket}  not acquired: the holder's token and remaining ms (the
 --                                     token '0' and the waiter lease when the lock is free but
 --                                     another waiter is ahead), the waiter's place (1 = next) and
@@ -205,6 +212,14 @@ end
 -- [shared:queue] end
 local me = ARGV[1]
 local waiter = ARGV[4]
+-- how long a grant to this attempt lives on this member: the lease for an attempt without a place;
+-- for a waiter only until its commit could have come (the commit sets the lease)
+local function grantWindow()
+  if waiter == '' then
+    return tonumber(ARGV[2])
+  end
+  return math.min(tonumber(ARGV[2]), tonumber(ARGV[5]))
+end
 if me == '' then
   local err = checkQueue()
   if err then
@@ -223,8 +238,9 @@ if owner == me then
   if renewed then
     return {1, token, redis.call('PTTL', KEYS[1])}
   end
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, token, tonumber(ARGV[2])}
+  local window = grantWindow()
+  redis.call('PEXPIRE', KEYS[1], string.format('%.0f', window))
+  return {1, token, window}
 end
 err = checkKeys()
 if err then
@@ -255,11 +271,13 @@ else
 end
 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
 if not owner and head == waiter then
-  redis.call('ZREM', KEYS[3], waiter)
-  redis.call('ZREM', KEYS[4], waiter)
-  token = grant(me, ARGV[2], ARGV[3])
+  -- the place stays (see the header): were it dropped here, a grant that lapses or is released
+  -- before the quorum commits would leave the head without a place on this member until its next
+  -- ask, and a later waiter asking meanwhile would head the queue here
+  local window = grantWindow()
+  token = grant(me, string.format('%.0f', window), ARGV[3])
   expireQueue(now)
-  return {1, token, tonumber(ARGV[2])}
+  return {1, token, window}
 end
 local pttl
 if owner then

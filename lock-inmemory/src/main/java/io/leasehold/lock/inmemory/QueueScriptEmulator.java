@@ -287,6 +287,22 @@ final class QueueScriptEmulator {
 
     /** grant(owner, px, counterTtl): the lock for owner with a fresh token; the token. */
     String grant(ScriptCall c, String owner, int pxArg, int counterTtlArg) {
+        String tokenText = issueToken(c, counterTtlArg);
+        scripts.setPx(c, LOCK, owner + ":" + tokenText, pxArg, "lease");
+        store.tokenIssued(Long.parseLong(tokenText));
+        return tokenText;
+    }
+
+    /** grant(owner, px, counterTtl) with a px the script computed from ARGV[pxArg]: the token. */
+    String grant(ScriptCall c, String owner, long px, int pxArg, int counterTtlArg) {
+        String tokenText = issueToken(c, counterTtlArg);
+        scripts.setPx(c, LOCK, owner + ":" + tokenText, px, pxArg, "lease");
+        store.tokenIssued(Long.parseLong(tokenText));
+        return tokenText;
+    }
+
+    /** grant()'s first half: the fresh token, written to the counter (before the lock, as the script). */
+    private String issueToken(ScriptCall c, int counterTtlArg) {
         long token = store.serverTimeMicros(c.clockMicros());
         String counter = readCounter(c);
         if (counter != null) {
@@ -294,8 +310,6 @@ final class QueueScriptEmulator {
         }
         String tokenText = Long.toString(token);
         scripts.setPx(c, COUNTER, tokenText, counterTtlArg, "counter idle TTL");
-        scripts.setPx(c, LOCK, owner + ":" + tokenText, pxArg, "lease");
-        store.tokenIssued(token);
         return tokenText;
     }
 

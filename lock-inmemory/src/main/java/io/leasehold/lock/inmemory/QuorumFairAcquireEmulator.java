@@ -7,8 +7,8 @@ import java.util.List;
 /**
  * quorum-fair-acquire.lua, emulated line for line (see its header): phase 1 of a fairLock acquisition
  * over a quorum of independent masters, on one member: the lock for an owner where it is free and the
- * waiter heads this member's quorum queue, else the waiter's place there, ordered by the ticket the
- * quorum chose. The script carries acquire.lua's shared block ("queue"), so the helpers are
+ * waiter heads this member's quorum queue (for a grant window, the place kept), else the waiter's place
+ * there, ordered by the ticket the quorum chose. The script carries acquire.lua's shared block ("queue"), so the helpers are
  * {@link QueueScriptEmulator}'s, not a copy. Called by {@link ScriptEmulator} under the store's lock,
  * so each call is atomic as a script is.
  */
@@ -57,8 +57,9 @@ final class QuorumFairAcquireEmulator {
             if (held.hasSeq()) {
                 return List.of(1L, held.token(), store.pttl(c.key(LOCK), c.nowMillis()));
             }
-            scripts.pexpire(c, LOCK, 2);
-            return List.of(1L, held.token(), c.integerArg(2, "tonumber"));
+            long window = grantWindow(c);
+            store.pexpire(c.key(LOCK), window, c.nowMillis());
+            return List.of(1L, held.token(), window);
         }
         queue.checkKeys(c);
         String ticket = c.requiredArg(6);
@@ -91,11 +92,11 @@ final class QuorumFairAcquireEmulator {
             queue.enqueue(c, waiter, now, waiterLease);
         }
         if (held == null && waiter.equals(queue.head(c))) {
-            store.zrem(c.key(QUEUE), waiter, now);
-            store.zrem(c.key(WAITERS), waiter, now);
-            String token = queue.grant(c, me, 2, 3);
+            // the place stays until the quorum's leave after its commit (see the script)
+            long window = grantWindow(c);
+            String token = queue.grant(c, me, window, 2, 3);
             queue.expireQueue(c, now);
-            return List.of(1L, token, c.integerArg(2, "tonumber"));
+            return List.of(1L, token, window);
         }
         String token;
         long pttl;
@@ -108,6 +109,18 @@ final class QuorumFairAcquireEmulator {
         }
         queue.expireQueue(c, now);
         return List.of(0L, token, pttl, queue.rank(c, waiter, now) + 1, score(store.zscore(c.key(QUEUE), waiter, now)));
+    }
+
+    /**
+     * The script's grantWindow(): the lease (ARGV[2]) for an attempt without a place, else the lease or
+     * the waiter lease (ARGV[5]), whichever is shorter.
+     */
+    private static long grantWindow(ScriptCall c) {
+        long lease = c.integerArg(2, "tonumber");
+        if (c.requiredArg(4).equals(NO_WAITER)) {
+            return lease;
+        }
+        return Math.min(lease, c.integerArg(5, "tonumber"));
     }
 
     /**

@@ -395,7 +395,7 @@ final class ScriptEmulator {
     }
 
     /** redis.call('SET', KEYS[keyIndex], value, 'PX', ttl), where ttl was read from ARGV[argIndex]. */
-    private void setPx(ScriptCall c, int keyIndex, String value, long ttl, int argIndex, String what) {
+    void setPx(ScriptCall c, int keyIndex, String value, long ttl, int argIndex, String what) {
         if (ttl <= 0) {
             throw c.error(
                     "ERR invalid expire time in 'set' command",

@@ -24,7 +24,7 @@ class InMemoryScriptDriftTest {
             Map.entry(ScriptNames.QUORUM_COMMIT, "5ff866c353b1db9c9f3d9b36473b4fbf2af6d33a"),
             Map.entry(ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293"),
             Map.entry(ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004"),
-            Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "5e32802328bee76d78b012109de45f35cb71aae0"));
+            Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "e68be506c1fd23fece26b9b9735256b02daf2525"));
 
     @Test
     void shouldEmulateExactlyTheBundledScripts() {

@@ -4,12 +4,13 @@ import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Phase 1 of a fair waiter's acquisition over the quorum, and its leave: quorum-fair-acquire.lua's keys
  * and arguments, and what its reply becomes (docs/design/quorum-locks.md, "Waiting"). One home for the
- * rules that {@link QuorumAcquire} (an attempt) and {@link QuorumRelease} (a given-up waiter's
- * clean-up) share. Stateless: the waiters' tickets live in {@link FairWaiters}.
+ * rules that {@link QuorumAcquire} (an attempt, and the leave after its commit) and {@link QuorumRelease}
+ * (a given-up waiter's clean-up) share. Stateless: the waiters' tickets live in {@link FairWaiters}.
  */
 final class FairPhaseOne {
 
@@ -40,6 +41,22 @@ final class FairPhaseOne {
     /** The leave of {@code waiter}: its places taken out (owner ''). */
     static List<String> leaveArgs(String waiter) {
         return List.of("", "0", "0", waiter, "0", "");
+    }
+
+    /**
+     * Sends the leave of {@code waiter} to every member, for the lock {@code lockKey} (whose fencing
+     * counter is {@code fenceKey}): after a commit (its grants keep its places), or when it gave up.
+     * Completes once every member answered or failed (a member that did not take the place out lets it
+     * lapse, a waiter lease after the waiter's last call). The leave publishes nothing: it is no release.
+     */
+    static CompletableFuture<Void> leave(QuorumMembers members, String lockKey, String fenceKey, String waiter) {
+        List<String> queueKeys = keys(lockKey, fenceKey);
+        List<String> args = leaveArgs(waiter);
+        CompletableFuture<?>[] calls = new CompletableFuture<?>[members.size()];
+        for (int m = 0; m < members.size(); m++) {
+            calls[m] = members.eval(m, SCRIPT, queueKeys, args, -1).exceptionally(failed -> null);
+        }
+        return CompletableFuture.allOf(calls);
     }
 
     /**

@@ -86,13 +86,21 @@ final class FairWaiters {
         }
     }
 
-    /** {@code owner}'s attempt was granted: a release of that owner is a holder's, and leaves no place. */
-    synchronized void granted(String owner) {
+    /**
+     * {@code owner}'s attempt was granted: a release of that owner is a holder's, and leaves no place.
+     * The waiter it was made for when it was that waiter's latest attempt, whose places the quorum then
+     * takes out (its grants kept them); null otherwise: the waiter made a later attempt (the engine cut
+     * this one short), which keeps its places until it is granted itself, and a leave now could land
+     * after that attempt's call on a member and leave the waiter without a place there.
+     */
+    synchronized @Nullable String granted(String owner) {
         String waiter = waiterOfOwner.remove(owner);
         Waiter w = waiter == null ? null : byWaiter.get(waiter);
         if (w != null && owner.equals(w.latestOwner())) {
             byWaiter.put(waiter, new Waiter(w.ticket(), null, w.usedNanos()));
+            return waiter;
         }
+        return null;
     }
 
     /**

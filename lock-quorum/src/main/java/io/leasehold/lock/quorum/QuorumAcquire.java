@@ -29,13 +29,17 @@ import org.jspecify.annotations.Nullable;
  *       waiter (place mode {@code '0'} with its waiter's id, or {@code '1'} and an id for one that will
  *       not wait), quorum-fair-acquire.lua, which grants only the head of the member's quorum queue and
  *       keeps the waiter's place there with the ticket {@link FairWaiters} chose for it (none on its
- *       first attempt: each member's own then, the largest of which becomes its ticket);</li>
+ *       first attempt: each member's own then, the largest of which becomes its ticket), also when it
+ *       grants: such a grant lives only for a grant window (the waiter lease, 1.5 s), so that a waiter
+ *       that dies before its commit holds the queue no longer than a dead single-master head;</li>
  *   <li><b>commit</b>, once at least M granted: quorum-commit.lua on the granting members with
  *       {@code T = max(tᵢ) + 1} and the value {@code <owner>:<tᵢ>} each granted; a member whose floor is
  *       not below T answers {@code {-1, floor}}, and the commit is sent again to every member of the
  *       attempt with {@code T' = max(floor, T) + 1} (at most {@value #COMMIT_ROUNDS} rounds); a member
  *       that takes no part ({@code {-2}}: it lost its data, or sits out, see {@link QuorumEnlistment})
- *       has the members enlisted anew, and the same grants are committed again.</li>
+ *       has the members enlisted anew, and the same grants are committed again. A fair waiter's commit
+ *       sets the lease's TTL (quorum-commit.lua's ARGV[5]); once granted, the waiter's places are taken
+ *       out (its leave, see {@link FairWaiters#granted}).</li>
  * </ol>
  *
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
@@ -266,7 +270,12 @@ final class QuorumAcquire {
                 return reply;
             }
             if (Replies.status(reply, 0) == 1) {
-                fairWaiters.granted(owner);
+                String leaving = fairWaiters.granted(owner);
+                if (leaving != null) {
+                    // its grants kept its places (quorum-fair-acquire.lua): out now, sent before the reply
+                    // goes to the engine, so that on each member's connection they precede its release
+                    FairPhaseOne.leave(members, lockKey, keys.get(1), leaving);
+                }
                 return reply;
             }
             fairWaiters.notGranted(waiter, phase1);
@@ -436,8 +445,11 @@ final class QuorumAcquire {
 
         /** quorum-commit.lua on {@code member}: {@code expected} is what it was last known to hold. */
         private CompletableFuture<Object> commitOn(int member, String expected, long token) {
-            List<String> commitArgs =
-                    List.of(expected, Long.toString(token), args.get(2), Long.toString(enlistment.maxLeaseMs()));
+            List<String> commitArgs = new ArrayList<>(
+                    List.of(expected, Long.toString(token), args.get(2), Long.toString(enlistment.maxLeaseMs())));
+            if (fair && !waiter.isEmpty()) {
+                commitArgs.add(args.get(1)); // a waiter's phase-1 grant lives for a grant window: the lease now
+            }
             return members.eval(member, COMMIT, commitKeys, commitArgs, -1);
         }
 

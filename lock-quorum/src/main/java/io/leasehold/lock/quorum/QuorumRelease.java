@@ -111,14 +111,7 @@ final class QuorumRelease {
         if (waiter == null) {
             return CompletableFuture.completedFuture(null);
         }
-        List<String> queueKeys = FairPhaseOne.keys(keys.get(0), keys.get(1));
-        List<String> leaveArgs = FairPhaseOne.leaveArgs(waiter);
-        CompletableFuture<?>[] calls = new CompletableFuture<?>[members.size()];
-        for (int m = 0; m < members.size(); m++) {
-            calls[m] = members.eval(m, FairPhaseOne.SCRIPT, queueKeys, leaveArgs, -1)
-                    .exceptionally(failed -> null);
-        }
-        return CompletableFuture.allOf(calls);
+        return FairPhaseOne.leave(members, keys.get(0), keys.get(1), waiter);
     }
 
     /** force-release.lua over the quorum; see the class doc. */

@@ -59,4 +59,16 @@ class FairWaitersTest {
         assertNull(waiters.leaving("owner-2"), "the holder's release leaves nothing");
         assertEquals(1, waiters.size(), "the waiter is kept (an attempt the engine gave up on may have been granted)");
     }
+
+    @Test
+    void shouldNameTheWaiterWhosePlacesAGrantTakesOutOnlyWhenItsLatestAttemptWasGranted() {
+        FairWaiters waiters = new FairWaiters();
+        waiters.attempt(WAITER, "owner-1");
+        waiters.attempt(WAITER, "owner-2"); // the engine cut owner-1 short and asked again
+
+        assertNull(waiters.granted("owner-1"), "owner-2's call keeps the places: no leave for owner-1's grant");
+        assertEquals(WAITER, waiters.granted("owner-2"), "the latest attempt granted: its places go");
+        assertNull(waiters.granted("owner-2"), "once");
+        assertNull(waiters.granted("unknown"));
+    }
 }

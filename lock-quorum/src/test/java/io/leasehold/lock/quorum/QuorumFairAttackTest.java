@@ -524,4 +524,62 @@ class QuorumFairAttackTest {
             Thread.sleep(50);
         }
     }
+
+    /**
+     * Claim (e) at its edge: a fair waiter that dies (here: its links freeze, as a SIGSTOP'd or killed
+     * client leaves them) in the round trip of the ask that won a majority's phase-1 grants, before it
+     * could commit or clean them up. Its grants live for a grant window (1.5 s), not its lease (6 s),
+     * and keep its places for as long: the waiter behind it is served within 2.5 s of the death, as
+     * behind a dead head on one server (whose release grants the head a 1.5 s window). Failed with
+     * grants that carried the lease: 6.0 s.
+     */
+    @Test
+    void shouldNotBlockTheQueueForALeaseWhenAWaiterDiesBetweenItsPhaseOneGrantsAndItsCommit() throws Exception {
+        fixture = RedisMembers.lettuce(3);
+        String name = "attack:dies-granted";
+        String lockKey = LockKeys.lockKey(PREFIX, name);
+        LockClient holder = client();
+        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        String holderValue = (String) node(0, name).command("GET", lockKey);
+        List<LockClient> one = new ArrayList<>();
+        List<FaultProxy> links = proxiedClient(name, one);
+        one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        links.forEach(l -> l.latency(Duration.ofMillis(200))); // a round trip of 400 ms: time to freeze it mid-ask
+        LockOptions sixSeconds = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(6))
+                .autoRenew(false)
+                .build();
+        CompletableFuture<Lease> dying = one.get(0).fairLock(name, sixSeconds).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 1, 0, 1, 2);
+        LockClient live = client();
+        CompletableFuture<Lease> served = live.fairLock(name).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 2, 0, 1, 2);
+        awaitTicketsAgree(name, 2);
+        assertTrue(held.release());
+        // When the dying waiter's ask was granted by a majority (it reached them; its replies are on their way) ...
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            int grantedToIt = 0;
+            for (int m = 0; m < 3; m++) {
+                Object v = node(m, name).command("GET", lockKey);
+                if (v != null && !v.equals(holderValue)) {
+                    grantedToIt++;
+                }
+            }
+            if (grantedToIt >= 2) {
+                break;
+            }
+            assertTrue(System.nanoTime() < deadline, "the dying waiter was never granted by a majority");
+            Thread.sleep(5);
+        }
+        // ... it dies: nothing more comes from it or reaches it
+        links.forEach(FaultProxy::partition);
+        long diedAt = System.nanoTime();
+        assertFalse(dying.isDone(), "the dying waiter had not been told of its grant");
+        Lease lease = served.get(30, TimeUnit.SECONDS);
+        long afterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - diedAt);
+        lease.release();
+        System.out.println("the waiter behind the dead one was served " + afterMs + " ms after it died");
+        assertTrue(afterMs <= 2_500, "the waiter behind the dead one was served " + afterMs + " ms after it died");
+    }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What quorum-fair-acquire.lua (phase 1 of a fairLock acquisition over a quorum, on one member) must
  * do, on the in-memory emulation and on a real redis-server alike: grant a free lock only to the waiter
- * at the head of the member's quorum queue (dropping its place), else keep the waiter's place, ordered
+ * at the head of the member's quorum queue (for the shorter of the lease and its waiter lease, keeping
+ * its place until its leave), else keep the waiter's place, ordered
  * by the ticket the quorum chose (ties by waiter id); drop lapsed places; grant an attempt without a
  * place only where the lock is free and nobody waits; answer the holder again with its token; refuse
  * what Leasehold did not write, and a ticket that is no decimal integer below 2^53 - 1, writing
@@ -35,6 +36,8 @@ abstract class QuorumFairAcquireScriptContractTestBase {
     private static final LuaScript ACQUIRE = LuaScript.bundled(ScriptNames.ACQUIRE);
     /** The lock's lease in these tests: longer than any test. */
     private static final long LEASE_MS = 60_000;
+    /** A waiter lease shorter than the lease: a waiter's grant window, which outlives every test too. */
+    private static final long WINDOW_MS = 30_000;
     /** A waiter lease that outlives every test. */
     private static final long LONG_WAIT_MS = 60_000;
     /**
@@ -152,19 +155,69 @@ abstract class QuorumFairAcquireScriptContractTestBase {
     }
 
     @Test
-    void shouldGrantTheWaiterAtTheHeadOfAFreeLockAndDropItsPlace() {
-        List<?> reply = fair("a1", "w1", NO_TICKET);
+    void shouldGrantTheWaiterAtTheHeadOfAFreeLockForItsWaiterLeaseAndKeepItsPlace() {
+        List<?> reply = fair("a1", "w1", WINDOW_MS, NO_TICKET);
 
         assertEquals(3, reply.size(), () -> "acquired: " + reply);
         assertEquals(1L, reply.get(0));
         String token = (String) reply.get(1);
-        assertEquals(LEASE_MS, reply.get(2));
+        assertEquals(WINDOW_MS, reply.get(2), "the grant window: the waiter lease, shorter than the lease");
         assertEquals(Optional.of("a1:" + token), get(lockKey()), "granted to the owner, not the waiter id");
         assertEquals(Optional.of(token), get(fenceKey()), "the counter is the token");
+        long window = pttl(lockKey());
+        assertTrue(window > 0 && window <= WINDOW_MS, "until the commit could have come, not the lease: " + window);
+        assertEquals(List.of("w1"), List.copyOf(sortedSet(queueKey()).keySet()), "its place kept until its leave");
+        assertEquals(List.of("w1"), List.copyOf(sortedSet(waitersKey()).keySet()));
+        assertQueueLivesFor(WINDOW_MS);
+    }
+
+    @Test
+    void shouldGrantTheHeadForTheLeaseWhenItsWaiterLeaseIsLonger() {
+        List<?> reply = fair("a1", "w1", 120_000, NO_TICKET);
+
+        assertEquals(List.of(1L, reply.get(1), LEASE_MS), reply, "the lease, the shorter of the two");
         long lease = pttl(lockKey());
-        assertTrue(lease > 0 && lease <= LEASE_MS, "the lease: " + lease);
-        assertEquals(-2L, pttl(queueKey()), "no place left behind");
-        assertEquals(-2L, pttl(waitersKey()));
+        assertTrue(lease > WINDOW_MS && lease <= LEASE_MS, "the lease: " + lease);
+    }
+
+    @Test
+    void shouldKeepAGrantedHeadAheadOfALaterWaiterWhenItsGrantLapsesBeforeItsCommit() {
+        String first = (String) fair("a1", "w1", LONG_WAIT_MS, "100").get(1);
+        assertEquals(List.of(0L, first), List.copyOf(fair("b1", "w2", "200").subList(0, 2)), "w2 queues");
+        lapseHolder(); // w1's grant ran out before its commit came (or its attempt was released)
+
+        List<?> later = fair("b2", "w2", "200");
+
+        assertEquals(List.of(0L, "0", LONG_WAIT_MS, 2L, "200"), later, "w1 still heads the queue");
+        assertEquals(Optional.empty(), get(lockKey()), "granted to nobody");
+        assertEquals(1L, fair("a2", "w1", "100").get(0), "w1's next attempt is granted");
+        assertEquals(places("w1", 100, "w2", 200), sortedSet(queueKey()));
+    }
+
+    @Test
+    void shouldTakeAGrantedWaitersPlaceOutAtItsLeaveAndKeepTheLock() {
+        String token = (String) fair("a1", "w1", LONG_WAIT_MS, "100").get(1);
+        fair("b1", "w2", "200");
+
+        assertEquals(List.of(0L), fair("", "w1", 0, NO_TICKET), "the leave after the quorum's commit");
+
+        assertEquals(places("w2", 200), sortedSet(queueKey()), "w2 is next");
+        assertEquals(Optional.of("a1:" + token), get(lockKey()), "the lock is untouched");
+    }
+
+    @Test
+    void shouldSetTheGrantWindowAgainWhenTheSameOwnerAsksAgain() {
+        String token = (String) fair("a1", "w1", WINDOW_MS, NO_TICKET).get(1);
+        fixture.writeKey(lockKey(), "a1:" + token); // the grant without a TTL, to see it set again
+
+        assertEquals(List.of(1L, token, WINDOW_MS), fair("a1", "w1", WINDOW_MS, NO_TICKET));
+
+        long window = pttl(lockKey());
+        assertTrue(window > 0 && window <= WINDOW_MS, "the grant window again, not the lease: " + window);
+        assertEquals(
+                List.of(1L, token, LEASE_MS),
+                fair("a1", NO_WAITER, WINDOW_MS, NO_TICKET),
+                "without a place: the lease");
     }
 
     @Test
@@ -173,8 +226,7 @@ abstract class QuorumFairAcquireScriptContractTestBase {
 
         assertEquals(1L, reply.get(0), () -> "at the head of an empty queue: " + reply);
         assertEquals(Optional.of("a1:" + reply.get(1)), get(lockKey()));
-        assertEquals(-2L, pttl(queueKey()));
-        assertEquals(-2L, pttl(waitersKey()));
+        assertEquals(places("w1", 42), sortedSet(queueKey()), "its place, with the ticket given");
     }
 
     @Test
@@ -243,8 +295,7 @@ abstract class QuorumFairAcquireScriptContractTestBase {
 
         assertEquals(1L, granted.get(0), () -> "wc heads the queue of a free lock: " + granted);
         assertEquals(Optional.of("c2:" + granted.get(1)), get(lockKey()), "to this attempt's owner");
-        assertEquals(places("wb", wb), sortedSet(queueKey()), "wc's place is dropped, wb's kept");
-        assertEquals(List.of("wb"), List.copyOf(sortedSet(waitersKey()).keySet()));
+        assertEquals(places("wc", 5, "wb", wb), sortedSet(queueKey()), "both kept, wc's until its leave");
     }
 
     @Test
@@ -314,7 +365,7 @@ abstract class QuorumFairAcquireScriptContractTestBase {
         assertEquals(List.of(1L, token, LEASE_MS), fair("a1", "w1", NO_TICKET), "the same token, the lease again");
         assertEquals(List.of(1L, token, LEASE_MS), fair("a1", "w1", "abc"), "before the ticket's check");
         assertEquals(Optional.of("a1:" + token), get(lockKey()));
-        assertEquals(-2L, pttl(queueKey()), "no place taken");
+        assertEquals(List.of("w1"), List.copyOf(sortedSet(queueKey()).keySet()), "one place, kept");
         fixture.writeForeignKey(queueKey());
         assertEquals(List.of(1L, token, LEASE_MS), fair("a1", "w1", NO_TICKET), "and before the keys' check");
     }
@@ -339,6 +390,7 @@ abstract class QuorumFairAcquireScriptContractTestBase {
         assertTrue(idle > LEASE_MS && idle <= ScriptCaller.COUNTER_TTL_MS, "the counter's idle TTL: " + idle);
         fixture.deleteKey(lockKey());
         fixture.deleteKey(fenceKey());
+        assertEquals(List.of(0L), fair("", "w1", 0, NO_TICKET), "w1's leave: its place outlived its grant");
         String fromClock = (String) fair("b1", NO_WAITER, NO_TICKET).get(1);
         assertTrue(fromClock.matches("[1-9][0-9]{15}"), () -> "TIME in µs without a counter: " + fromClock);
     }
