@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -22,19 +18,7 @@ import org.springframework.context.annotation.Configuration;
  * argument (String[], long[], varargs) that is the identity "[Ljava.lang.String;@1b2c3d", so two calls
  * with EQUAL arguments take DIFFERENT locks: no mutual exclusion at all, silently.
  */
-class LockedArrayKeyAttackTest {
-
-    private static StandaloneRedis redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+class LockedArrayKeyAttackTest extends OnRealRedis {
 
     static class Batches {
         final List<String> names = new CopyOnWriteArrayList<>();

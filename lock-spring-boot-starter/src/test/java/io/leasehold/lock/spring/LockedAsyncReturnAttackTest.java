@@ -5,13 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -24,21 +19,7 @@ import org.springframework.context.annotation.Configuration;
  * "run under its lock" only until it returns the future: the lock is released while the work it
  * started is still running, so two calls do the work at the same time. Nothing refuses or warns.
  */
-class LockedAsyncReturnAttackTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+class LockedAsyncReturnAttackTest extends OnRealRedis {
 
     static class Reports {
         final AtomicInteger running = new AtomicInteger();

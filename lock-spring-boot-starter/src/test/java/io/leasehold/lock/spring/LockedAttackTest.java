@@ -9,9 +9,6 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
@@ -22,9 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -34,26 +28,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** Attack on @Locked: exceptions, nesting of different locks, JDK proxies, SKIP against another client, interrupt flag. */
-class LockedAttackTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
-    }
+class LockedAttackTest extends OnRealRedis {
 
     static final class OddThrowable extends Throwable {
         OddThrowable() {

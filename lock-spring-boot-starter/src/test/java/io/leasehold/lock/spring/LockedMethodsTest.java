@@ -9,9 +9,6 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockTimeoutException;
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -20,9 +17,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -35,26 +29,7 @@ import org.springframework.context.annotation.Configuration;
  * {@code redis-server} that the test starts: the lock's name from the arguments, waiting, skipping, the
  * lease in the method, a lost lease interrupting it, and the refusals of what cannot be read.
  */
-class LockedMethodsTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
-    }
+class LockedMethodsTest extends OnRealRedis {
 
     private static ApplicationContextRunner app() {
         return new ApplicationContextRunner()

@@ -5,14 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -32,28 +26,9 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
  * not committed yet: the classic bug of releasing the lock before the commit. A transaction manager of the
  * test's records, at each step of the transaction, whether the lock is in Redis.
  */
-class LockedTransactionalTest {
+class LockedTransactionalTest extends OnRealRedis {
 
     private static final String KEY = "leasehold:{accounts:a1}";
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
-    }
 
     private static boolean lockInRedis() {
         return Long.valueOf(1).equals(server.command("EXISTS", KEY));

@@ -4,14 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -21,26 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** Attack: closing the context while @Locked methods run or wait, both client types. */
-class StarterShutdownAttackTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
-    }
+class StarterShutdownAttackTest extends OnRealRedis {
 
     static class Jobs {
         /** Keeps running 1.5 s after it is interrupted, as real work (a JDBC call) may. */

@@ -7,16 +7,11 @@ import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockEventListener;
 import io.leasehold.lock.inmemory.InMemoryLockBackend;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.leasehold.lock.spring.OnRealRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,26 +26,7 @@ import org.springframework.context.annotation.Configuration;
  * auto-configuration first), on a real standalone {@code redis-server} that the test starts, with each
  * of the two connection factories Boot offers ({@code spring.data.redis.client-type}).
  */
-class LeaseholdAutoConfigurationTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
-    }
+class LeaseholdAutoConfigurationTest extends OnRealRedis {
 
     private static ApplicationContextRunner app(String clientType) {
         return new ApplicationContextRunner()

@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.leasehold.lock.spring.OnRealRedis;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,26 +19,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * javadoc says it takes "the factory's pool settings (at least 2 connections)". An application with
  * spring.data.redis.jedis.pool.max-active=1 (a valid Boot setting) should still get a working lock client.
  */
-class StarterJedisPoolAttackTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
-    }
+class StarterJedisPoolAttackTest extends OnRealRedis {
 
     static long leaseholdThreads() {
         return Thread.getAllStackTraces().keySet().stream()

@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.leasehold.lock.spring.OnRealRedis;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -19,26 +15,11 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Attack: failed starts leave nothing behind; ACL user and password reach the lock client's connections. */
-class StarterStartAndCredentialsAttackTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
+class StarterStartAndCredentialsAttackTest extends OnRealRedis {
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
+    static void addUser() { // (after OnRealRedis started the server)
         server.command("ACL", "SETUSER", "locker", "on", ">s3cret", "~*", "&*", "+@all");
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.command("FLUSHALL");
     }
 
     static long leaseholdThreads() {

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.leasehold.lock.spring.OnRealRedis;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
@@ -16,9 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,28 +24,14 @@ import org.junit.jupiter.api.Test;
  * wait, waiting across registries, unlock by a non-owner refused, {@code executeLocked}, expiring unused
  * locks), on a real {@code redis-server} the test starts, with two clients as two processes would have.
  */
-class LeaseholdLockRegistryTest {
+class LeaseholdLockRegistryTest extends OnRealRedis {
 
-    private static StandaloneRedis redis;
-    private static RedisNode server;
     private RedisClient redisClient;
     private LockClient clientA;
     private LockClient clientB;
 
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
     @BeforeEach
     void clients() {
-        server.command("FLUSHALL");
         redisClient = RedisClient.create(redis.uri());
         clientA = LettuceLockBackend.lockClient(redisClient);
         clientB = LettuceLockBackend.lockClient(redisClient);
