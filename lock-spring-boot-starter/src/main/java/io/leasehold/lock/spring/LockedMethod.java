@@ -74,7 +74,7 @@ final class LockedMethod {
         } catch (ExpressionException failed) {
             throw new IllegalArgumentException(
                     "@Locked(key = \"" + key.getExpressionString() + "\") on " + describe()
-                            + " could not be evaluated: " + failed.getMessage(),
+                            + " could not be evaluated: " + failed.getMessage() + namesHint(),
                     failed);
         }
         if (value == null) {
@@ -91,6 +91,17 @@ final class LockedMethod {
             return wrapped.substring(1, wrapped.length() - 1);
         }
         return value.toString();
+    }
+
+    /**
+     * Why a key naming an argument ({@code #order}) may have found nothing: the argument names are not in
+     * the class file (compiled without javac's {@code -parameters}); empty when they are.
+     */
+    private String namesHint() {
+        return PARAMETER_NAMES.getParameterNames(method) != null
+                ? ""
+                : " (the argument names of " + describe() + " are not in its class file: compile with javac's"
+                        + " -parameters, as spring-boot-starter-parent does, or name the arguments #p0, #p1, ...)";
     }
 
     /** The wait: the annotation's, or the options' default wait. */

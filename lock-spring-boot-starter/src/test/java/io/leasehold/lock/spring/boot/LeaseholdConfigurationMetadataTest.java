@@ -39,7 +39,8 @@ class LeaseholdConfigurationMetadataTest {
                         "leasehold.lease.time",
                         "leasehold.lease.auto-renew",
                         "leasehold.lease.max-hold-time",
-                        "leasehold.lease.default-wait");
+                        "leasehold.lease.default-wait",
+                        "management.health.leasehold.enabled");
         assertThat(properties.values())
                 .allSatisfy(property -> assertThat(property.getDescription())
                         .as(property.getId())
@@ -60,6 +61,9 @@ class LeaseholdConfigurationMetadataTest {
         assertThat(properties.get("leasehold.lease.auto-renew").getDefaultValue())
                 .isEqualTo(LockOptions.DEFAULT_AUTO_RENEW);
         assertThat(durationDefault(properties, "leasehold.lease.default-wait")).isEqualTo(LockOptions.DEFAULT_WAIT);
+        assertThat(properties.get("management.health.leasehold.enabled").getDefaultValue())
+                .as("the health indicator is on unless turned off")
+                .isEqualTo(true);
         assertThat(properties.get("leasehold.lease.max-hold-time").getDefaultValue())
                 .as("no bound by default")
                 .isNull();
