@@ -9,6 +9,7 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.lettuce.LettuceLockBackend;
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
+import io.leasehold.lock.testkit.driver.Eventually;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
@@ -159,7 +160,9 @@ class LockedAttackTest extends OnRealRedis {
 
                 Lease fairHeld = other.fairLock("fair").acquire(Duration.ZERO);
                 CompletableFuture<String> waiting = CompletableFuture.supplyAsync(thrower::fairly);
-                Thread.sleep(300);
+                Eventually.until(
+                        "the fair call waits in the lock's queue",
+                        () -> Long.valueOf(1).equals(server.command("ZCARD", "leasehold:{fair}:queue")));
                 assertThat(waiting).isNotDone();
                 fairHeld.release();
                 assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("fair");

@@ -2,8 +2,10 @@ package io.leasehold.lock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.leasehold.lock.LockClient;
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
+import io.leasehold.lock.testkit.driver.Eventually;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,28 +65,8 @@ class StarterShutdownAttackTest extends OnRealRedis {
                 .withUserConfiguration(Beans.class);
     }
 
-    static long leaseholdThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive)
-                .filter(t -> t.getName().startsWith("leasehold-"))
-                .count();
-    }
-
     static long appConnections() {
-        return ((String) server.command("CLIENT", "LIST"))
-                .lines()
-                .filter(l -> l.contains("name=shutdown-app"))
-                .count();
-    }
-
-    static long awaitDown(java.util.function.LongSupplier count, long target) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long now = count.getAsLong();
-        while (now > target && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            now = count.getAsLong();
-        }
-        return now;
+        return connections("shutdown-app");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -102,10 +84,9 @@ class StarterShutdownAttackTest extends OnRealRedis {
                     return t;
                 }
             });
-            Thread.sleep(500);
-            assertThat(server.command("EXISTS", "leasehold:{jobs:1}"))
-                    .as("held while running")
-                    .isEqualTo(1L);
+            Eventually.until(
+                    "the method runs, holding its lock",
+                    () -> Long.valueOf(1).equals(server.command("EXISTS", "leasehold:{jobs:1}")));
             long t0 = System.nanoTime();
             context.close();
             closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
@@ -117,10 +98,10 @@ class StarterShutdownAttackTest extends OnRealRedis {
         Object outcome = call[0].get(10, TimeUnit.SECONDS);
         System.out.println(clientType + ": the running method's caller got " + outcome);
         assertThat(outcome).as("caller told of the loss").isInstanceOf(io.leasehold.lock.LeaseLostException.class);
-        assertThat(awaitDown(StarterShutdownAttackTest::leaseholdThreads, threadsBefore))
+        assertThat(awaitAtMost(StarterShutdownAttackTest::leaseholdThreads, threadsBefore))
                 .as("leasehold-* threads after close")
                 .isLessThanOrEqualTo(threadsBefore);
-        assertThat(awaitDown(StarterShutdownAttackTest::appConnections, 0))
+        assertThat(awaitAtMost(StarterShutdownAttackTest::appConnections, 0))
                 .as("connections after close")
                 .isZero();
     }
@@ -140,17 +121,19 @@ class StarterShutdownAttackTest extends OnRealRedis {
                     return t;
                 }
             });
-            Thread.sleep(700);
+            LockClient client = context.getBean(LockClient.class);
+            Eventually.until(
+                    "the call waits for the lock", () -> client.diagnostics().acquisitions() == 1);
             assertThat(call[0]).isNotDone();
             context.close();
         });
         Object outcome = call[0].get(10, TimeUnit.SECONDS);
         System.out.println(clientType + ": the waiting caller got " + outcome);
         assertThat(outcome).isInstanceOf(RuntimeException.class);
-        assertThat(awaitDown(StarterShutdownAttackTest::leaseholdThreads, threadsBefore))
+        assertThat(awaitAtMost(StarterShutdownAttackTest::leaseholdThreads, threadsBefore))
                 .as("leasehold-* threads after close")
                 .isLessThanOrEqualTo(threadsBefore);
-        assertThat(awaitDown(StarterShutdownAttackTest::appConnections, 0))
+        assertThat(awaitAtMost(StarterShutdownAttackTest::appConnections, 0))
                 .as("connections after close")
                 .isZero();
     }

@@ -79,16 +79,7 @@ final class LeaseholdLockClient implements LockClient, SmartLifecycle {
     /** Closes the client for good (the context is closed). */
     @Override
     public void close() {
-        LockClient closing;
-        synchronized (this) {
-            closed = true;
-            running = false;
-            closing = current;
-            current = null;
-        }
-        if (closing != null) {
-            closing.close();
-        }
+        closeCurrent(true);
     }
 
     @Override
@@ -108,8 +99,17 @@ final class LeaseholdLockClient implements LockClient, SmartLifecycle {
     /** Closes the client of the moment: its leases are released while Redis can still be reached. */
     @Override
     public void stop() {
+        closeCurrent(false);
+    }
+
+    /**
+     * Closes the client of the moment, if any, outside the monitor (a close may take up to its close
+     * timeout); for good when {@code forGood} (the context is closed), else until the next start.
+     */
+    private void closeCurrent(boolean forGood) {
         LockClient closing;
         synchronized (this) {
+            closed |= forGood;
             running = false;
             closing = current;
             current = null;

@@ -57,13 +57,11 @@ final class LeaseholdRegistryLock implements DistributedLock {
         try {
             while (true) {
                 try {
-                    held(lock.acquire(FOREVER));
+                    held(untilFree(lock));
                     return;
                 } catch (LockInterruptedException e) {
                     Thread.interrupted(); // clear it, wait on, set it again at the end
                     interrupted = true;
-                } catch (io.leasehold.lock.LockTimeoutException e) {
-                    // a year went by: ask again
                 }
             }
         } catch (RuntimeException failed) {
@@ -83,23 +81,7 @@ final class LeaseholdRegistryLock implements DistributedLock {
             return;
         }
         io.leasehold.lock.DistributedLock lock = client.lock(name, options(defaultTtl));
-        try {
-            while (true) {
-                try {
-                    held(lock.acquire(FOREVER));
-                    return;
-                } catch (io.leasehold.lock.LockTimeoutException e) {
-                    // a year went by: ask again
-                }
-            }
-        } catch (LockInterruptedException interrupted) {
-            local.unlock();
-            Thread.interrupted();
-            throw (InterruptedException) interrupted.getCause();
-        } catch (RuntimeException failed) {
-            local.unlock();
-            throw failed;
-        }
+        takeLease(() -> Optional.of(untilFree(lock)));
     }
 
     @Override
@@ -127,14 +109,29 @@ final class LeaseholdRegistryLock implements DistributedLock {
         if (local.getHoldCount() > 1) {
             return true;
         }
+        return takeLease(() -> lock.tryAcquire(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+    }
+
+    /** Asks Redis for the lease, once or waiting. */
+    private interface LeaseAsk {
+        Optional<Lease> ask();
+    }
+
+    /**
+     * Asks for the lease while the current thread holds the local lock for the first time: keeps it when
+     * given; otherwise (none, an interrupt, a failure) lets the local lock go, and says so.
+     *
+     * @throws InterruptedException if the ask was interrupted (the interrupt flag is then clear)
+     */
+    private boolean takeLease(LeaseAsk ask) throws InterruptedException {
         try {
-            Optional<Lease> taken = lock.tryAcquire(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            if (taken.isEmpty()) {
-                local.unlock();
-                return false;
+            Optional<Lease> taken = ask.ask();
+            if (taken.isPresent()) {
+                held(taken.get());
+                return true;
             }
-            held(taken.get());
-            return true;
+            local.unlock();
+            return false;
         } catch (LockInterruptedException interrupted) {
             local.unlock();
             Thread.interrupted();
@@ -142,6 +139,17 @@ final class LeaseholdRegistryLock implements DistributedLock {
         } catch (RuntimeException failed) {
             local.unlock();
             throw failed;
+        }
+    }
+
+    /** The lease of {@code lock}, waited for as long as it takes (asking again after each year). */
+    private static Lease untilFree(io.leasehold.lock.DistributedLock lock) {
+        while (true) {
+            try {
+                return lock.acquire(FOREVER);
+            } catch (io.leasehold.lock.LockTimeoutException e) {
+                // a year went by: ask again
+            }
         }
     }
 

@@ -21,13 +21,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class StarterJedisPoolAttackTest extends OnRealRedis {
 
-    static long leaseholdThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive)
-                .filter(t -> t.getName().startsWith("leasehold-"))
-                .count();
-    }
-
     @ParameterizedTest(name = "max-active={0}")
     @ValueSource(ints = {1, 2})
     void shouldLockWithASmallJedisPool(int maxActive) throws Exception {
@@ -63,8 +56,7 @@ class StarterJedisPoolAttackTest extends OnRealRedis {
         assertThat(outcome[0])
                 .as("lock/release with jedis max-active=" + maxActive)
                 .isEqualTo("acquired and released");
-        Thread.sleep(500);
-        assertThat(leaseholdThreads())
+        assertThat(awaitAtMost(OnRealRedis::leaseholdThreads, threadsBefore))
                 .as("leasehold-* threads left after close")
                 .isLessThanOrEqualTo(threadsBefore);
     }

@@ -4,13 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
-import io.leasehold.lock.testkit.redis.RedisFixtures;
-import io.leasehold.lock.testkit.redis.RedisNode;
-import io.leasehold.lock.testkit.redis.StandaloneRedis;
+import io.leasehold.lock.spring.OnRealRedis;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,28 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /** Attack: Lettuce factories with early start-up off, no shared native connection, pooling. */
-class StarterLettuceFactoryAttackTest {
-
-    private static StandaloneRedis redis;
-    private static RedisNode server;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisFixtures.startStandalone();
-        server = redis.server();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    static long connections(String name) {
-        return ((String) server.command("CLIENT", "LIST"))
-                .lines()
-                .filter(l -> l.contains("name=" + name + " "))
-                .count();
-    }
+class StarterLettuceFactoryAttackTest extends OnRealRedis {
 
     @Configuration(proxyBeanMethods = false)
     static class OwnFactory {

@@ -6,7 +6,6 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.spring.OnRealRedis;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,30 +19,6 @@ class StarterStartAndCredentialsAttackTest extends OnRealRedis {
     @BeforeAll
     static void addUser() { // (after OnRealRedis started the server)
         server.command("ACL", "SETUSER", "locker", "on", ">s3cret", "~*", "&*", "+@all");
-    }
-
-    static long leaseholdThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive)
-                .filter(t -> t.getName().startsWith("leasehold-"))
-                .count();
-    }
-
-    static long connections(String name) {
-        return ((String) server.command("CLIENT", "LIST"))
-                .lines()
-                .filter(l -> l.contains("name=" + name + " "))
-                .count();
-    }
-
-    static long awaitAtMost(java.util.function.LongSupplier count, long target) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long now = count.getAsLong();
-        while (now > target && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            now = count.getAsLong();
-        }
-        return now;
     }
 
     private static ApplicationContextRunner app(String clientType, int port, String name) {
