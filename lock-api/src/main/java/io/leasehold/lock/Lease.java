@@ -90,7 +90,9 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Releases the lock if this lease still owns it; the lease is {@link LeaseState#RELEASING} until
-     * Redis answers, then final. Idempotent. A lease whose validity has already run out is not
+     * Redis answers, then final. Idempotent. Under a {@linkplain LockOptions#minHoldTime() min-hold
+     * time} that is not up yet, the release leaves the lock taken in Redis until it is, and ends the
+     * lease all the same (what follows holds for it too, "deleted" meaning "left to expire then"). A lease whose validity has already run out is not
      * released but declared lost ({@link #lost()} completes), since the work under it may have
      * overlapped with another holder. A transient failure is retried within one command timeout (the
      * release is owner-checked, so repeating it is safe). How it can end:

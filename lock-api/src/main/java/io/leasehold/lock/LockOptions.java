@@ -7,7 +7,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a lock is held: lease time, auto-renewal, a max-hold bound and the default wait.
+ * How a lock is held: lease time, auto-renewal, a max-hold bound, a min-hold time and the default wait.
  * Built with {@link #builder()}; every setter validates at once and {@link Builder#build()}
  * checks combinations.
  *
@@ -31,12 +31,14 @@ public final class LockOptions {
     private final Duration leaseTime;
     private final boolean autoRenew;
     private final @Nullable Duration maxHoldTime;
+    private final Duration minHoldTime;
     private final Duration defaultWait;
 
     private LockOptions(Builder builder) {
         this.leaseTime = builder.leaseTime;
         this.autoRenew = builder.autoRenew;
         this.maxHoldTime = builder.maxHoldTime;
+        this.minHoldTime = builder.minHoldTime;
         this.defaultWait = builder.defaultWait;
     }
 
@@ -54,6 +56,7 @@ public final class LockOptions {
         b.leaseTime = leaseTime;
         b.autoRenew = autoRenew;
         b.maxHoldTime = maxHoldTime;
+        b.minHoldTime = minHoldTime;
         b.defaultWait = defaultWait;
         return b;
     }
@@ -73,6 +76,24 @@ public final class LockOptions {
         return Optional.ofNullable(maxHoldTime);
     }
 
+    /**
+     * The shortest time the lock stays taken, counted from acquisition (when the acquire was sent):
+     * a release before then ends the lease but leaves the lock taken in Redis until then, so that no
+     * one else can take it sooner. Zero (the default) means none: a release frees the lock at once.
+     *
+     * <p>For jobs that several nodes start on the same schedule (ShedLock's {@code lockAtLeastFor}): a
+     * job that finishes fast on one node is not run again by a node whose clock is a little behind.
+     * The lease ends {@link LeaseState#RELEASED} as usual, with no loss signal for the time left; the
+     * hold needs no process after the release (Redis keeps it, with a TTL of the time left, and the
+     * lease's owner value, so the next lease's token still rises). The release sets that TTL with an
+     * owner-checked command of the same kind as {@link Lease#extend}, so a renewal of the lease still
+     * in flight cannot shorten it. Waiters of other clients take the lock when Redis lets it expire,
+     * the latest when their wait for the TTL they last saw ends.
+     */
+    public Duration minHoldTime() {
+        return minHoldTime;
+    }
+
     /** The wait used where a call takes none. */
     public Duration defaultWait() {
         return defaultWait;
@@ -90,18 +111,20 @@ public final class LockOptions {
         return autoRenew == that.autoRenew
                 && leaseTime.equals(that.leaseTime)
                 && Objects.equals(maxHoldTime, that.maxHoldTime)
+                && minHoldTime.equals(that.minHoldTime)
                 && defaultWait.equals(that.defaultWait);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(leaseTime, autoRenew, maxHoldTime, defaultWait);
+        return Objects.hash(leaseTime, autoRenew, maxHoldTime, minHoldTime, defaultWait);
     }
 
     @Override
     public String toString() {
         return "LockOptions{leaseTime=" + leaseTime + ", autoRenew=" + autoRenew + ", maxHoldTime="
-                + (maxHoldTime == null ? "none" : maxHoldTime) + ", defaultWait=" + defaultWait + "}";
+                + (maxHoldTime == null ? "none" : maxHoldTime) + ", minHoldTime=" + minHoldTime + ", defaultWait="
+                + defaultWait + "}";
     }
 
     /** Builds {@link LockOptions}. Not threadsafe. */
@@ -110,6 +133,7 @@ public final class LockOptions {
         private Duration leaseTime = DEFAULT_LEASE_TIME;
         private boolean autoRenew = DEFAULT_AUTO_RENEW;
         private @Nullable Duration maxHoldTime;
+        private Duration minHoldTime = Duration.ZERO;
         private Duration defaultWait = DEFAULT_WAIT;
         private @Nullable String lockName;
 
@@ -149,6 +173,16 @@ public final class LockOptions {
             return this;
         }
 
+        /**
+         * Min hold time (see {@link LockOptions#minHoldTime()}): 0 (none, the default) or more, at most
+         * 365 days; checked by {@link #build()}: at most the max hold time, and at most the lease time when
+         * auto-renew is off (which then bounds how long a crashed holder keeps the lock).
+         */
+        public Builder minHoldTime(Duration minHoldTime) {
+            this.minHoldTime = Checks.notNegative("minHoldTime", minHoldTime, lockName);
+            return this;
+        }
+
         /** Default wait: 0 (try once) or more, at most 365 days. */
         public Builder defaultWait(Duration defaultWait) {
             this.defaultWait = Checks.notNegative("defaultWait", defaultWait, lockName);
@@ -159,6 +193,14 @@ public final class LockOptions {
             if (maxHoldTime != null && maxHoldTime.compareTo(leaseTime) < 0) {
                 throw new IllegalArgumentException("maxHoldTime must be at least leaseTime (" + leaseTime
                         + "), but was " + maxHoldTime + Checks.where(lockName));
+            }
+            if (maxHoldTime != null && minHoldTime.compareTo(maxHoldTime) > 0) {
+                throw new IllegalArgumentException("minHoldTime must be at most maxHoldTime (" + maxHoldTime
+                        + "), but was " + minHoldTime + Checks.where(lockName));
+            }
+            if (!autoRenew && minHoldTime.compareTo(leaseTime) > 0) {
+                throw new IllegalArgumentException("minHoldTime must be at most leaseTime (" + leaseTime
+                        + ") when autoRenew is off, but was " + minHoldTime + Checks.where(lockName));
             }
             return new LockOptions(this);
         }

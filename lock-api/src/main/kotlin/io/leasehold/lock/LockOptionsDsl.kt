@@ -71,6 +71,17 @@ public class LockOptionsBuilder internal constructor(start: LockOptions, forLock
         }
 
     /**
+     * The shortest time the lock stays taken, counted from acquisition: a release before then leaves it
+     * taken in Redis until then (see [LockOptions.minHoldTime]). Zero (the default) or more; checked at
+     * the end: at most [maxHoldTime], and at most [leaseTime] when [autoRenew] is off.
+     */
+    public var minHoldTime: Duration = start.minHoldTime().toKotlinDuration()
+        set(value) {
+            builder.minHoldTime(value.toJavaDuration())
+            field = value
+        }
+
+    /**
      * The wait used where a call takes none (such as [withLock]'s default): zero (one attempt) or
      * more, at most a year. Default [LockOptions.DEFAULT_WAIT].
      */

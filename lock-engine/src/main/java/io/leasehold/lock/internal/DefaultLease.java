@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -302,32 +303,38 @@ final class DefaultLease implements EngineLease {
             return null;
         }
         deadline.stop();
-        client.leaseEnded(this);
-        // Owner-checked, so safe to send again after a transient failure, within one command timeout.
-        // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
-        // A fair lock's release grants it to the head of its queue in Redis instead (release.lua); and
-        // where grants are composed of several servers' (a quorum), a handoff could land on some of
-        // them only: the release releases, and the local head asks once it settled (see leaseEnded).
-        Handoff next = order.ordersLocally() && !engine.backend.grantsAreComposed()
-                ? client.claimHandoff(name, handoffStreak)
-                : null;
+        // Released before its min-hold time is up: the lock stays taken in Redis until then (see
+        // LockOptions#minHoldTime), numbered after every renewal sent so that none can shorten it.
+        long holdUntil = acquiredNanos + options.minHoldTime().toNanos();
+        boolean holding = holdUntil - engine.now() > 0;
+        long holdSeq =
+                holding ? deadline.begin(engine.now(), TimeUnit.NANOSECONDS.toMillis(holdUntil - engine.now())) : 0;
+        client.leaseEnded(this, holding);
+        CompletableFuture<ReleaseReply> answer;
+        if (holding) {
+            answer = client.releases()
+                    .releaseHolding(name, lockKey, owner, holdUntil, holdSeq, engine.commandTimeoutNanos);
+        } else {
+            // Owner-checked, so safe to send again after a transient failure, within one command timeout.
+            // The next local waiter, if one can take it, gets the lock in the same call (a handoff).
+            // A fair lock's release grants it to the head of its queue in Redis instead (release.lua); and
+            // where grants are composed of several servers' (a quorum), a handoff could land on some of
+            // them only: the release releases, and the local head asks once it settled (see leaseEnded).
+            Handoff next = order.ordersLocally() && !engine.backend.grantsAreComposed()
+                    ? client.claimHandoff(name, handoffStreak)
+                    : null;
+            answer = client.releases().release(name, owner, engine.commandTimeoutNanos, next);
+        }
         CompletableFuture<LeaseLifecycle.Status> outcome = new CompletableFuture<>();
-        Futures.whenDone(
-                client.releases().release(name, owner, engine.commandTimeoutNanos, next),
-                "the reply of a release",
-                name,
-                (reply, error) -> {
-                    try {
-                        outcome.complete(lifecycle.releaseAnswered(
-                                reply,
-                                error,
-                                deadline::redisMayHaveExpiredBy,
-                                Duration.ofNanos(engine.now() - acquiredNanos)));
-                    } catch (RuntimeException | Error bug) {
-                        outcome.completeExceptionally(bug); // the caller hears of it rather than waiting forever
-                        throw bug;
-                    }
-                });
+        Futures.whenDone(answer, "the reply of a release", name, (reply, error) -> {
+            try {
+                outcome.complete(lifecycle.releaseAnswered(
+                        reply, error, deadline::redisMayHaveExpiredBy, Duration.ofNanos(engine.now() - acquiredNanos)));
+            } catch (RuntimeException | Error bug) {
+                outcome.completeExceptionally(bug); // the caller hears of it rather than waiting forever
+                throw bug;
+            }
+        });
         return outcome;
     }
 
@@ -588,7 +595,7 @@ final class DefaultLease implements EngineLease {
             return;
         }
         deadline.stop();
-        client.leaseEnded(this);
+        client.leaseEnded(this, false);
         lifecycle.tellLoss(loss, () -> {
             if (reason != LeaseLoss.Reason.STOLEN) {
                 // Owner-checked, so harmless if someone else holds it by now; frees the lock early for others.

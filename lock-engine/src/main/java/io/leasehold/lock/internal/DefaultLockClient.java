@@ -294,14 +294,16 @@ public final class DefaultLockClient implements LockClient {
     }
 
     /** {@code lease} ended (releasing, or lost): stop renewing it, and keep it only until it settles. */
-    void leaseEnded(DefaultLease lease) {
+    void leaseEnded(DefaultLease lease, boolean staysTaken) {
         held.remove(lease);
         ending.add(lease);
         lease.settled().whenComplete((settled, error) -> ending.remove(lease));
         holders.remove(lease.name, lease);
         renewer.remove(lease);
-        if (lease.loss() != null || engine.backend.grantsAreComposed()) {
+        if (lease.loss() != null || staysTaken || engine.backend.grantsAreComposed()) {
             // Lost, so no release will hand the lock over: the head asks Redis, once the holder was told.
+            // Released under a min-hold time, the lock stays taken with a new TTL, and no message will
+            // say when it ends: the head asks once that TTL is set, and waits for it.
             // Where grants are composed, no release hands it over either: the head asks once the release
             // settled, rather than only when the release's message reaches it (which may be late, or lost).
             lease.settled().thenRun(() -> waitQueues.wakeHead(lease.name));

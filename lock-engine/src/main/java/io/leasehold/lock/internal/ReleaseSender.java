@@ -1,5 +1,6 @@
 package io.leasehold.lock.internal;
 
+import io.leasehold.lock.spi.LockBackend;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -72,6 +73,88 @@ final class ReleaseSender {
             new HandoffSend(name, owner, next, giveUpAt, done).send(FIRST_HANDOFF_RESEND_NANOS);
         }
         return done;
+    }
+
+    /**
+     * A lease's release under a min-hold time ({@link io.leasehold.lock.LockOptions#minHoldTime}): rather
+     * than deleting lock {@code key}, sets its TTL to what is left until {@code holdUntilNanos} (on the
+     * engine's ticker), with extend.lua and the lease's next TTL sequence number {@code seq}, so that a
+     * renewal still in flight cannot shorten it (renew.lua refuses a lower number). Sent again with
+     * back-off while it fails transiently and {@code budgetNanos} have not passed: a resend finds its
+     * own number applied and answers "superseded", which is as good. The future has the answer as a
+     * release's ({@link ReleaseReply}: the TTL set counts as deleted), or the last failure.
+     */
+    CompletableFuture<ReleaseReply> releaseHolding(
+            String name, String key, String owner, long holdUntilNanos, long seq, long budgetNanos) {
+        CompletableFuture<ReleaseReply> done = new CompletableFuture<>();
+        sendHold(
+                name,
+                key,
+                owner,
+                holdUntilNanos,
+                seq,
+                engine.now() + budgetNanos,
+                FIRST_CLEANUP_RETRY_NANOS,
+                false,
+                done);
+        return done;
+    }
+
+    private void sendHold(
+            String name,
+            String key,
+            String owner,
+            long holdUntilNanos,
+            long seq,
+            long giveUpAt,
+            long backoffNanos,
+            boolean resent,
+            CompletableFuture<ReleaseReply> done) {
+        // The hold's end is fixed; each send sets the time left until it (at least 1 ms: PX needs it).
+        long ms = Math.max(1, TimeUnit.NANOSECONDS.toMillis(holdUntilNanos - engine.now() + 999_999));
+        Futures.whenDone(
+                engine.call(EngineScripts.EXTEND, List.of(key), List.of(owner, Long.toString(ms), Long.toString(seq))),
+                "the reply of a release",
+                name,
+                (reply, error) -> {
+                    if (error == null) {
+                        long code;
+                        try {
+                            code = Replies.asLong(reply, "release");
+                        } catch (RuntimeException malformed) {
+                            done.completeExceptionally(malformed);
+                            return;
+                        }
+                        done.complete(ReleaseReply.answered(holdCode(code), resent, false, engine.now()));
+                    } else if (!engine.isTransient(error)
+                            || !resendLater(
+                                    done,
+                                    error,
+                                    giveUpAt,
+                                    backoffNanos,
+                                    () -> sendHold(
+                                            name,
+                                            key,
+                                            owner,
+                                            holdUntilNanos,
+                                            seq,
+                                            giveUpAt,
+                                            Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
+                                            true,
+                                            done))) {
+                        done.completeExceptionally(Futures.unwrap(error));
+                    }
+                });
+    }
+
+    /** extend.lua's reply as a release's: set (now, or by an earlier send), absent, or not this owner's. */
+    private long holdCode(long extendCode) {
+        if (extendCode == 1
+                || extendCode == 2
+                || (extendCode == LockBackend.CONFIRMED_PARTIALLY && engine.backend.confirmsPartially())) {
+            return ReleaseReply.DELETED;
+        }
+        return extendCode == 0 ? ReleaseReply.ABSENT : ReleaseReply.OTHER_OWNER;
     }
 
     /**

@@ -61,6 +61,16 @@ public @interface Locked {
     /** The lease time; the client's default lease time if empty. Renewed as the client's options say. */
     String leaseTime() default "";
 
+    /**
+     * The shortest time the lock stays taken, counted from when it was taken ({@link
+     * io.leasehold.lock.LockOptions#minHoldTime()}): a method that returns sooner leaves the lock taken in
+     * Redis until then. None if empty. For a {@code @Scheduled} job that every node runs, with
+     * {@code onBusy = SKIP} and a hold a little shorter than the schedule's period, a job that ends fast on
+     * one node is not run again by a node whose clock is a little behind (ShedLock's
+     * {@code lockAtLeastFor}); the hold needs no process after the method returned.
+     */
+    String minHoldTime() default "";
+
     /** Whether to wait in line ({@link LockClient#fairLock(String)}) rather than compete. */
     boolean fair() default false;
 

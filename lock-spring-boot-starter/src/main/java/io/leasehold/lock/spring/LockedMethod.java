@@ -32,6 +32,7 @@ final class LockedMethod {
     private final @Nullable Expression key;
     private final @Nullable Duration wait;
     private final @Nullable Duration leaseTime;
+    private final @Nullable Duration minHoldTime;
     final boolean fair;
     final Locked.OnBusy onBusy;
 
@@ -44,6 +45,7 @@ final class LockedMethod {
         this.key = locked.key().isEmpty() ? null : parse(locked.key());
         this.wait = duration(placeholders, "waitTime", locked.waitTime());
         this.leaseTime = duration(placeholders, "leaseTime", locked.leaseTime());
+        this.minHoldTime = duration(placeholders, "minHoldTime", locked.minHoldTime());
         this.fair = locked.fair();
         this.onBusy = locked.onBusy();
         String notCovered = AsynchronousResults.whyNotCovered(method);
@@ -109,16 +111,25 @@ final class LockedMethod {
         return wait != null ? wait : options.defaultWait();
     }
 
-    /** The options for {@code lockName}: {@code defaults} with the annotation's lease time, if any. */
+    /** The options for {@code lockName}: {@code defaults} with the annotation's lease and min-hold times, if any. */
     LockOptions options(LockOptions defaults, String lockName) {
-        if (leaseTime == null) {
+        if (leaseTime == null && minHoldTime == null) {
             return defaults;
         }
         try {
-            return defaults.toBuilder().forLock(lockName).leaseTime(leaseTime).build();
+            LockOptions.Builder options = defaults.toBuilder().forLock(lockName);
+            if (leaseTime != null) {
+                options.leaseTime(leaseTime);
+            }
+            if (minHoldTime != null) {
+                options.minHoldTime(minHoldTime);
+            }
+            return options.build();
         } catch (IllegalArgumentException refused) {
+            String attributes =
+                    leaseTime == null ? "minHoldTime" : minHoldTime == null ? "leaseTime" : "leaseTime, minHoldTime";
             throw new IllegalArgumentException(
-                    "@Locked(leaseTime) on " + describe() + ": " + refused.getMessage(), refused);
+                    "@Locked(" + attributes + ") on " + describe() + ": " + refused.getMessage(), refused);
         }
     }
 

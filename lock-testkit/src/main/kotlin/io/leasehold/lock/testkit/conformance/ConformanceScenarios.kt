@@ -18,7 +18,7 @@ public object ConformanceScenarios {
             renewalScenarios + lossScenarios + leaseEndingScenarios + waitingScenarios + handoffScenarios + fairnessScenarios +
             cancellationScenarios +
             cancellationRaceScenarios + replyFaultScenarios + threadingScenarios +
-            bodyScenarios + kotlinScenarios + holdQueryScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
+            bodyScenarios + kotlinScenarios + holdQueryScenarios + minHoldScenarios + outcomeScenarios + inputScenarios + lifecycleScenarios +
             observabilityScenarios
         ).also { list ->
         val duplicates = list.groupBy { it.name }.filterValues { it.size > 1 }.keys

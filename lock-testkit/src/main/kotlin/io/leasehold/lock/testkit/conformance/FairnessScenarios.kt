@@ -92,7 +92,7 @@ private class ResettingBackend(delegate: LockBackend, private val after: Duratio
  * counts calls sent): a waiter is known to have its place in Redis's queue once its first
  * acquire has been answered.
  */
-private class ReplyCountingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
+internal class ReplyCountingBackend(delegate: LockBackend) : ForwardingLockBackend(delegate) {
     private val replies = java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong>()
 
     fun replies(script: String): Long = replies[script]?.get() ?: 0L
@@ -129,7 +129,7 @@ private class GrantReplyLosingBackend(delegate: LockBackend) : ForwardingLockBac
  * A node whose backend counts the replies it got: its waiter has its place in Redis's queue once
  * a acquire was answered (a call merely sent may still be overtaken by another node's).
  */
-private fun ScenarioContext.answeringNode(
+internal fun ScenarioContext.answeringNode(
     commandTimeout: Duration = Timing.COMMAND_TIMEOUT,
     inner: (LockBackend) -> LockBackend = { it },
 ): Pair<ScenarioContext.Node, ReplyCountingBackend> {
