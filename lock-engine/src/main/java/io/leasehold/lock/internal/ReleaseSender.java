@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -87,64 +89,18 @@ final class ReleaseSender {
     CompletableFuture<ReleaseReply> releaseHolding(
             String name, String key, String owner, long holdUntilNanos, long seq, long budgetNanos) {
         CompletableFuture<ReleaseReply> done = new CompletableFuture<>();
-        sendHold(
-                name,
-                key,
-                owner,
-                holdUntilNanos,
-                seq,
-                engine.now() + budgetNanos,
-                FIRST_CLEANUP_RETRY_NANOS,
-                false,
-                done);
-        return done;
-    }
-
-    private void sendHold(
-            String name,
-            String key,
-            String owner,
-            long holdUntilNanos,
-            long seq,
-            long giveUpAt,
-            long backoffNanos,
-            boolean resent,
-            CompletableFuture<ReleaseReply> done) {
         // The hold's end is fixed; each send sets the time left until it (at least 1 ms: PX needs it).
-        long ms = Math.max(1, TimeUnit.NANOSECONDS.toMillis(holdUntilNanos - engine.now() + 999_999));
-        Futures.whenDone(
-                engine.call(EngineScripts.EXTEND, List.of(key), List.of(owner, Long.toString(ms), Long.toString(seq))),
-                "the reply of a release",
-                name,
-                (reply, error) -> {
-                    if (error == null) {
-                        long code;
-                        try {
-                            code = Replies.asLong(reply, "release");
-                        } catch (RuntimeException malformed) {
-                            done.completeExceptionally(malformed);
-                            return;
-                        }
-                        done.complete(ReleaseReply.answered(holdCode(code), resent, false, engine.now()));
-                    } else if (!engine.isTransient(error)
-                            || !resendLater(
-                                    done,
-                                    error,
-                                    giveUpAt,
-                                    backoffNanos,
-                                    () -> sendHold(
-                                            name,
-                                            key,
-                                            owner,
-                                            holdUntilNanos,
-                                            seq,
-                                            giveUpAt,
-                                            Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
-                                            true,
-                                            done))) {
-                        done.completeExceptionally(Futures.unwrap(error));
-                    }
-                });
+        Supplier<CompletableFuture<Object>> hold = () -> engine.call(
+                EngineScripts.EXTEND,
+                List.of(key),
+                List.of(
+                        owner,
+                        Long.toString(
+                                Math.max(1, TimeUnit.NANOSECONDS.toMillis(holdUntilNanos - engine.now() + 999_999))),
+                        Long.toString(seq)));
+        sendOwnerChecked(
+                name, hold, this::holdCode, engine.now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
+        return done;
     }
 
     /** extend.lua's reply as a release's: set (now, or by an earlier send), absent, or not this owner's. */
@@ -249,40 +205,60 @@ final class ReleaseSender {
             long backoffNanos,
             boolean resent,
             CompletableFuture<ReleaseReply> done) {
-        long resendWindowMs = TimeUnit.NANOSECONDS.toMillis(giveUpAt - engine.now()) + 1;
-        Futures.whenDone(
-                GrantOrder.release(engine, name, owner, handedTo, resendWindowMs),
-                "the reply of a release",
+        // (release.lua's marker answers 1 to a resend only until the next release of the name overwrites
+        // it: after that, another owner proves nothing)
+        sendOwnerChecked(
                 name,
-                (reply, error) -> {
-                    long code;
-                    if (error == null) {
-                        try {
-                            code = Replies.asLong(reply, "release");
-                        } catch (RuntimeException malformed) {
-                            done.completeExceptionally(malformed);
-                            return;
-                        }
-                        // (release.lua's marker answers 1 to a resend only until the next release of the
-                        // name overwrites it: after that, another owner proves nothing)
-                        done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
-                    } else if (!engine.isTransient(error)
-                            || !resendLater(
-                                    done,
-                                    error,
+                () -> GrantOrder.release(
+                        engine, name, owner, handedTo, TimeUnit.NANOSECONDS.toMillis(giveUpAt - engine.now()) + 1),
+                code -> code,
+                giveUpAt,
+                backoffNanos,
+                resent,
+                done);
+    }
+
+    /**
+     * Sends an owner-checked command of a release ({@code call}, made anew for each send) now, and again
+     * with back-off while it fails transiently and {@code giveUpAt} has not passed; completes
+     * {@code done} with its reply, read by {@code releaseCode} as release.lua's (1, 0, -1), or with the
+     * last failure. {@code resent} says whether an earlier send's outcome is unknown.
+     */
+    private void sendOwnerChecked(
+            String name,
+            Supplier<CompletableFuture<Object>> call,
+            LongUnaryOperator releaseCode,
+            long giveUpAt,
+            long backoffNanos,
+            boolean resent,
+            CompletableFuture<ReleaseReply> done) {
+        Futures.whenDone(call.get(), "the reply of a release", name, (reply, error) -> {
+            if (error == null) {
+                long code;
+                try {
+                    code = releaseCode.applyAsLong(Replies.asLong(reply, "release"));
+                } catch (RuntimeException malformed) {
+                    done.completeExceptionally(malformed);
+                    return;
+                }
+                done.complete(ReleaseReply.answered(code, resent, false, engine.now()));
+            } else if (!engine.isTransient(error)
+                    || !resendLater(
+                            done,
+                            error,
+                            giveUpAt,
+                            backoffNanos,
+                            () -> sendOwnerChecked(
+                                    name,
+                                    call,
+                                    releaseCode,
                                     giveUpAt,
-                                    backoffNanos,
-                                    () -> sendPlain(
-                                            name,
-                                            owner,
-                                            handedTo,
-                                            giveUpAt,
-                                            Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
-                                            true,
-                                            done))) {
-                        done.completeExceptionally(Futures.unwrap(error));
-                    }
-                });
+                                    Math.min(backoffNanos * 2, MAX_CLEANUP_RETRY_NANOS),
+                                    true,
+                                    done))) {
+                done.completeExceptionally(Futures.unwrap(error));
+            }
+        });
     }
 
     /** handoff.lua with a handoff's arguments (see {@link Handoff#args}), with the command timeout. */
