@@ -87,8 +87,8 @@ public final class LockOptions {
      * hold needs no process after the release (Redis keeps it, with a TTL of the time left, and the
      * lease's owner value, so the next lease's token still rises). The release sets that TTL with an
      * owner-checked command of the same kind as {@link Lease#extend}, so a renewal of the lease still
-     * in flight cannot shorten it. Waiters of other clients take the lock when Redis lets it expire,
-     * the latest when their wait for the TTL they last saw ends.
+     * in flight cannot shorten it; and it publishes a release message, so that waiters ask again, learn
+     * the time left, and take the lock when it ends.
      */
     public Duration minHoldTime() {
         return minHoldTime;

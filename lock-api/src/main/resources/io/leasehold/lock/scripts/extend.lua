@@ -1,8 +1,12 @@
 -- extend: set the remaining lease of a lock this owner holds.
 -- KEYS[1]  lock key
+-- KEYS[2]  optional: the lock's release channel, for a release that leaves the lock taken until its
+--          min-hold time is up: once the TTL is set, 'released' is published there, so that waiters
+--          ask again and learn the new TTL (without it, they would wait for the TTL they were told)
 -- ARGV[1]  owner
 -- ARGV[2]  new lease, ms (from now; integer > 0)
 -- ARGV[3]  sequence number of this TTL command of the lease (integer >= 1; see renew.lua)
+-- ARGV[4]  with KEYS[2]: publish command, 'SPUBLISH' (sharded pub/sub) or 'PUBLISH'
 -- Returns   1  extended: the TTL is the new lease, from now
 --           2  superseded: a renewal or extend of this lease with a higher sequence number already
 --              ran; its TTL stands
@@ -32,4 +36,7 @@ if tonumber(ARGV[3]) <= applied then
   return 2
 end
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[3], 'PX', ARGV[2])
+if KEYS[2] then
+  redis.call(ARGV[4], KEYS[2], 'released')
+end
 return 1

@@ -84,20 +84,29 @@ final class ReleaseSender {
      * renewal still in flight cannot shorten it (renew.lua refuses a lower number). Sent again with
      * back-off while it fails transiently and {@code budgetNanos} have not passed: a resend finds its
      * own number applied and answers "superseded", which is as good. The future has the answer as a
-     * release's ({@link ReleaseReply}: the TTL set counts as deleted), or the last failure.
+     * release's ({@link ReleaseReply}: the TTL set counts as deleted), or the last failure. The script
+     * publishes a release message once it set the TTL: waiters ask again, and wait for the new TTL.
      */
     CompletableFuture<ReleaseReply> releaseHolding(
             String name, String key, String owner, long holdUntilNanos, long seq, long budgetNanos) {
         CompletableFuture<ReleaseReply> done = new CompletableFuture<>();
-        // The hold's end is fixed; each send sets the time left until it (at least 1 ms: PX needs it).
-        Supplier<CompletableFuture<Object>> hold = () -> engine.call(
-                EngineScripts.EXTEND,
-                List.of(key),
-                List.of(
-                        owner,
-                        Long.toString(
-                                Math.max(1, TimeUnit.NANOSECONDS.toMillis(holdUntilNanos - engine.now() + 999_999))),
-                        Long.toString(seq)));
+        // The hold's end is fixed; each send sets the time left until it (at least 1 ms: PX needs it), and
+        // publishes a release message, so that waiters ask again and learn the new TTL.
+        Supplier<CompletableFuture<Object>> hold = () -> engine.timedCall(
+                EngineScripts.EXTEND.name(),
+                () -> engine.publishCommand()
+                        .thenCompose(publish -> engine.backend.eval(
+                                EngineScripts.EXTEND,
+                                List.of(key, engine.channel(name)),
+                                List.of(
+                                        owner,
+                                        Long.toString(Math.max(
+                                                1,
+                                                TimeUnit.NANOSECONDS.toMillis(
+                                                        holdUntilNanos - engine.now() + 999_999))),
+                                        Long.toString(seq),
+                                        publish))),
+                null);
         sendOwnerChecked(
                 name, hold, this::holdCode, engine.now() + budgetNanos, FIRST_CLEANUP_RETRY_NANOS, false, done);
         return done;

@@ -305,7 +305,11 @@ final class ScriptEmulator {
         if (sep < 0) {
             return -2L;
         }
-        return setTtlInOrder(c, 1, LockValue.parse(current.value(), sep), 1, 2, 3);
+        long code = setTtlInOrder(c, 1, LockValue.parse(current.value(), sep), 1, 2, 3);
+        if (code == 1 && c.keyCount() >= 2) {
+            publish(c, 4, 2); // a release under a min-hold time tells the waiters to ask again
+        }
+        return code;
     }
 
     /**

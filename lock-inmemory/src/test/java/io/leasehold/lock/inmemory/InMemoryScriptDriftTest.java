@@ -18,7 +18,7 @@ class InMemoryScriptDriftTest {
             Map.entry(ScriptNames.HANDOFF, "5725a12710d3f71df7874617e6d607b73e0ccbaa"),
             Map.entry(ScriptNames.RELEASE, "7bbec8ade74c5855fcf6fd4ef985706002fafa7c"),
             Map.entry(ScriptNames.RENEW, "772b3e1abef89811f9deb6a6ed5d403c38411696"),
-            Map.entry(ScriptNames.EXTEND, "39c4b21f2a0968b5686e060f24912efc126c1ce7"),
+            Map.entry(ScriptNames.EXTEND, "08aafe37b59335f743c4ff62e660d60b6180068a"),
             Map.entry(ScriptNames.INSPECT, "dca83e28d652b31c152dd3fe4898779058504e36"),
             Map.entry(ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6"),
             Map.entry(ScriptNames.QUORUM_COMMIT, "5ff866c353b1db9c9f3d9b36473b4fbf2af6d33a"),

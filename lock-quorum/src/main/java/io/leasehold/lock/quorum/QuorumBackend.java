@@ -269,9 +269,10 @@ public final class QuorumBackend implements LockBackend {
 
     /**
      * Always {@code false}, a fixed value: each member may use its own pub/sub mode, so every script
-     * that publishes (acquire, release, force-release) has its publish command replaced, per member, by
-     * that member's own ({@code SPUBLISH} where {@link LockBackend#shardedPubSub()} is true, else
-     * {@code PUBLISH}), and each member subscribes in its own mode. What the engine passes is ignored.
+     * that publishes (acquire, release, force-release, and extend when it names the release channel)
+     * has its publish command replaced, per member, by that member's own ({@code SPUBLISH} where
+     * {@link LockBackend#shardedPubSub()} is true, else {@code PUBLISH}), and each member subscribes in
+     * its own mode. What the engine passes is ignored.
      */
     @Override
     public CompletableFuture<Boolean> shardedPubSub() {

@@ -41,6 +41,9 @@ import java.util.concurrent.CompletableFuture;
  */
 final class QuorumRenewals {
 
+    /** extend.lua's publish command, when it names the release channel (KEYS[2]). */
+    private static final int EXTEND_PUBLISH_ARG = 3;
+
     private final QuorumMembers members;
     private final Duration grace;
     private final QuorumRestore restore;
@@ -138,18 +141,24 @@ final class QuorumRenewals {
     /** extend.lua over the quorum: the same majority rule on its single code. */
     CompletableFuture<Object> extend(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
-        return fanOut(script, keys, args).thenApply(answers -> {
-            List<Long> codes = new ArrayList<>();
-            for (Tally.Answer a : answers) {
-                if (!a.failed()) {
-                    codes.add(Replies.asLong(a.reply(), "extend"));
-                }
-            }
-            if (codes.size() < members.majority()) {
-                throw new java.util.concurrent.CompletionException(members.noMajority(lockKey, "extend", answers));
-            }
-            return code(codes.stream().mapToLong(Long::longValue).toArray());
-        });
+        // A release under a min-hold time names the release channel and carries a publish command as
+        // ARGV[4]: each member gets its own, as a release's does.
+        int publishArg = keys.size() > 1 ? EXTEND_PUBLISH_ARG : -1;
+        return members.fanOut(script, keys, args, publishArg, a -> !a.failed(), grace, late -> {})
+                .outcome()
+                .thenApply(answers -> {
+                    List<Long> codes = new ArrayList<>();
+                    for (Tally.Answer a : answers) {
+                        if (!a.failed()) {
+                            codes.add(Replies.asLong(a.reply(), "extend"));
+                        }
+                    }
+                    if (codes.size() < members.majority()) {
+                        throw new java.util.concurrent.CompletionException(
+                                members.noMajority(lockKey, "extend", answers));
+                    }
+                    return code(codes.stream().mapToLong(Long::longValue).toArray());
+                });
     }
 
     private CompletableFuture<List<Tally.Answer>> fanOut(LuaScript script, List<String> keys, List<String> args) {

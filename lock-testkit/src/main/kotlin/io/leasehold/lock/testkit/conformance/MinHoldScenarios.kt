@@ -90,6 +90,26 @@ internal val minHoldScenarios: List<Scenario> = listOf(
         next.release()
     },
 
+    scenario("shouldGiveTheLockToAWaiterOfAnotherClientWhenTheMinHoldTimeEnds", "G7") {
+        // Given a 30 s lease with a min-hold time of 600 ms, and a waiter of another node that was told
+        // the 30 s TTL
+        val a = newClient()
+        val (b, answered) = answeringNode()
+        val start = System.nanoTime()
+        val lease = a.lock(lockName, minHoldOptions()).acquire(Timing.ACQUIRE_WAIT)
+        val waiter = b.client.lock(lockName).acquireAsync(Timing.LONG_LEASE)
+        await("the waiter's attempt was answered") { answered.replies(ScriptNames.ACQUIRE) >= 1 }
+        // When the lease is released at once
+        withClue("release()") { lease.release() shouldBe true }
+        // Then the waiter hears of it, and gets the lock once the min-hold time is up, long before the 30 s
+        val next = waiter.value("the waiter's lease", Timing.AWAIT)
+        withClue("time from before the first acquisition until the waiter's") {
+            elapsedSince(start) shouldBeGreaterThanOrEqualTo MIN_HOLD.minus(CLOCK_TOLERANCE)
+        }
+        withClue("the waiter's token after ${lease.fencingToken()}") { next.fencingToken() shouldBeGreaterThan lease.fencingToken() }
+        next.release()
+    },
+
     scenario("shouldGrantAFairLockToItsNextWaiterWhenTheMinHoldTimeEnds", "G7") {
         // Given a fair lock held with a min-hold time of 600 ms, and a waiter of another node in its queue
         val a = newClient()
