@@ -12,7 +12,6 @@ import io.leasehold.lock.testkit.redis.SentinelRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,24 +21,20 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * The auto-configured client on the two other topologies that {@code spring.data.redis.*} configures, each
- * on real servers the test starts: a Sentinel group (the lock on the master the Sentinels name) and a
- * Redis Cluster (the lock on the master of its slot), with both connection factories.
+ * on real servers (the JVM's shared ones, see {@link RedisFixtures}): a Sentinel group (the lock on the
+ * master the Sentinels name) and a Redis Cluster (the lock on the master of its slot), with both connection
+ * factories.
  */
 class LeaseholdTopologiesTest {
 
     private static SentinelRedis sentinel;
     private static ClusterRedis cluster;
 
+    /** The JVM's shared Sentinel group and cluster, which the {@code @SpringBootTest} classes use too. */
     @BeforeAll
     static void start() {
-        sentinel = RedisFixtures.startSentinel();
-        cluster = RedisFixtures.startCluster();
-    }
-
-    @AfterAll
-    static void stop() {
-        sentinel.close();
-        cluster.close();
+        sentinel = RedisFixtures.sharedSentinel();
+        cluster = RedisFixtures.sharedCluster();
     }
 
     private static String nodes(List<RedisEndpoint> endpoints) {
