@@ -54,7 +54,7 @@ public abstract class OnRealRedis {
      * What {@code count} says once it is at most {@code target}, or after 10 s: threads and connections
      * end a moment after a close returns (the server drops a connection when it reads the close).
      */
-    protected static long awaitAtMost(LongSupplier count, long target) throws InterruptedException {
+    public static long awaitAtMost(LongSupplier count, long target) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         long now = count.getAsLong();
         while (now > target && System.nanoTime() < deadline) {
