@@ -184,6 +184,20 @@ public abstract class LockConformanceSuite {
     }
 
     /**
+     * Whether {@code scenario} is in share {@code share} (from 0) of {@code shares}: every
+     * {@code shares}-th scenario of the suite's order, from the share's index on; for {@link #runs}
+     * of classes that split the suite among them.
+     *
+     * @param scenario a scenario of the suite
+     * @param share    this class's share, from 0 to {@code shares - 1}
+     * @param shares   how many classes split the suite
+     * @return true if the scenario is in that share
+     */
+    protected static boolean inShare(Scenario scenario, int share, int shares) {
+        return ConformanceScenarios.getAll().indexOf(scenario) % shares == share;
+    }
+
+    /**
      * The time limit of one scenario (180 s by default, far above what any scenario needs, so that a
      * hung scenario fails by name instead of hanging the build). A subclass may change it.
      *
