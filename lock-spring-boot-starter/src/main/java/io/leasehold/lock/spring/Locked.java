@@ -43,6 +43,20 @@ import java.lang.annotation.Target;
  *
  * <p>Applies to public methods of Spring beans called through their proxy (not from within the same
  * object), like {@code @Transactional}.
+ *
+ * <p><b>Kotlin {@code suspend} functions</b> are locked for the whole of their work, across their
+ * suspensions and whichever threads they resume on, as Kotlin's {@code withLock} locks a block (its rules
+ * apply in full): waiting suspends rather than blocks; cancelling the caller while it waits or while the
+ * function runs releases the lock; a lost lease cancels the function (at its next suspension point) and the
+ * call throws {@link LeaseLostException}; {@link LockedLease#current()} is the function's lease on every
+ * thread it resumes on. <b>Reentrant by coroutine</b> instead of by thread: a {@code @Locked} suspend
+ * function (or {@code withLock}) of the same lock called from within one, or from a coroutine it launched,
+ * runs under the outer lease; a blocking {@code @Locked} method of the same lock called from within one
+ * does not (it is another owner, and waits). {@link OnBusy#SKIP} returns {@code null}, so give such a
+ * function a nullable result type. A suspend function that returns a {@code Flow} is refused, like other
+ * results whose work outlives the call. Where the caller's coroutine has no dispatcher of its own, or one
+ * that runs on any thread ({@code Dispatchers.Unconfined}, as Spring WebFlux calls controllers), the
+ * function runs on {@code Dispatchers.Default}, never on Leasehold's threads.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -55,6 +55,10 @@ public final class LockedInterceptor implements MethodInterceptor {
         LockClient locks = client.get();
         LockOptions options = locked.options(locks.defaultOptions(), name);
         DistributedLock lock = locked.fair ? locks.fairLock(name, options) : locks.lock(name, options);
+        if (locked.suspending) {
+            return SuspendingLockedCall.Loaded.INSTANCE.call(
+                    invocation, lock, locked.waitOr(options), locked.onBusy == Locked.OnBusy.SKIP, locked.skipped());
+        }
         AtomicBoolean started = new AtomicBoolean();
         try {
             return lock.callWithLease(locked.waitOr(options), lease -> {

@@ -8,7 +8,9 @@ import java.util.concurrent.Callable;
 
 /**
  * The lease of the {@link Locked} method running on the current thread: the innermost one when
- * {@code @Locked} methods call each other.
+ * {@code @Locked} methods call each other. In a Kotlin {@code suspend} function it is the lease of the
+ * innermost {@code @Locked} suspend function the coroutine runs in, on whatever thread the coroutine
+ * resumes (and in coroutines it launches, which inherit its context).
  * <pre>{@code
  * @Locked(name = "stock", key = "#sku")
  * public void restock(String sku, int count) {
@@ -41,15 +43,28 @@ public final class LockedLease {
 
     /** Runs {@code body} as the method of {@code lease}: {@link #current()} is that lease while it runs. */
     static <T> T runningUnder(Lease lease, Callable<T> body) throws Exception {
-        Deque<Lease> running = RUNNING.get();
-        running.push(lease);
+        enter(lease);
         try {
             return body.call();
         } finally {
-            running.pop();
-            if (running.isEmpty()) {
-                RUNNING.remove();
-            }
+            leave();
+        }
+    }
+
+    /**
+     * Makes {@code lease} this thread's current one until the matching {@link #leave()}: around a method's
+     * run, and each time a coroutine of a suspend function resumes on this thread.
+     */
+    static void enter(Lease lease) {
+        RUNNING.get().push(lease);
+    }
+
+    /** Ends the latest {@link #enter(Lease)} on this thread. */
+    static void leave() {
+        Deque<Lease> running = RUNNING.get();
+        running.pop();
+        if (running.isEmpty()) {
+            RUNNING.remove();
         }
     }
 }

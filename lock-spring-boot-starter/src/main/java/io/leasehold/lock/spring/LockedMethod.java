@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
@@ -35,6 +36,10 @@ final class LockedMethod {
     private final @Nullable Duration minHoldTime;
     final boolean fair;
     final Locked.OnBusy onBusy;
+    /** Whether the method is a Kotlin {@code suspend} function (locked by {@link SuspendingLockedCall}). */
+    final boolean suspending;
+    /** What a call gives its caller: the return type, or the result type of a suspend function. */
+    private final Class<?> resultType;
 
     LockedMethod(Method method, Locked locked, StringValueResolver placeholders) {
         this.method = method;
@@ -48,6 +53,8 @@ final class LockedMethod {
         this.minHoldTime = duration(placeholders, "minHoldTime", locked.minHoldTime());
         this.fair = locked.fair();
         this.onBusy = locked.onBusy();
+        this.suspending = KotlinDetector.isSuspendingFunction(method);
+        this.resultType = AsynchronousResults.resultType(method);
         String notCovered = AsynchronousResults.whyNotCovered(method);
         if (notCovered != null) {
             throw new IllegalArgumentException("@Locked on " + describe() + " " + notCovered);
@@ -136,7 +143,7 @@ final class LockedMethod {
     /** What a call skipped because the lock was busy returns. */
     @Nullable
     Object skipped() {
-        return method.getReturnType() == Optional.class ? Optional.empty() : null;
+        return resultType == Optional.class ? Optional.empty() : null;
     }
 
     private Expression parse(String expression) {
