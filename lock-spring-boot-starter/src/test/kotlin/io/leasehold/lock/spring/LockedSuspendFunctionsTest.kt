@@ -5,6 +5,7 @@ import io.leasehold.lock.LockClient
 import io.leasehold.lock.LockTimeoutException
 import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration
+import java.io.IOException
 import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
@@ -135,6 +136,12 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
 
         @Locked(name = "stock", key = "#sku")
         open suspend fun changes(sku: String): Flow<String> = flowOf(sku)
+
+        @Locked(name = "stock", key = "#sku")
+        open suspend fun failAfterSuspending(sku: String, failure: Exception): String {
+            delay(1)
+            throw failure
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -296,6 +303,19 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
 
             assertThat(seen.ran).`as`("the function never ran").isEmpty()
             assertThat(locks.lock("stock:5").tryAcquire()).`as`("nobody took the lock").isPresent
+        }
+    }
+
+    @Test
+    fun shouldHandBackWhatTheFunctionThrewAndReleaseTheLock() {
+        app().run { context ->
+            val stock = context.getBean(Stock::class.java)
+            val failure = IOException("the shelf is full")
+
+            val thrown = runCatching { runBlocking { stock.failAfterSuspending("8", failure) } }.exceptionOrNull()
+
+            assertThat(thrown).isInstanceOf(IOException::class.java).hasMessage("the shelf is full")
+            assertThat(server.command("EXISTS", "leasehold:{stock:8}")).`as`("released").isEqualTo(0L)
         }
     }
 
