@@ -33,6 +33,8 @@ public final class LockedInterceptor implements MethodInterceptor {
     private final Supplier<LockClient> client;
     private final StringValueResolver placeholders;
     private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
+    /** Locks Kotlin suspend functions; loaded at the first call of one (Java applications never load it). */
+    private volatile @Nullable SuspendingLockedCall suspending;
 
     /**
      * @param client       the lock client, looked up at the first call (the interceptor is made before
@@ -56,8 +58,13 @@ public final class LockedInterceptor implements MethodInterceptor {
         LockOptions options = locked.options(locks.defaultOptions(), name);
         DistributedLock lock = locked.fair ? locks.fairLock(name, options) : locks.lock(name, options);
         if (locked.suspending) {
-            return SuspendingLockedCall.Loaded.INSTANCE.call(
-                    invocation, lock, locked.waitOr(options), locked.onBusy == Locked.OnBusy.SKIP, locked.skipped());
+            return suspending()
+                    .call(
+                            invocation,
+                            lock,
+                            locked.waitOr(options),
+                            locked.onBusy == Locked.OnBusy.SKIP,
+                            locked.skipped());
         }
         AtomicBoolean started = new AtomicBoolean();
         try {
@@ -73,6 +80,15 @@ public final class LockedInterceptor implements MethodInterceptor {
         } catch (ThrowableCarrier carried) {
             throw carried.getCause();
         }
+    }
+
+    private SuspendingLockedCall suspending() {
+        SuspendingLockedCall loaded = suspending;
+        if (loaded == null) {
+            loaded = SuspendingLockedCall.load(); // two first calls at once may both load it: no harm
+            suspending = loaded;
+        }
+        return loaded;
     }
 
     private LockedMethod read(Method method) {

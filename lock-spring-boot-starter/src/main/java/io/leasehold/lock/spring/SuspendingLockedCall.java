@@ -4,6 +4,7 @@ import io.leasehold.lock.DistributedLock;
 import java.time.Duration;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@link Locked} Kotlin {@code suspend} function under its lock for the whole of its work, its
@@ -33,24 +34,25 @@ interface SuspendingLockedCall {
             @Nullable Object skipped)
             throws Throwable;
 
-    /** The implementation, loaded at its first use. */
-    final class Loaded {
-        static final SuspendingLockedCall INSTANCE = load();
-
-        private Loaded() {}
-
-        private static SuspendingLockedCall load() {
-            try {
-                return (SuspendingLockedCall)
-                        Class.forName(IMPLEMENTATION, true, SuspendingLockedCall.class.getClassLoader())
-                                .getDeclaredConstructor()
-                                .newInstance();
-            } catch (ReflectiveOperationException | LinkageError missing) {
-                throw new IllegalStateException(
-                        "@Locked on a Kotlin suspend function needs kotlin-stdlib and kotlinx-coroutines-core on the"
-                                + " class path, and the starter's Kotlin classes (" + IMPLEMENTATION + "): " + missing,
-                        missing);
-            }
+    /**
+     * The implementation, loaded by name.
+     *
+     * @throws IllegalStateException if the class path lacks what it needs: kotlinx-coroutines-core (a Kotlin
+     *     suspend function already brings kotlin-stdlib), or the starter's Kotlin classes
+     */
+    static SuspendingLockedCall load() {
+        ClassLoader loader = SuspendingLockedCall.class.getClassLoader();
+        if (!ClassUtils.isPresent("kotlinx.coroutines.Job", loader)) {
+            throw new IllegalStateException("@Locked on a Kotlin suspend function needs kotlinx-coroutines-core on"
+                    + " the class path (org.jetbrains.kotlinx:kotlinx-coroutines-core), as Kotlin's withLock does");
+        }
+        try {
+            return (SuspendingLockedCall) Class.forName(IMPLEMENTATION, true, loader)
+                    .getDeclaredConstructor()
+                    .newInstance();
+        } catch (ReflectiveOperationException | LinkageError missing) {
+            throw new IllegalStateException(
+                    "@Locked on a Kotlin suspend function could not load " + IMPLEMENTATION + ": " + missing, missing);
         }
     }
 }

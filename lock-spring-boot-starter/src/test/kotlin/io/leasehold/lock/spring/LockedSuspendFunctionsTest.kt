@@ -95,6 +95,17 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
             }
         }
 
+        @Locked(name = "stock", key = "#sku", fair = true, waitTime = "30s")
+        open suspend fun restockInLine(sku: String) {
+            seen.maxRunning.accumulateAndGet(seen.running.incrementAndGet(), ::maxOf)
+            try {
+                delay(5)
+            } finally {
+                seen.running.decrementAndGet()
+                seen.completed.incrementAndGet()
+            }
+        }
+
         @Locked(name = "stock", key = "#sku")
         open suspend fun outer(sku: String, self: Stock): String {
             val outer = LockedLease.current()
@@ -193,6 +204,20 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
             assertThat(seen.wrongLease).isEmpty()
             assertThat(seen.threads).noneMatch { it.startsWith("leasehold") || it.startsWith("lettuce") }
             assertThat(server.command("EXISTS", "leasehold:{stock:socks}")).`as`("released").isEqualTo(0L)
+        }
+    }
+
+    @Test
+    fun shouldWaitInLineForAFairLock() {
+        app().run { context ->
+            val stock = context.getBean(Stock::class.java)
+            val seen = context.getBean(Seen::class.java)
+
+            runBlocking { (1..4).map { async(Dispatchers.Default) { stock.restockInLine("boots") } }.forEach { it.await() } }
+
+            assertThat(seen.maxRunning.get()).`as`("calls running at once").isEqualTo(1)
+            assertThat(seen.completed.get()).isEqualTo(4)
+            assertThat(context.getBean(LockClient::class.java).fairLock("stock:boots").isLocked).isFalse()
         }
     }
 
