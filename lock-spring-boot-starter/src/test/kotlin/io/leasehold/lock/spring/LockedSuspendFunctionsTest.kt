@@ -65,7 +65,10 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
 
     open class Stock(private val seen: Seen) {
 
-        /** Suspends three times, once on another dispatcher, and checks that no other call runs meanwhile. */
+        /**
+         * Suspends four times, on other dispatchers and in a child coroutine, and checks the lease each time and
+         * that no other call runs meanwhile.
+         */
         @Locked(name = "stock", key = "#sku", waitTime = "30s")
         open suspend fun restock(sku: String): Long {
             seen.onThread()
@@ -75,6 +78,7 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
                 delay(5)
                 checkLease(sku, token)
                 withContext(Dispatchers.IO) { checkLease(sku, token) }
+                coroutineScope { launch(Dispatchers.IO) { checkLease(sku, token) } } // a child coroutine
                 yield()
                 checkLease(sku, token)
                 if (server.command("EXISTS", "leasehold:{stock:$sku}") != 1L) {
