@@ -7,6 +7,7 @@ import io.leasehold.lock.spring.boot.LeaseholdAutoConfiguration;
 import io.leasehold.lock.spring.boot.LeaseholdLockedAutoConfiguration;
 import io.leasehold.lock.testkit.driver.Eventually;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,7 +23,8 @@ class StarterShutdownAttackTest extends OnRealRedis {
     static class Jobs {
         /** Keeps running 1.5 s after it is interrupted, as real work (a JDBC call) may. */
         @Locked(name = "jobs", key = "#id", leaseTime = "30s")
-        public String runStubborn(String id) {
+        public String runStubborn(String id, CountDownLatch started) {
+            started.countDown(); // the method runs: its lease was handed to it
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             boolean interrupted = false;
             while (System.nanoTime() < end) {
@@ -77,16 +79,19 @@ class StarterShutdownAttackTest extends OnRealRedis {
         long[] closeMillis = new long[1];
         app(clientType).run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
+            CountDownLatch started = new CountDownLatch(1);
             call[0] = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return jobs.runStubborn("1");
+                    return jobs.runStubborn("1", started);
                 } catch (Throwable t) {
                     return t;
                 }
             });
-            Eventually.until(
-                    "the method runs, holding its lock",
-                    () -> Long.valueOf(1).equals(server.command("EXISTS", "leasehold:{jobs:1}")));
+            // Not the key in Redis: it is there a moment before the client hands the lease to the method,
+            // and a close in between ends the acquisition instead ("client must be open").
+            assertThat(started.await(10, TimeUnit.SECONDS))
+                    .as("the method runs, holding its lock")
+                    .isTrue();
             long t0 = System.nanoTime();
             context.close();
             closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
