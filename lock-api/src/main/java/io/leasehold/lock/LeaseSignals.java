@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What the Kotlin extensions need of a lease beyond the public {@link Lease} interface: the loss as a
- * synchronous fact, a removable loss watcher, and an ending after the work under the lease.
+ * synchronous fact, a removable loss watcher, an ending after the work under the lease, and a release
+ * of a lease no work ran under.
  *
  * <p>For the engine's own leases ({@link EngineLease}) these ask the lease; for any other
  * {@link Lease} (a test double) they fall back to its {@link Lease#lost()} future.
@@ -63,5 +64,16 @@ final class LeaseSignals {
         }
         CompletableFuture<Void> dependent = lease.lost().thenAccept(watcher);
         return () -> dependent.cancel(false);
+    }
+
+    /**
+     * Releases {@code lease}, whose caller gave up while it was on its way, so that no work ran under it:
+     * at once, whatever the min-hold time, for the engine's own leases; a plain release for any other.
+     */
+    static CompletableFuture<Boolean> releaseUnused(Lease lease) {
+        if (lease instanceof EngineLease) {
+            return ((EngineLease) lease).releaseUnused();
+        }
+        return lease.releaseAsync();
     }
 }

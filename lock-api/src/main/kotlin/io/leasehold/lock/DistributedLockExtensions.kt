@@ -202,7 +202,7 @@ public suspend fun DistributedLock.awaitAcquire(
     wait: Duration = options().defaultWait().toKotlinDuration(),
 ): Lease =
     try {
-        acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> lease.releaseAsync() }
+        acquireAsync(wait.toJavaDuration()).awaitOrAbandon { lease -> LeaseSignals.releaseUnused(lease) }
     } catch (contended: LockTimeoutException) {
         throw blamingReentry(contended)
     }
@@ -231,7 +231,7 @@ private suspend fun DistributedLock.blamingReentry(contended: LockTimeoutExcepti
  */
 public suspend fun DistributedLock.awaitTryAcquire(wait: Duration = Duration.ZERO): Lease? =
     tryAcquireAsync(wait.toJavaDuration())
-        .awaitOrAbandon { maybeLease -> maybeLease.ifPresent { it.releaseAsync() } }
+        .awaitOrAbandon { maybeLease -> maybeLease.ifPresent { LeaseSignals.releaseUnused(it) } }
         .orElse(null)
 
 /**
@@ -294,3 +294,4 @@ public suspend fun DistributedLock.holdCountInCurrentCoroutine(): Int {
     val lease = held.leaseFor(this)
     return if (lease != null && lease.isValid()) held.depthOf(this) else 0
 }
+

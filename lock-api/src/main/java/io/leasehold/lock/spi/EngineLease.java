@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the API's Kotlin extensions ({@code withLock}, {@code awaitLoss}) ask of a lease made by a
  * {@link LockEngine}, beyond the public {@link Lease}: the loss as a synchronous fact, a removable
- * loss watcher, and an ending after the work under the lease. Any other {@link Lease} (a test
+ * loss watcher, an ending after the work under the lease, and a release of a lease no work ran under. Any other {@link Lease} (a test
  * double) gets the same behaviour, built from its {@link Lease#lost()} and
  * {@link Lease#releaseAsync()}.
  *
@@ -42,4 +42,11 @@ public interface EngineLease extends Lease {
      * fails.
      */
     CompletableFuture<@Nullable LeaseLoss> endAfterWork();
+
+    /**
+     * Releases a lease that no work ran under, its caller having given up while it was on its way: as
+     * {@link Lease#releaseAsync()}, but at once, whatever {@link io.leasehold.lock.LockOptions#minHoldTime()}
+     * says (which holds a lock for work done, not for a wait abandoned).
+     */
+    CompletableFuture<Boolean> releaseUnused();
 }

@@ -135,6 +135,18 @@ public interface LockBackend extends AutoCloseable {
         return false;
     }
 
+    /**
+     * The longest TTL this backend sets on a lock, if it caps them (a quorum does, see its
+     * {@code maxLeaseTime}): the engine then refuses a lock whose
+     * {@link io.leasehold.lock.LockOptions#minHoldTime() min-hold time} is longer, since its release could
+     * not keep the lock that long. The default: no cap.
+     *
+     * @return the cap, or empty
+     */
+    default java.util.Optional<java.time.Duration> leaseCap() {
+        return java.util.Optional.empty();
+    }
+
     /** The reply code of a renewal or extend confirmed partially; see {@link #confirmsPartially()}. */
     long CONFIRMED_PARTIALLY = 3;
 

@@ -441,7 +441,7 @@ final class Acquisition {
             } else if (effect instanceof GiveLease) {
                 DefaultLease lease = ((GiveLease) effect).lease();
                 if (!result.complete(lease)) {
-                    lease.releaseInternal(); // cancelled in the last instant: the caller never gets it
+                    lease.releaseUnused(); // cancelled in the last instant: the caller never gets it
                 }
             } else if (effect instanceof DropLease) {
                 dropLease((DropLease) effect);
@@ -517,7 +517,7 @@ final class Acquisition {
      */
     private void handOut(DefaultLease lease) {
         if (result.isDone()) {
-            lease.releaseInternal(); // the caller gave up while the lease was on its way
+            lease.releaseUnused(); // the caller gave up while the lease was on its way
             run(new HandOutRefused());
             return;
         }
@@ -526,7 +526,7 @@ final class Acquisition {
     }
 
     private void dropLease(DropLease drop) {
-        drop.lease().releaseInternal();
+        drop.lease().releaseUnused();
         if (drop.thenGoOn()) {
             run(result.isDone() ? new Cancelled() : new GoOn());
         }

@@ -103,8 +103,7 @@ final class DefaultDistributedLock implements DistributedLock {
         acquiring.whenComplete((lease, error) -> {
             if (error == null) {
                 if (!result.complete(Optional.of(lease))) {
-                    ((DefaultLease) lease)
-                            .releaseInternal(); // cancelled after the lease came: the caller never gets it
+                    ((DefaultLease) lease).releaseUnused(); // cancelled after the lease came: the caller never gets it
                 }
             } else if (Futures.unwrap(error) instanceof LockTimeoutException) {
                 result.complete(Optional.empty());

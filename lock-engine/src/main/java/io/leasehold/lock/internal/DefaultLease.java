@@ -14,7 +14,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -45,6 +44,13 @@ import org.jspecify.annotations.Nullable;
  * <p>This class is threadsafe.
  */
 final class DefaultLease implements EngineLease {
+
+    /**
+     * The sequence number of a release's min-hold TTL (2^53 - 1, the largest integer Lua's numbers hold
+     * exactly): no renewal or extend of the lease can be numbered after it, so none applies over it, and
+     * a resend of it finds its own number applied ("superseded").
+     */
+    static final long FINAL_TTL_SEQ = (1L << 53) - 1;
 
     /** extend.lua's and renew.lua's reply for a command that a later-numbered one superseded. */
     static final long TTL_SUPERSEDED = 2;
@@ -262,7 +268,21 @@ final class DefaultLease implements EngineLease {
      * Never waits for the callback executor, so a blocking release on a callback thread cannot deadlock.
      */
     CompletableFuture<Boolean> releaseInternal() {
-        CompletableFuture<LeaseLifecycle.Status> releasing = beginRelease();
+        return releaseInternal(true);
+    }
+
+    /**
+     * Releases a lease that no work ran under (its caller gave up while it was on its way): as
+     * {@link #releaseInternal()}, but at once, whatever the min-hold time, which holds a lock for work
+     * done, not for a wait abandoned.
+     */
+    @Override
+    public CompletableFuture<Boolean> releaseUnused() {
+        return releaseInternal(false);
+    }
+
+    private CompletableFuture<Boolean> releaseInternal(boolean holdAtLeast) {
+        CompletableFuture<LeaseLifecycle.Status> releasing = beginRelease(holdAtLeast);
         if (releasing == null) {
             return CompletableFuture.completedFuture(false);
         }
@@ -287,7 +307,7 @@ final class DefaultLease implements EngineLease {
      * {@link #loss()} tells whether the work may have overlapped with another holder.
      */
     CompletableFuture<Void> releaseAfterWork() {
-        beginRelease();
+        beginRelease(true);
         return lifecycle.ended();
     }
 
@@ -296,24 +316,25 @@ final class DefaultLease implements EngineLease {
      * whoever releases it must hear that the work may have overlapped with another holder, as when a
      * paused process wakes up and releases). Returns a future of the lease's final status, completing
      * where Redis's answer arrives; null if the lease was not held, so this call released nothing.
+     * {@code holdAtLeast}: whether the lock stays taken until the min-hold time is up (see
+     * {@link LockOptions#minHoldTime()}), as after work done under the lease.
      */
-    private @Nullable CompletableFuture<LeaseLifecycle.Status> beginRelease() {
+    private @Nullable CompletableFuture<LeaseLifecycle.Status> beginRelease(boolean holdAtLeast) {
         lossIfInvalid();
         if (!lifecycle.releaseAsked()) {
             return null;
         }
         deadline.stop();
         // Released before its min-hold time is up: the lock stays taken in Redis until then (see
-        // LockOptions#minHoldTime), numbered after every renewal sent so that none can shorten it.
+        // LockOptions#minHoldTime), with the last number a TTL command of the lease can have, so that no
+        // renewal, whether sent before or numbered after the release began, can shorten or lengthen it.
         long holdUntil = acquiredNanos + options.minHoldTime().toNanos();
-        boolean holding = holdUntil - engine.now() > 0;
-        long holdSeq =
-                holding ? deadline.begin(engine.now(), TimeUnit.NANOSECONDS.toMillis(holdUntil - engine.now())) : 0;
+        boolean holding = holdAtLeast && holdUntil - engine.now() > 0;
         client.leaseEnded(this, holding);
         CompletableFuture<ReleaseReply> answer;
         if (holding) {
             answer = client.releases()
-                    .releaseHolding(name, lockKey, owner, holdUntil, holdSeq, engine.commandTimeoutNanos);
+                    .releaseHolding(name, lockKey, owner, holdUntil, FINAL_TTL_SEQ, engine.commandTimeoutNanos);
         } else {
             // Owner-checked, so safe to send again after a transient failure, within one command timeout.
             // The next local waiter, if one can take it, gets the lock in the same call (a handoff).

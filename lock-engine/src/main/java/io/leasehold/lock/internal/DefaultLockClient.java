@@ -79,6 +79,12 @@ public final class DefaultLockClient implements LockClient {
     private DistributedLock handle(String name, LockOptions options, GrantOrder order) {
         Checks.lockName(name);
         Checks.notNull("options", options, name);
+        engine.backend.leaseCap().ifPresent(cap -> {
+            if (options.minHoldTime().compareTo(cap) > 0) {
+                throw new IllegalArgumentException("minHoldTime must be at most the backend's longest lease (" + cap
+                        + "), but was " + options.minHoldTime() + Checks.where(name));
+            }
+        });
         checkOpen(name);
         return new DefaultDistributedLock(this, name, options, order);
     }

@@ -45,7 +45,7 @@ final class Futures {
     private static LockInterruptedException interrupted(
             CompletableFuture<Lease> acquisition, String lockName, InterruptedException cause) {
         if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
-            ((DefaultLease) acquisition.join()).releaseInternal(); // the lease won the race with the interrupt
+            ((DefaultLease) acquisition.join()).releaseUnused(); // the lease won the race with the interrupt
         }
         Thread.currentThread().interrupt();
         return new LockInterruptedException(lockName, cause);

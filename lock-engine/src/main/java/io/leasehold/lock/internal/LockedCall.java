@@ -62,7 +62,7 @@ final class LockedCall<T> {
 
     private void run(Function<Lease, ? extends CompletionStage<T>> body) {
         if (outcome.isDone()) {
-            lease.releaseInternal(); // cancelled while the lease was on its way
+            lease.releaseUnused(); // cancelled while the lease was on its way
             return;
         }
         LeaseLoss lostAlready = lease.lossIfInvalid();

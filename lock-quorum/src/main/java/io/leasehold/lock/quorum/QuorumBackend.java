@@ -196,6 +196,12 @@ public final class QuorumBackend implements LockBackend {
         return Duration.ofMillis(leaseCap.maxLeaseMs());
     }
 
+    /** {@link #maxLeaseTime()}: the engine refuses a longer min-hold time when a lock is made. */
+    @Override
+    public java.util.Optional<Duration> leaseCap() {
+        return java.util.Optional.of(maxLeaseTime());
+    }
+
     /**
      * The members, in the order given.
      *

@@ -85,6 +85,11 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public java.util.Optional<java.time.Duration> leaseCap() {
+        return delegate.leaseCap();
+    }
+
+    @Override
     public boolean confirmsPartially() {
         return delegate.confirmsPartially();
     }
