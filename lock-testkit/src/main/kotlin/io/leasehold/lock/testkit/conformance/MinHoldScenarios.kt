@@ -26,6 +26,19 @@ private val CLOCK_TOLERANCE: Duration = Duration.ofMillis(25)
 private fun ScenarioContext.minHoldOptions(minHold: Duration = MIN_HOLD, leaseTime: Duration = Timing.LONG_LEASE): LockOptions =
     options(leaseTime = leaseTime).toBuilder().minHoldTime(minHold).build()
 
+/**
+ * The waiter gets the lock within the suite's wait, but no sooner than the min-hold time after [startNanos]
+ * (taken before [held] was acquired), with a larger token; then releases it.
+ */
+private fun shouldTakeTheLockOnceTheHoldIsUp(waiter: CompletableFuture<Lease>, startNanos: Long, held: Lease) {
+    val next = waiter.value("the waiter's lease", Timing.AWAIT)
+    withClue("time from before the first acquisition until the waiter's") {
+        elapsedSince(startNanos) shouldBeGreaterThanOrEqualTo MIN_HOLD.minus(CLOCK_TOLERANCE)
+    }
+    withClue("the waiter's token after ${held.fencingToken()}") { next.fencingToken() shouldBeGreaterThan held.fencingToken() }
+    next.release()
+}
+
 internal val minHoldScenarios: List<Scenario> = listOf(
 
     scenario("shouldKeepTheLockTakenUntilItsMinHoldTimeWhenReleasedSooner", "G1, G3, G6") {
@@ -82,12 +95,7 @@ internal val minHoldScenarios: List<Scenario> = listOf(
         // When the lease is released at once
         withClue("release()") { lease.release() shouldBe true }
         // Then the waiter gets the lock once the min-hold time is up, long before the 30 s would end
-        val next = waiter.value("the waiter's lease", Timing.AWAIT)
-        withClue("time from before the first acquisition until the waiter's") {
-            elapsedSince(start) shouldBeGreaterThanOrEqualTo MIN_HOLD.minus(CLOCK_TOLERANCE)
-        }
-        withClue("the waiter's token after ${lease.fencingToken()}") { next.fencingToken() shouldBeGreaterThan lease.fencingToken() }
-        next.release()
+        shouldTakeTheLockOnceTheHoldIsUp(waiter, start, lease)
     },
 
     scenario("shouldGiveTheLockToAWaiterOfAnotherClientWhenTheMinHoldTimeEnds", "G7") {
@@ -102,12 +110,7 @@ internal val minHoldScenarios: List<Scenario> = listOf(
         // When the lease is released at once
         withClue("release()") { lease.release() shouldBe true }
         // Then the waiter hears of it, and gets the lock once the min-hold time is up, long before the 30 s
-        val next = waiter.value("the waiter's lease", Timing.AWAIT)
-        withClue("time from before the first acquisition until the waiter's") {
-            elapsedSince(start) shouldBeGreaterThanOrEqualTo MIN_HOLD.minus(CLOCK_TOLERANCE)
-        }
-        withClue("the waiter's token after ${lease.fencingToken()}") { next.fencingToken() shouldBeGreaterThan lease.fencingToken() }
-        next.release()
+        shouldTakeTheLockOnceTheHoldIsUp(waiter, start, lease)
     },
 
     scenario("shouldGrantAFairLockToItsNextWaiterWhenTheMinHoldTimeEnds", "G7") {
@@ -121,12 +124,7 @@ internal val minHoldScenarios: List<Scenario> = listOf(
         // When the lease is released at once
         withClue("release()") { lease.release() shouldBe true }
         // Then the waiter gets the lock once the min-hold time is up, long before the 30 s would end
-        val next = waiter.value("the waiter's lease", Timing.AWAIT)
-        withClue("time from before the first acquisition until the waiter's") {
-            elapsedSince(start) shouldBeGreaterThanOrEqualTo MIN_HOLD.minus(CLOCK_TOLERANCE)
-        }
-        withClue("the waiter's token after ${lease.fencingToken()}") { next.fencingToken() shouldBeGreaterThan lease.fencingToken() }
-        next.release()
+        shouldTakeTheLockOnceTheHoldIsUp(waiter, start, lease)
     },
 
     scenario("shouldNotLetARenewalStillInFlightShortenTheMinHold", "G1, G5") {
