@@ -15,6 +15,7 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.driver.Eventually;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -98,16 +98,6 @@ class MinHoldAttackTest {
         return LockOptions.builder().leaseTime(LEASE).minHoldTime(minHold).build();
     }
 
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(1);
-        }
-    }
-
     /**
      * The renewer takes the leases due in one round, then numbers and sends them call by call (one per
      * slot). A lease released with a hold between those two steps gets its hold numbered N, and the
@@ -146,7 +136,7 @@ class MinHoldAttackTest {
         assertEquals(LeaseState.RELEASED, other.state());
         assertEquals(expectedTtlMs, redis.pttl(otherKey), "the hold's TTL right after the release");
         backend.proceed.countDown();
-        eventually("the round's renew calls were answered", () -> backend.renewReplies.get() >= 2);
+        Eventually.until("the round's renew calls were answered", () -> backend.renewReplies.get() >= 2);
 
         // Then the lock keeps the hold's TTL, not a fresh 30 s lease that no one renews or releases
         assertEquals(
@@ -307,7 +297,7 @@ class MinHoldAttackTest {
             gate.pause();
             CompletableFuture<Lease> acquiring =
                     gated.lock("jobs:i", minHold(Duration.ofMinutes(10))).acquireAsync(Duration.ofSeconds(5));
-            eventually("the lease is on its way", () -> store.exists(key) && gate.parkedCount() >= 1);
+            Eventually.until("the lease is on its way", () -> store.exists(key) && gate.parkedCount() >= 1);
             acquiring.cancel(false);
             gate.resume();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);

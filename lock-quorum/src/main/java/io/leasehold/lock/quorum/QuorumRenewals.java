@@ -68,7 +68,7 @@ final class QuorumRenewals {
         int leases = keys.size();
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
         long sentNanos = System.nanoTime();
-        return fanOut(script, keys, args).thenCompose(answers -> {
+        return fanOut(script, keys, args, -1).thenCompose(answers -> {
             List<List<?>> codes = new ArrayList<>();
             List<Integer> from = new ArrayList<>();
             long micros = 0;
@@ -144,25 +144,24 @@ final class QuorumRenewals {
         // A release under a min-hold time names the release channel and carries a publish command as
         // ARGV[4]: each member gets its own, as a release's does.
         int publishArg = keys.size() > 1 ? EXTEND_PUBLISH_ARG : -1;
-        return members.fanOut(script, keys, args, publishArg, a -> !a.failed(), grace, late -> {})
-                .outcome()
-                .thenApply(answers -> {
-                    List<Long> codes = new ArrayList<>();
-                    for (Tally.Answer a : answers) {
-                        if (!a.failed()) {
-                            codes.add(Replies.asLong(a.reply(), "extend"));
-                        }
-                    }
-                    if (codes.size() < members.majority()) {
-                        throw new java.util.concurrent.CompletionException(
-                                members.noMajority(lockKey, "extend", answers));
-                    }
-                    return code(codes.stream().mapToLong(Long::longValue).toArray());
-                });
+        return fanOut(script, keys, args, publishArg).thenApply(answers -> {
+            List<Long> codes = new ArrayList<>();
+            for (Tally.Answer a : answers) {
+                if (!a.failed()) {
+                    codes.add(Replies.asLong(a.reply(), "extend"));
+                }
+            }
+            if (codes.size() < members.majority()) {
+                throw new java.util.concurrent.CompletionException(members.noMajority(lockKey, "extend", answers));
+            }
+            return code(codes.stream().mapToLong(Long::longValue).toArray());
+        });
     }
 
-    private CompletableFuture<List<Tally.Answer>> fanOut(LuaScript script, List<String> keys, List<String> args) {
-        return members.fanOut(script, keys, args, -1, a -> !a.failed(), grace, late -> {})
+    /** The same call to every member; {@code publishArg}: the index of a publish command to give each its own, or -1. */
+    private CompletableFuture<List<Tally.Answer>> fanOut(
+            LuaScript script, List<String> keys, List<String> args, int publishArg) {
+        return members.fanOut(script, keys, args, publishArg, a -> !a.failed(), grace, late -> {})
                 .outcome();
     }
 
