@@ -188,9 +188,11 @@ internal class LeaseLossCancellation(val loss: LeaseLoss) :
  * holds the lock waits like any other contender (and, with no other release in sight, times out with
  * a [LockTimeoutException] whose [LockTimeoutException.heldByCaller] is true).
  *
- * **Cancellation**: cancelling the caller while it waits cancels the acquisition and leaves nothing
- * locked: if the acquire reached Redis anyway, or its lease arrived just as the caller was
- * cancelled, the lease is released.
+ * **Cancellation**: cancelling the caller before this returns cancels the acquisition and leaves
+ * nothing locked: if the acquire reached Redis anyway, or its lease arrived just as the caller was
+ * cancelled (or before it came to wait), the lease is released as unused (no
+ * [LockOptions.minHoldTime] is kept) and the caller gets its [CancellationException], never the
+ * lease.
  *
  * Prefer [withLock]: it releases on every path and reacts to loss.
  *
