@@ -80,6 +80,7 @@ public final class QuorumBackend implements LockBackend {
     private final QuorumAcquire acquire;
     private final QuorumRenewals renewals;
     private final QuorumRelease release;
+    private final ReleaseResends releaseResends;
     private final QuorumInspect inspect;
 
     private QuorumBackend(QuorumMembers members, Duration maxLeaseTime) {
@@ -90,7 +91,8 @@ public final class QuorumBackend implements LockBackend {
                 members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE, fairWaiters);
         ReleasedOwners released = new ReleasedOwners();
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released);
-        this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters);
+        this.releaseResends = new ReleaseResends(members, leaseCap.maxLeaseMs());
+        this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters, releaseResends);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
     }
 
@@ -194,6 +196,11 @@ public final class QuorumBackend implements LockBackend {
      */
     public Duration maxLeaseTime() {
         return Duration.ofMillis(leaseCap.maxLeaseMs());
+    }
+
+    /** How many members a release is being sent again to, in the background (for tests). */
+    int pendingReleaseResends() {
+        return releaseResends.pending();
     }
 
     /** {@link #maxLeaseTime()}: the engine refuses a longer min-hold time when a lock is made. */
@@ -319,6 +326,7 @@ public final class QuorumBackend implements LockBackend {
      */
     @Override
     public void close() {
+        releaseResends.close();
         RuntimeException first = null;
         for (LockBackend member : members.all()) {
             try {
@@ -340,6 +348,7 @@ public final class QuorumBackend implements LockBackend {
     /** Closes every member without blocking the caller ({@link LockBackend#closeAsync()} of each); completes when all did. */
     @Override
     public CompletableFuture<Void> closeAsync() {
+        releaseResends.close();
         List<CompletableFuture<Void>> closing = new ArrayList<>();
         for (LockBackend member : members.all()) {
             try {

@@ -278,7 +278,7 @@ final class QuorumMembers {
     }
 
     /** Whether a call to {@code member} that failed with {@code failure} failed transiently. */
-    private boolean isTransient(int member, Throwable failure) {
+    boolean isTransient(int member, Throwable failure) {
         Throwable t = Tally.unwrap(failure);
         if (t instanceof QuorumUnavailableException) {
             return ((QuorumUnavailableException) t).isTransient(); // a skipped member

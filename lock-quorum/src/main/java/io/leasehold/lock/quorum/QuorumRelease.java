@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,9 +32,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A release of the owner of a fair waiter's latest attempt, not granted, is that waiter's clean-up
  * (it gave up): its places are taken out of the members' quorum queues too (see {@link #leave}).
  *
- * <p>Not yet built (step 1): a member that did not answer a release is not sent it again in the
- * background (the design resends it, value-checked, until the lease's TTL would have ended): the lock
- * there expires with its TTL.
+ * <p>A member whose call failed (transiently) is sent the release again in the background once a
+ * majority answered it, until it answers ({@link ReleaseResends}).
  *
  * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures. This
  * class is threadsafe.
@@ -47,9 +47,16 @@ final class QuorumRelease {
     private final FairWaiters fairWaiters;
     private final Duration grace;
     private final ReleasedOwners released;
+    private final ReleaseResends resends;
 
-    QuorumRelease(QuorumMembers members, Duration grace, ReleasedOwners released, FairWaiters fairWaiters) {
+    QuorumRelease(
+            QuorumMembers members,
+            Duration grace,
+            ReleasedOwners released,
+            FairWaiters fairWaiters,
+            ReleaseResends resends) {
         this.fairWaiters = fairWaiters;
+        this.resends = resends;
         this.members = members;
         this.grace = grace;
         this.released = released;
@@ -63,10 +70,34 @@ final class QuorumRelease {
             released.released(lockKey, owner, keys, args); // before it is sent: see ReleasedOwners
         }
         CompletableFuture<Void> left = leave(keys, owner);
+        long sentNanos = System.nanoTime();
+        // Whether a majority answered: then the members that failed are sent the release again
+        // (ReleaseResends); else the engine resends the whole release. Late answers wait for it.
+        CompletableFuture<Boolean> majorityAnswered = new CompletableFuture<>();
+        Consumer<Tally.Answer> resendIfFailed = a -> majorityAnswered.thenAccept(answered -> {
+            if (answered && a.failed()) {
+                resends.resend(a.member(), script, keys, args, RELEASE_PUBLISH_ARG, sentNanos);
+            }
+        });
         return members.fanOut(
-                        script, keys, args, RELEASE_PUBLISH_ARG, QuorumRelease::goneThere, Duration.ZERO, late -> {})
+                        script,
+                        keys,
+                        args,
+                        RELEASE_PUBLISH_ARG,
+                        QuorumRelease::goneThere,
+                        Duration.ZERO,
+                        resendIfFailed)
                 .outcome()
                 .thenCombine(left, (answers, ignored) -> answers)
+                .whenComplete((answers, failure) -> {
+                    int answered = answers == null
+                            ? 0
+                            : (int) answers.stream().filter(a -> !a.failed()).count();
+                    majorityAnswered.complete(answered >= members.majority());
+                    if (answers != null) {
+                        answers.forEach(resendIfFailed);
+                    }
+                })
                 .thenApply(answers -> {
                     int released = 0;
                     int absent = 0;
