@@ -10,9 +10,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * acquire.lua's contended reply ({@code {0, token, ttl, 0}}) that an acquisition over the quorum
  * answers when it was not granted, built from phase 1's answers: the holder a majority named, or a
- * random back-off after a split vote (see {@link QuorumAcquire}). Stateless.
+ * random back-off after a split vote (see {@link NotGranted}). Stateless.
  */
 final class ContendedReplies {
+
+    /** The largest random back-off after a split vote, ms. */
+    static final long MAX_BACKOFF_MS = 50;
 
     private ContendedReplies() {}
 
@@ -49,7 +52,7 @@ final class ContendedReplies {
             maxToken = Math.max(
                     maxToken, Replies.asLong(Replies.list(a.reply(), "acquire").get(1), "acquire"));
         }
-        long backoff = ThreadLocalRandom.current().nextLong(1, QuorumAcquire.MAX_BACKOFF_MS + 1);
+        long backoff = ThreadLocalRandom.current().nextLong(1, MAX_BACKOFF_MS + 1);
         return List.of(0L, maxToken, backoff, 0L);
     }
 

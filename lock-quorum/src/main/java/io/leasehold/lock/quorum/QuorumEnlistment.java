@@ -102,7 +102,7 @@ final class QuorumEnlistment {
 
     /** How long a member that lost its data sits out: the largest lease plus its drift allowance. */
     static long restartDelayMs(long maxLeaseMs) {
-        return maxLeaseMs + QuorumAcquire.driftMs(maxLeaseMs);
+        return maxLeaseMs + AcquireTiming.driftMs(maxLeaseMs);
     }
 
     /**

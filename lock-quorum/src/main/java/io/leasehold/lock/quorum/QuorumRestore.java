@@ -117,7 +117,7 @@ final class QuorumRestore {
                 if (release != null) { // released while the put-back was on its way: undo it
                     members.eval(
                             member,
-                            QuorumAcquire.RELEASE,
+                            AcquireAttempt.RELEASE,
                             release.keys(),
                             release.args(),
                             QuorumRelease.RELEASE_PUBLISH_ARG);

@@ -52,7 +52,7 @@ class QuorumAcquireTest {
             long token = (Long) reply.get(1);
             assertTrue(token > ahead + 1, "token " + token + " above every member's grant, the largest " + (ahead + 1));
             long pttl = (Long) reply.get(2);
-            assertTrue(pttl > 0 && pttl <= 30_000 - QuorumAcquire.driftMs(30_000), "pttl " + pttl);
+            assertTrue(pttl > 0 && pttl <= 30_000 - AcquireTiming.driftMs(30_000), "pttl " + pttl);
             for (int i = 0; i < 3; i++) {
                 assertEquals(
                         Optional.of(OWNER + ":" + token), members.store(i).get(Members.lockKey(NAME)), "member " + i);
@@ -92,7 +92,7 @@ class QuorumAcquireTest {
             // Then it answers contended, with a short random back-off as the holder's TTL ...
             assertEquals(0L, reply.get(0), "status of " + reply);
             long backoff = (Long) reply.get(2);
-            assertTrue(backoff >= 1 && backoff <= QuorumAcquire.MAX_BACKOFF_MS, "back-off " + backoff);
+            assertTrue(backoff >= 1 && backoff <= ContendedReplies.MAX_BACKOFF_MS, "back-off " + backoff);
             // ... and the grant it got on the free member was released before it answered
             assertEquals(Optional.empty(), members.store(2).get(Members.lockKey(NAME)));
             assertEquals(
@@ -155,7 +155,7 @@ class QuorumAcquireTest {
             @Override
             public java.util.concurrent.CompletableFuture<Object> eval(
                     LuaScript script, List<String> keys, List<String> args) {
-                return script.name().equals(QuorumAcquire.COMMIT.name())
+                return script.name().equals(CommitPhase.SCRIPT.name())
                         ? new java.util.concurrent.CompletableFuture<>()
                         : super.eval(script, keys, args);
             }
@@ -182,7 +182,7 @@ class QuorumAcquireTest {
             @Override
             public java.util.concurrent.CompletableFuture<Object> eval(
                     LuaScript script, List<String> keys, List<String> args) {
-                return script.name().equals(QuorumAcquire.COMMIT.name()) && firstCommit.getAndSet(false)
+                return script.name().equals(CommitPhase.SCRIPT.name()) && firstCommit.getAndSet(false)
                         ? new java.util.concurrent.CompletableFuture<>()
                         : super.eval(script, keys, args);
             }

@@ -90,7 +90,7 @@ class QuorumPatienceAttackTest {
         backends.set(1, new ForwardingLockBackend(backends.get(1)) {
             @Override
             public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-                return commitsHang.get() && script.name().equals(QuorumAcquire.COMMIT.name())
+                return commitsHang.get() && script.name().equals(CommitPhase.SCRIPT.name())
                         ? new CompletableFuture<>()
                         : super.eval(script, keys, args);
             }

@@ -86,7 +86,7 @@ class QuorumPatienceGeometryAttackTest {
             backends.set(2, new ForwardingLockBackend(backends.get(2)) {
                 @Override
                 public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-                    if (slowCommits.get() && script.name().equals(QuorumAcquire.COMMIT.name())) {
+                    if (slowCommits.get() && script.name().equals(CommitPhase.SCRIPT.name())) {
                         return CompletableFuture.supplyAsync(
                                         () -> null,
                                         CompletableFuture.delayedExecutor(SLOW.toMillis(), TimeUnit.MILLISECONDS))
@@ -142,7 +142,7 @@ class QuorumPatienceGeometryAttackTest {
             backends.set(0, new ForwardingLockBackend(backends.get(0)) {
                 @Override
                 public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-                    if (script.name().equals(QuorumAcquire.COMMIT.name()) && failNextCommit.getAndSet(false)) {
+                    if (script.name().equals(CommitPhase.SCRIPT.name()) && failNextCommit.getAndSet(false)) {
                         java.net.ConnectException reset = new java.net.ConnectException("connection reset");
                         if (after.isZero()) {
                             return CompletableFuture.failedFuture(reset);
