@@ -21,7 +21,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,8 +56,10 @@ class QuorumFairAttackTest {
         return client;
     }
 
-    /** A client whose link to each member goes through a proxy of its own (returned in member order). */
-    private List<FaultProxy> proxiedClient(String name, List<LockClient> into) {
+    /** A client whose link to each member goes through a proxy of its own ({@code links}, in member order). */
+    private record Proxied(LockClient client, List<FaultProxy> links) {}
+
+    private Proxied proxiedClient(String name) {
         List<FaultProxy> mine = new ArrayList<>();
         List<io.leasehold.lock.spi.LockBackend> backends = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -69,8 +70,24 @@ class QuorumFairAttackTest {
         }
         LockClient client = LockClient.builder(QuorumBackend.of(backends)).build();
         clients.add(client);
-        into.add(client);
-        return mine;
+        return new Proxied(client, mine);
+    }
+
+    /** {@link #proxiedClient}, with every member enlisted by a first acquisition (of another lock). */
+    private Proxied enlistedProxiedClient(String name) {
+        Proxied proxied = proxiedClient(name);
+        enlistEveryMember(proxied.client());
+        return proxied;
+    }
+
+    /** A first acquisition (of another lock), so that {@code client} has enlisted every member. */
+    private static void enlistEveryMember(LockClient client) {
+        client.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+    }
+
+    /** A new client's fair lease on {@code name}, held until released: the holder the waiters queue behind. */
+    private Lease heldByANewClient(String name) {
+        return client().fairLock(name).acquire(Duration.ofSeconds(10));
     }
 
     /**
@@ -125,12 +142,17 @@ class QuorumFairAttackTest {
         }
     }
 
-    /** A history of grants: at most one holder at a time, and each grant's token above every earlier one. */
+    /**
+     * A history of grants: at most one holder at a time, and each grant's token above every earlier one;
+     * with the fair waits that record into it ({@link #takeOnce}), in the order they were served.
+     */
     private static final class History {
         final AtomicInteger holders = new AtomicInteger();
         final AtomicLong lastToken = new AtomicLong();
         final List<String> violations = new CopyOnWriteArrayList<>();
         final List<String> grants = new CopyOnWriteArrayList<>();
+        final List<String> served = new CopyOnWriteArrayList<>();
+        final List<CompletableFuture<Void>> waits = new ArrayList<>();
 
         synchronized void granted(String who, long token) {
             if (holders.incrementAndGet() != 1) {
@@ -148,18 +170,27 @@ class QuorumFairAttackTest {
         }
 
         /**
-         * {@code client}'s fair wait for {@code name} as {@code who}: once granted, recorded (and added to
-         * {@code served}, if given), then released.
+         * {@code client}'s fair wait for {@code name} as {@code who}, kept in {@link #waits}: once granted,
+         * recorded and added to {@link #served}, then released.
          */
-        CompletableFuture<Void> takeOnce(LockClient client, String name, String who, @Nullable List<String> served) {
-            return client.fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
+        void takeOnce(LockClient client, String name, String who) {
+            takeOnce(client, name, who, () -> {});
+        }
+
+        /** {@link #takeOnce(LockClient, String, String)}, running {@code beforeRelease} just before the release. */
+        void takeOnce(LockClient client, String name, String who, Runnable beforeRelease) {
+            waits.add(client.fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
                 granted(who, lease.fencingToken());
-                if (served != null) {
-                    served.add(who);
-                }
+                served.add(who);
                 releasing();
+                beforeRelease.run();
                 lease.release();
-            });
+            }));
+        }
+
+        /** Waits for every wait of {@link #takeOnce} to end. */
+        void awaitAll(long seconds) throws Exception {
+            CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(seconds, TimeUnit.SECONDS);
         }
     }
 
@@ -172,7 +203,7 @@ class QuorumFairAttackTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldKeepServingFairWaitersOneAtATimeWithRisingTokensWhileAMemberRestartsEmpty(String driver)
             throws Exception {
-        fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3);
+        fixture = RedisMembers.of(driver, 3);
         contend("attack:restart", 4, 15, history -> node(0, "attack:restart").restart());
     }
 
@@ -184,7 +215,7 @@ class QuorumFairAttackTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldKeepServingFairWaitersOnAQuorumOfFiveWithOneMemberKilledAndAnotherRestartedEmpty(String driver)
             throws Exception {
-        fixture = driver.equals("lettuce") ? RedisMembers.lettuce(5) : RedisMembers.jedis(5);
+        fixture = RedisMembers.of(driver, 5);
         String name = "attack:five";
         contend(name, 4, 12, history -> {
             node(4, name).kill();
@@ -259,10 +290,9 @@ class QuorumFairAttackTest {
     void shouldServeTheWaiterBehindAGivenUpWaiterWithinTwoAndAHalfSecondsOfItsLastCall() throws Exception {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:given-up";
-        LockClient holder = client();
         LockClient quitter = client();
         LockClient patient = client();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        Lease held = heldByANewClient(name);
         CompletableFuture<Optional<Lease>> gaveUp = quitter.fairLock(name).tryAcquireAsync(Duration.ofSeconds(3));
         awaitQueued(name, 1, 0, 1, 2);
         CompletableFuture<Lease> served = patient.fairLock(name).acquireAsync(Duration.ofSeconds(30));
@@ -285,29 +315,21 @@ class QuorumFairAttackTest {
     void shouldServeWaitersInTheirOrderWhileAMemberIsFrozenAndAfterItResumes() throws Exception {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:frozen";
-        LockClient holder = client();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        Lease held = heldByANewClient(name);
         node(2, name).pause();
-        List<String> served = new CopyOnWriteArrayList<>();
         History history = new History();
-        List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             String who = "waiter" + i;
-            LockClient waiter = client();
-            waits.add(waiter.fairLock(name).acquireAsync(Duration.ofSeconds(60)).thenAccept(lease -> {
-                history.granted(who, lease.fencingToken());
-                served.add(who);
-                history.releasing();
+            history.takeOnce(client(), name, who, () -> {
                 if (who.equals("waiter0")) {
                     node(2, name).resume();
                 }
-                lease.release();
-            }));
+            });
             awaitQueued(name, i + 1, 0, 1);
         }
         assertTrue(held.release());
-        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
-        assertEquals(List.of("waiter0", "waiter1", "waiter2", "waiter3"), served);
+        history.awaitAll(90);
+        assertEquals(List.of("waiter0", "waiter1", "waiter2", "waiter3"), history.served);
         assertEquals(List.of(), history.violations);
     }
 
@@ -319,7 +341,7 @@ class QuorumFairAttackTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldNotRunTheUsersStageOnADriverOrQuorumTimerThread(String driver) throws Exception {
-        fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3);
+        fixture = RedisMembers.of(driver, 3);
         String name = "attack:threads";
         LockClient holder = client();
         LockClient waiter = client();
@@ -355,18 +377,13 @@ class QuorumFairAttackTest {
     void shouldServeWaitersEachCutFromADifferentMemberInTheOrderTheyQueued() throws Exception {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:partitioned";
-        LockClient holder = client();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
-        List<String> served = new CopyOnWriteArrayList<>();
+        Lease held = heldByANewClient(name);
         History history = new History();
-        List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             String who = "waiter" + i;
-            List<LockClient> one = new ArrayList<>();
-            List<FaultProxy> links = proxiedClient(name, one);
-            one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release(); // every member enlisted
-            links.get(i).partition();
-            waits.add(history.takeOnce(one.get(0), name, who, served));
+            Proxied one = enlistedProxiedClient(name);
+            one.links().get(i).partition();
+            history.takeOnce(one.client(), name, who);
             int[] reached = i == 0 ? new int[] {1, 2} : i == 1 ? new int[] {0, 2} : new int[] {0, 1};
             // queued on the two members it reaches, behind the ones before it
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -378,9 +395,9 @@ class QuorumFairAttackTest {
             awaitTicketsAgree(name, i + 1); // its ticket written back before the next one's first call
         }
         assertTrue(held.release());
-        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+        history.awaitAll(90);
         assertEquals(List.of(), history.violations, "grants " + history.grants);
-        assertEquals(List.of("waiter0", "waiter1", "waiter2"), served);
+        assertEquals(List.of("waiter0", "waiter1", "waiter2"), history.served);
     }
 
     /**
@@ -392,26 +409,21 @@ class QuorumFairAttackTest {
     void shouldServeASlowLinkWaiterInItsTurnAndLetNoLaterWaiterPassIt() throws Exception {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:slow-link";
-        LockClient holder = client();
-        List<LockClient> one = new ArrayList<>();
-        List<FaultProxy> links = proxiedClient(name, one);
-        one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
-        links.forEach(l -> l.latency(Duration.ofMillis(300)));
-        List<String> served = new CopyOnWriteArrayList<>();
+        Proxied one = enlistedProxiedClient(name);
+        Lease held = heldByANewClient(name);
+        one.links().forEach(l -> l.latency(Duration.ofMillis(300)));
         History history = new History();
-        List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             String who = "waiter" + i;
-            LockClient waiter = i == 0 ? one.get(0) : client();
-            waits.add(history.takeOnce(waiter, name, who, served));
+            LockClient waiter = i == 0 ? one.client() : client();
+            history.takeOnce(waiter, name, who);
             awaitQueued(name, i + 1, 0, 1, 2);
             awaitTicketsAgree(name, i + 1); // its ticket written back before the next one's first call
         }
         assertTrue(held.release());
-        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+        history.awaitAll(90);
         assertEquals(List.of(), history.violations, "grants " + history.grants);
-        assertEquals(List.of("waiter0", "waiter1", "waiter2"), served);
+        assertEquals(List.of("waiter0", "waiter1", "waiter2"), history.served);
     }
 
     /**
@@ -423,10 +435,9 @@ class QuorumFairAttackTest {
     void shouldCompleteEveryInFlightFairWaiterPromptlyWhenItsClientClosesWhileTheQuorumIsFrozen() throws Exception {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:close";
-        LockClient holder = client();
         LockClient waiters = client();
-        waiters.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        enlistEveryMember(waiters);
+        Lease held = heldByANewClient(name);
         List<CompletableFuture<Lease>> pending = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             pending.add(waiters.fairLock(name).acquireAsync(Duration.ofSeconds(120)));
@@ -459,16 +470,14 @@ class QuorumFairAttackTest {
     void shouldServeTheWaiterBehindThreeFrozenWaitersWithinTwoAndAHalfSecondsOfTheFreeze() throws Exception {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:frozen-waiters";
-        LockClient holder = client();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        Lease held = heldByANewClient(name);
         History history = new History();
         List<FaultProxy> frozenLinks = new ArrayList<>();
-        List<CompletableFuture<Void>> frozen = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             String who = "frozen" + i;
-            List<LockClient> one = new ArrayList<>();
-            frozenLinks.addAll(proxiedClient(name, one));
-            frozen.add(history.takeOnce(one.get(0), name, who, null));
+            Proxied one = proxiedClient(name);
+            frozenLinks.addAll(one.links());
+            history.takeOnce(one.client(), name, who);
             awaitQueued(name, i + 1, 0, 1, 2);
         }
         LockClient live = client();
@@ -486,7 +495,7 @@ class QuorumFairAttackTest {
         Thread.sleep(500); // work under the lease, while the thawed waiters ask
         history.releasing();
         assertTrue(lease.release());
-        CompletableFuture.allOf(frozen.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        history.awaitAll(60);
         assertEquals(List.of(), history.violations, "grants " + history.grants);
         assertTrue(afterMs <= 2_500, "the live waiter was served " + afterMs + " ms after three waiters ahead froze");
     }
@@ -504,8 +513,8 @@ class QuorumFairAttackTest {
         LockClient counted = LockClient.builder(quorum).build();
         clients.add(counted);
         LockClient other = client();
-        counted.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release(); // both enlisted every member
-        other.fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        enlistEveryMember(counted);
+        enlistEveryMember(other);
         node(2, name).pause();
         try {
             for (int i = 0; i < 10; i++) {
@@ -538,18 +547,16 @@ class QuorumFairAttackTest {
         fixture = RedisMembers.lettuce(3);
         String name = "attack:dies-granted";
         String lockKey = LockKeys.lockKey(PREFIX, name);
-        LockClient holder = client();
-        Lease held = holder.fairLock(name).acquire(Duration.ofSeconds(10));
+        Lease held = heldByANewClient(name);
         String holderValue = (String) node(0, name).command("GET", lockKey);
-        List<LockClient> one = new ArrayList<>();
-        List<FaultProxy> links = proxiedClient(name, one);
-        one.get(0).fairLock("warm-up").acquire(Duration.ofSeconds(10)).release();
+        Proxied one = enlistedProxiedClient(name);
+        List<FaultProxy> links = one.links();
         links.forEach(l -> l.latency(Duration.ofMillis(200))); // a round trip of 400 ms: time to freeze it mid-ask
         LockOptions sixSeconds = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(6))
                 .autoRenew(false)
                 .build();
-        CompletableFuture<Lease> dying = one.get(0).fairLock(name, sixSeconds).acquireAsync(Duration.ofSeconds(60));
+        CompletableFuture<Lease> dying = one.client().fairLock(name, sixSeconds).acquireAsync(Duration.ofSeconds(60));
         awaitQueued(name, 1, 0, 1, 2);
         LockClient live = client();
         CompletableFuture<Lease> served = live.fairLock(name).acquireAsync(Duration.ofSeconds(60));

@@ -40,6 +40,11 @@ final class RedisMembers {
         return quorum("quorum-of-" + size + "-jedis", size, RedisMembers::jedisMember);
     }
 
+    /** A quorum of {@code size} servers, each member a backend of {@code driver} ("lettuce" or "jedis"). */
+    static QuorumFixture of(String driver, int size) {
+        return driver.equals("lettuce") ? lettuce(size) : jedis(size);
+    }
+
     private static QuorumFixture quorum(String name, int size, Function<RedisTopology, LockBackend> member) {
         List<RedisLockBackendFixture<?>> members = new ArrayList<>(size);
         try {
