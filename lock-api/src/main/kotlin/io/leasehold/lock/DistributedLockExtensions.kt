@@ -48,7 +48,8 @@ import kotlinx.coroutines.withContext
  * **Cancellation**: the wait is cancellable; if the caller is cancelled while waiting, the
  * acquisition is abandoned and nothing stays locked (if the acquire reached Redis anyway, the engine
  * releases it). If cancelled after acquisition, the lock is released before the
- * [CancellationException] propagates. The release always runs in a [NonCancellable] context, on
+ * [CancellationException] propagates; if that was before [block] started, [block] never runs and
+ * the lease is released as unused (no [LockOptions.minHoldTime] is kept). The release always runs in a [NonCancellable] context, on
  * normal return, on exceptions and on cancellation. Whatever [block] throws propagates after the
  * release as the very same instance (never a stack-trace-recovery copy); if [block] fails, the
  * coroutines it launched are cancelled, as in `coroutineScope`.
@@ -102,13 +103,23 @@ public suspend fun <T> DistributedLock.withLock(
         throw LeaseLostException(loss)
     }
     var failure: Throwable? = null
+    var started = false
     try {
-        return runUnderLease(lease, held.with(this, lease)) { block(it) }
+        return runUnderLease(lease, held.with(this, lease)) {
+            started = true
+            block(it)
+        }
     } catch (e: Throwable) {
         failure = e
         throw e
     } finally {
-        releaseAfterBlock(lease, failure)
+        if (started) {
+            releaseAfterBlock(lease, failure)
+        } else {
+            // Cancelled between the acquisition and the block: no work ran under the lease, so it is
+            // released as unused (no min-hold time is kept), and the CancellationException propagates.
+            LeaseSignals.releaseUnused(lease)
+        }
     }
 }
 
