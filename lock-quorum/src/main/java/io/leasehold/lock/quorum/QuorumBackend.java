@@ -90,8 +90,8 @@ public final class QuorumBackend implements LockBackend {
         this.acquire = new QuorumAcquire(
                 members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE, fairWaiters);
         ReleasedOwners released = new ReleasedOwners();
-        this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released);
         this.releaseResends = new ReleaseResends(members, leaseCap.maxLeaseMs());
+        this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released, releaseResends);
         this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters, releaseResends);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);
     }

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,15 +69,8 @@ final class QuorumRelease {
             released.released(lockKey, owner, keys, args); // before it is sent: see ReleasedOwners
         }
         CompletableFuture<Void> left = leave(keys, owner);
-        long sentNanos = System.nanoTime();
-        // Whether a majority answered: then the members that failed are sent the release again
-        // (ReleaseResends); else the engine resends the whole release. Late answers wait for it.
-        CompletableFuture<Boolean> majorityAnswered = new CompletableFuture<>();
-        Consumer<Tally.Answer> resendIfFailed = a -> majorityAnswered.thenAccept(answered -> {
-            if (answered && a.failed()) {
-                resends.resend(a.member(), script, keys, args, RELEASE_PUBLISH_ARG, sentNanos);
-            }
-        });
+        // The members that fail are sent it again once a majority answered (else the engine resends it all)
+        ReleaseResends.Round resending = resends.round(script, keys, args, RELEASE_PUBLISH_ARG, -1);
         return members.fanOut(
                         script,
                         keys,
@@ -86,18 +78,10 @@ final class QuorumRelease {
                         RELEASE_PUBLISH_ARG,
                         QuorumRelease::goneThere,
                         Duration.ZERO,
-                        resendIfFailed)
+                        resending::answer)
                 .outcome()
                 .thenCombine(left, (answers, ignored) -> answers)
-                .whenComplete((answers, failure) -> {
-                    int answered = answers == null
-                            ? 0
-                            : (int) answers.stream().filter(a -> !a.failed()).count();
-                    majorityAnswered.complete(answered >= members.majority());
-                    if (answers != null) {
-                        answers.forEach(resendIfFailed);
-                    }
-                })
+                .whenComplete((answers, failure) -> resending.decided(answers))
                 .thenApply(answers -> {
                     int released = 0;
                     int absent = 0;

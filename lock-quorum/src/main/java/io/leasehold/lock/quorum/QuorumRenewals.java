@@ -44,11 +44,16 @@ final class QuorumRenewals {
     /** extend.lua's publish command, when it names the release channel (KEYS[2]). */
     private static final int EXTEND_PUBLISH_ARG = 3;
 
+    /** extend.lua's new lease (ms, from now). */
+    private static final int EXTEND_TTL_ARG = 1;
+
     private final QuorumMembers members;
     private final Duration grace;
     private final QuorumRestore restore;
+    private final ReleaseResends resends;
 
-    QuorumRenewals(QuorumMembers members, Duration grace, ReleasedOwners released) {
+    QuorumRenewals(QuorumMembers members, Duration grace, ReleasedOwners released, ReleaseResends resends) {
+        this.resends = resends;
         this.members = members;
         this.grace = grace;
         this.restore = new QuorumRestore(members, grace, released);
@@ -144,7 +149,23 @@ final class QuorumRenewals {
         // A release under a min-hold time names the release channel and carries a publish command as
         // ARGV[4]: each member gets its own, as a release's does.
         int publishArg = keys.size() > 1 ? EXTEND_PUBLISH_ARG : -1;
-        return fanOut(script, keys, args, publishArg).thenApply(answers -> {
+        // Such a release is sent again to the members that fail, with what is left of the hold, once a
+        // majority answered: a member that missed it would keep the lease's own TTL past the hold.
+        ReleaseResends.Round resending =
+                publishArg < 0 ? null : resends.round(script, keys, args, publishArg, EXTEND_TTL_ARG);
+        CompletableFuture<List<Tally.Answer>> decided = members.fanOut(
+                        script, keys, args, publishArg, a -> !a.failed(), grace, late -> {
+                            if (resending != null) {
+                                resending.answer(late);
+                            }
+                        })
+                .outcome()
+                .whenComplete((answers, failure) -> {
+                    if (resending != null) {
+                        resending.decided(answers);
+                    }
+                });
+        return decided.thenApply(answers -> {
             List<Long> codes = new ArrayList<>();
             for (Tally.Answer a : answers) {
                 if (!a.failed()) {

@@ -3,8 +3,11 @@ package io.leasehold.lock.quorum;
 import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends a release that a majority confirmed again, in the background, to each member whose call failed
@@ -12,11 +15,13 @@ import java.util.concurrent.TimeUnit;
  * answers again, not when its TTL runs out: until then that member's copy keeps a majority from forming
  * whenever one more member is down.
  *
- * <p>A resend is the very call the member missed (release.lua, checked against the owner, with the
- * member's own publish command), so it does what the first send would have done had it arrived late: it
- * never touches a lock another owner took there meanwhile (owners are random per attempt). A release no
- * majority answered is not resent here: the engine resends the whole release after a failure of unknown
- * outcome.
+ * <p>A resend is the very call the member missed, checked against the owner, with the member's own
+ * publish command, so it does what the first send would have done had it arrived late: it never touches
+ * a lock another owner took there meanwhile (owners are random per attempt). That is release.lua, or,
+ * for a release under a min-hold time, extend.lua with the lease's last sequence number and the time
+ * left of the hold (1 ms once it is up, which frees the lock there at once): a member where the first
+ * send did run answers "superseded" and keeps its TTL. A release no majority answered is not resent
+ * here: the engine resends the whole release after a failure of unknown outcome.
  *
  * <p>Each member has one queue of the releases it missed and one resend out at a time, whatever the
  * number of locks: the oldest is sent again after {@value #FIRST_DELAY_MS} ms, doubling to
@@ -54,12 +59,26 @@ final class ReleaseResends {
     }
 
     /**
+     * The resends of one release fanned out now: hand it each member's answer ({@link Round#answer}, the
+     * fan-out's late answers too) and the answers the fan-out was decided with ({@link Round#decided}).
+     *
+     * @param ttlArg the index of the TTL argument to count down (extend.lua's, under a min-hold time), or -1
+     */
+    Round round(LuaScript script, List<String> keys, List<String> args, int publishArg, int ttlArg) {
+        return new Round(script, keys, args, publishArg, ttlArg, System.nanoTime());
+    }
+
+    /**
      * Sends {@code script} to {@code member} again until it answers (see the class doc); {@code sentNanos}
      * is when the release was first sent ({@link System#nanoTime()}).
      */
     void resend(int member, LuaScript script, List<String> keys, List<String> args, int publishArg, long sentNanos) {
+        resend(member, new Missed(script, keys, args, publishArg, -1, sentNanos, sentNanos + maxLeaseNanos));
+    }
+
+    private void resend(int member, Missed missed) {
         if (!closed) {
-            perMember[member].add(new Missed(script, keys, args, publishArg, sentNanos + maxLeaseNanos));
+            perMember[member].add(missed);
         }
     }
 
@@ -80,10 +99,73 @@ final class ReleaseResends {
         }
     }
 
+    /**
+     * One release fanned out: its failed members are sent it again once a majority answered, whether
+     * the failure came before the decision or after it (a late answer waits for the decision).
+     */
+    final class Round {
+        private final LuaScript script;
+        private final List<String> keys;
+        private final List<String> args;
+        private final int publishArg;
+        private final int ttlArg;
+        private final long sentNanos;
+        private final CompletableFuture<Boolean> majorityAnswered = new CompletableFuture<>();
+
+        private Round(LuaScript script, List<String> keys, List<String> args, int publishArg, int ttlArg, long sent) {
+            this.script = script;
+            this.keys = keys;
+            this.args = args;
+            this.publishArg = publishArg;
+            this.ttlArg = ttlArg;
+            this.sentNanos = sent;
+        }
+
+        /** A member's answer: resent if it failed, once a majority answered. */
+        void answer(Tally.Answer answer) {
+            majorityAnswered.thenAccept(answered -> {
+                if (answered && answer.failed()) {
+                    resend(
+                            answer.member(),
+                            new Missed(script, keys, args, publishArg, ttlArg, sentNanos, sentNanos + maxLeaseNanos));
+                }
+            });
+        }
+
+        /** The answers the fan-out was decided with; null when it failed. */
+        void decided(@Nullable List<Tally.Answer> answers) {
+            int answered = answers == null
+                    ? 0
+                    : (int) answers.stream().filter(a -> !a.failed()).count();
+            majorityAnswered.complete(answered >= members.majority());
+            if (answers != null) {
+                answers.forEach(this::answer);
+            }
+        }
+    }
+
     /** A release a member missed, and until when it is worth sending. */
-    private record Missed(LuaScript script, List<String> keys, List<String> args, int publishArg, long deadlineNanos) {
+    private record Missed(
+            LuaScript script,
+            List<String> keys,
+            List<String> args,
+            int publishArg,
+            int ttlArg,
+            long sentNanos,
+            long deadlineNanos) {
         boolean expired(long now) {
             return now - deadlineNanos > 0;
+        }
+
+        /** The arguments to send now: with a TTL argument, what is left of it (at least 1 ms). */
+        List<String> argsNow(long now) {
+            if (ttlArg < 0) {
+                return args;
+            }
+            long left = Long.parseLong(args.get(ttlArg)) - TimeUnit.NANOSECONDS.toMillis(now - sentNanos);
+            List<String> counted = new ArrayList<>(args);
+            counted.set(ttlArg, Long.toString(Math.max(1, left)));
+            return counted;
         }
     }
 
@@ -133,7 +215,7 @@ final class ReleaseResends {
                     return;
                 }
             }
-            members.eval(member, oldest.script(), oldest.keys(), oldest.args(), oldest.publishArg())
+            members.eval(member, oldest.script(), oldest.keys(), oldest.argsNow(System.nanoTime()), oldest.publishArg())
                     .whenComplete((reply, failure) -> {
                         if (failure == null || !members.isTransient(member, failure)) {
                             done(oldest); // answered, or a failure a resend would only repeat

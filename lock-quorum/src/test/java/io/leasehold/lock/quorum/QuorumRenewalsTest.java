@@ -35,8 +35,9 @@ class QuorumRenewalsTest {
     }
 
     private QuorumRenewals renewals() {
+        QuorumMembers quorum = QuorumMembers.of(Members.backends(members));
         return new QuorumRenewals(
-                QuorumMembers.of(Members.backends(members)), QuorumBackend.STRAGGLER_GRACE, new ReleasedOwners());
+                quorum, QuorumBackend.STRAGGLER_GRACE, new ReleasedOwners(), new ReleaseResends(quorum, 60_000));
     }
 
     @Test

@@ -47,13 +47,10 @@ class QuorumRestoreBatchTest {
     void shouldPutBackAThousandMissingLeasesInOneCallAndConfirmThemAll() throws Exception {
         members.inUse();
         CountingRestores member2 = new CountingRestores(members.fixtures.get(2).newBackend());
+        QuorumMembers quorum = QuorumMembers.of(List.of(
+                members.fixtures.get(0).newBackend(), members.fixtures.get(1).newBackend(), member2));
         QuorumRenewals renewals = new QuorumRenewals(
-                QuorumMembers.of(List.of(
-                        members.fixtures.get(0).newBackend(),
-                        members.fixtures.get(1).newBackend(),
-                        member2)),
-                QuorumBackend.STRAGGLER_GRACE,
-                new ReleasedOwners());
+                quorum, QuorumBackend.STRAGGLER_GRACE, new ReleasedOwners(), new ReleaseResends(quorum, 60_000));
         List<String> keys = new ArrayList<>();
         List<String> args = new ArrayList<>();
         args.add("30000");
