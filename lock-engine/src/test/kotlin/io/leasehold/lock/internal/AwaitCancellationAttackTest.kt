@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.cancellation.CancellationException
+import kotlin.coroutines.startCoroutine
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -82,6 +83,54 @@ class AwaitCancellationAttackTest {
                             " (PTTL ${redis.pttl("leasehold:{attack:window}")} ms)"
                     },
                 ) { !redis.exists("leasehold:{attack:window}") }
+            }
+        }
+    }
+
+    /**
+     * The same window as above, hit as it happens: job.cancel() from another thread racing withLock's
+     * acquisition (no hook). Over many rounds (one lock name each), a round where the block did not run
+     * but the 30 s min-hold kept the lock is the defect. Before withLock released such a lease as unused, it
+     * hit 1 round of 400 in 1 of 3 runs on a 2-core machine (round 149: 1 of 373 rounds cancelled before
+     * the block); the deterministic test above is the one that proves the fix.
+     */
+    @Test
+    fun shouldNotKeepTheMinHoldWhenACancelFromAnotherThreadRacesTheLeasesArrival() {
+        val hold = LockOptions.builder().minHoldTime(Duration.ofSeconds(30)).build()
+        InMemoryLockBackend().use { redis ->
+            LockClient.create(redis).use { client ->
+                val kept = mutableListOf<Int>()
+                var notRun = 0
+                val rounds = 400
+                for (round in 0 until rounds) {
+                    val name = "attack:race:$round"
+                    val ran = AtomicBoolean(false)
+                    val started = CountDownLatch(1)
+                    val job = CoroutineScope(Dispatchers.Default).launch {
+                        started.countDown()
+                        runCatching { client.lock(name, hold).withLock(5.seconds) { ran.set(true) } }
+                    }
+                    started.await()
+                    // spin a varying while, then cancel from this thread
+                    val spins = (round * 37) % 2000
+                    repeat(spins) { Thread.onSpinWait() }
+                    job.cancel()
+                    runBlocking { job.join() }
+                    if (!ran.get()) {
+                        notRun++
+                        if (redis.exists("leasehold:{$name}")) {
+                            kept.add(round) // a candidate: a release as unused may still be on its way
+                        }
+                    }
+                }
+                // a lease released as unused goes at once; one kept for its min-hold stays for 30 s
+                Thread.sleep(3_000)
+                kept.retainAll { redis.exists("leasehold:{attack:race:$it}") }
+                assertTrue(
+                    kept.isEmpty(),
+                    "rounds whose block never ran but whose min-hold kept the lock: ${kept.size} of $notRun" +
+                        " cancelled-before-the-block rounds ($rounds in all): $kept",
+                )
             }
         }
     }
@@ -216,5 +265,33 @@ class AwaitCancellationAttackTest {
         }
 
         override fun equals(other: Any?): Boolean = other === this
+    }
+}
+
+/**
+ * A caller whose job is completing (its body returned, a child still runs): not cancelled, and still
+ * active for kotlinx, so it gets its lease like any other caller (a guard: the new isActive check must
+ * not take it for a cancelled one).
+ */
+class AwaitOnCompletingJobAttackTest {
+    @Test
+    fun shouldHandTheLeaseToACallerWhoseJobIsCompletingButNotCancelled() {
+        InMemoryLockBackend().use { redis ->
+            LockClient.create(redis).use { client ->
+                val lock = client.lock("attack:completing")
+                val job = Job()
+                val child = CoroutineScope(job).launch { kotlinx.coroutines.awaitCancellation() }
+                job.complete() // completing: waits for its child, neither cancelled nor done
+                val outcome = CompletableFuture<Result<Lease>>()
+                val body: suspend () -> Lease = { lock.awaitAcquire(5.seconds) }
+                body.startCoroutine(kotlin.coroutines.Continuation(job) { outcome.complete(it) })
+                val result = outcome.get(10, TimeUnit.SECONDS)
+                child.cancel()
+                val lease = result.getOrThrow()
+                assertEquals(LeaseState.HELD, lease.state())
+                assertTrue(lease.release())
+                assertFalse(redis.exists("leasehold:{attack:completing}"))
+            }
+        }
     }
 }

@@ -138,6 +138,65 @@ class QuorumReleaseResendAttackTest {
     }
 
     /**
+     * fairLock over the quorum: the fair holder's release is missed by member 2 while two fair waiters of
+     * other clients queue; the resend comes while the first waiter holds. Each waiter in turn gets the lock,
+     * in order, its lease stays held until it releases, and nothing is left behind.
+     */
+    @Test
+    void shouldKeepTheFairOrderAndTheNextHoldersLeaseWhenTheResendComes() throws Exception {
+        members.inUse();
+        Gated gated = new Gated();
+        try (QuorumBackend quorum = quorumWithGated(gated);
+                LockClient client = LockClient.create(quorum);
+                QuorumBackend q1 = members.quorum();
+                LockClient c1 = LockClient.create(q1);
+                QuorumBackend q2 = members.quorum();
+                LockClient c2 = LockClient.create(q2)) {
+            Lease first = client.fairLock(NAME).acquire(Duration.ofSeconds(5));
+            gated.onlyOwner = ownerOf(members.store(0).get(Members.lockKey(NAME)));
+            CompletableFuture<Lease> one = c1.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+            Thread.sleep(300);
+            CompletableFuture<Lease> two = c2.fairLock(NAME).acquireAsync(Duration.ofSeconds(30));
+            Thread.sleep(300);
+            gated.mode.set(Mode.REFUSE);
+            assertTrue(first.release());
+            Lease a = one.get(30, TimeUnit.SECONDS);
+            assertTrue(!two.isDone(), "the second waiter got the lock while the first holds it");
+            gated.mode.set(Mode.PASS);
+            Members.await("the resend was answered", () -> quorum.pendingReleaseResends() == 0);
+            assertEquals(LeaseState.HELD, a.state(), "the first waiter's lease after the resend");
+            assertTrue(!two.isDone(), "the second waiter got the lock while the first holds it (after the resend)");
+            assertTrue(a.release());
+            Lease b = two.get(30, TimeUnit.SECONDS);
+            assertTrue(b.release());
+            for (int i = 0; i < 3; i++) {
+                int member = i;
+                Members.await(
+                        "member " + i + " free", () -> !members.store(member).exists(Members.lockKey(NAME)));
+            }
+        }
+    }
+
+    /**
+     * Member 2 frozen (SIGSTOP-like) during the release: its call answers only once thawed (late, not a
+     * failure): nothing is resent, and member 2 ends free.
+     */
+    @Test
+    void shouldFreeAFrozenMemberOnceItThawsWithoutAResend() throws Exception {
+        members.inUse();
+        try (QuorumBackend quorum = members.quorum();
+                LockClient client = LockClient.create(quorum)) {
+            Lease lease = client.lock(NAME).acquire(Duration.ofSeconds(5));
+            members.store(2).freeze();
+            assertTrue(lease.release());
+            assertEquals(0, quorum.pendingReleaseResends(), "resends while the member's call is still out");
+            members.store(2).thaw();
+            Members.await("member 2 free", () -> !members.store(2).exists(Members.lockKey(NAME)));
+            assertEquals(0, quorum.pendingReleaseResends());
+        }
+    }
+
+    /**
      * A release under a min-hold time, missed by member 2: once the hold is up the lock should be free on
      * member 2 too (otherwise its copy keeps the whole lease, the very thing f295b96 sets out to end).
      */
