@@ -20,6 +20,7 @@ import kotlinx.coroutines.delay
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicInteger
 import kotlin.time.Duration.Companion.seconds
 
 // fairLock: strict FIFO across clients through the lock's wait queue in Redis, with direct grants
@@ -39,13 +40,30 @@ private val DEAD_WAITER_BOUND: Duration = Duration.ofSeconds(2).plus(Timing.SLAC
 private class DyingBackend(delegate: LockBackend, private val hearsMessages: Boolean) : ForwardingLockBackend(delegate) {
     private val dead = AtomicBoolean()
 
+    /** Commands sent and not yet answered: counted before [dead] is read, so that [quiet] misses none. */
+    private val onTheirWay = AtomicInteger()
+
     fun die() = dead.set(true)
+
+    /**
+     * Whether every command sent before [die] has been answered. A waiter's ask still on its way at
+     * [die] lands afterwards, and one that lands after the holder's release takes the grant with a
+     * whole lease (a process that dies right after asking holds the lock for its lease, as with any
+     * lease lock): the scenario's dead waiter is one with nothing on its way.
+     */
+    fun quiet(): Boolean = onTheirWay.get() == 0
 
     /** Lets commands through again, so that the client's close can clean up instead of waiting out its bound. */
     fun revive() = dead.set(false)
 
-    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> =
-        if (dead.get()) CompletableFuture() else delegate().eval(script, keys, args)
+    override fun eval(script: LuaScript, keys: List<String>, args: List<String>): CompletableFuture<Any> {
+        onTheirWay.incrementAndGet()
+        if (dead.get()) {
+            onTheirWay.decrementAndGet()
+            return CompletableFuture()
+        }
+        return delegate().eval(script, keys, args).whenComplete { _, _ -> onTheirWay.decrementAndGet() }
+    }
 
     override fun subscribe(channel: String, listener: MessageListener): CompletableFuture<Subscription> =
         delegate().subscribe(
@@ -169,6 +187,7 @@ private fun ScenarioContext.handPastADeadWaiter(
     await("the live waiter is queued behind it") { liveAnswered.replies(ScriptNames.ACQUIRE) >= 1 }
     // When the head waiter's process dies, and then the holder releases (granting the lock to the dead waiter)
     dying!!.die()
+    await("the doomed waiter's commands on their way have landed") { dying!!.quiet() }
     val releasedAt = System.nanoTime()
     withClue("release() by the holder") { held.release() shouldBe true }
     // Then the live waiter gets the lock within the dead-waiter bound, not after a lease (30 s)
