@@ -2,13 +2,24 @@ package io.leasehold.consumer.boot35;
 
 import io.leasehold.lock.testkit.LockBackendFixture;
 import io.leasehold.lock.testkit.conformance.LockConformanceSuite;
+import io.leasehold.lock.testkit.conformance.Scenario;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
 
-/** The whole conformance suite against Jedis 6.0 ({@code JedisSentineled}) on a Sentinel-managed master. */
+/**
+ * The second half of the conformance suite against Jedis 6.0 ({@code JedisSentineled}) on a Sentinel-managed master
+ * (the other half runs on {@link LettuceSentinelConformanceTest}: on this
+ * topology every scenario runs on one of the oldest clients, and on a standalone server on both; lock-lettuce and
+ * lock-jedis run the whole suite on every topology with the newest).
+ */
 class JedisSentinelConformanceTest extends LockConformanceSuite {
 
     @Override
     protected LockBackendFixture createFixture() {
         return RedisLockBackendFixture.sharedSentinel("jedis-6.0-sentinel", OldestClients::jedisSentinel);
+    }
+
+    @Override
+    protected boolean runs(Scenario scenario) {
+        return inShare(scenario, 1, 2);
     }
 }
