@@ -16,7 +16,8 @@ import java.util.concurrent.CompletionException;
  * {@code <owner>:<tᵢ>} each granted; a member whose floor is not below T answers {@code {-1, floor}}, and
  * the commit is sent again to every member of the attempt with {@code T' = max(floor, T) + 1} (at most
  * {@value #ROUNDS} rounds); a member that takes no part ({@code {-2}}: it lost its data, or sits out, see
- * {@link QuorumEnlistment}) has the members enlisted anew, and the same grants are committed again. A fair
+ * {@link QuorumEnlistment}) has the members enlisted anew (by an enlistment that starts after its answer),
+ * and the same grants are committed again. A fair
  * waiter's commit sets the lease's TTL (quorum-commit.lua's ARGV[5]).
  *
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
@@ -134,8 +135,10 @@ final class CommitPhase {
             // a floor above T: commit above it; a member found not taking part (this client's standings
             // were out of date): commit the same grants again once the members are enlisted anew
             long next = refused ? Math.max(maxFloor, token) + 1 : token;
+            // (on new probes: while a majority still took part as this client knew it, the commit was
+            // sent again at once to the same member, and a member's broken rule went unseen)
             CompletableFuture<Void> enlisted =
-                    notTakingPart ? enlistment.ready(attempt.prefix) : CompletableFuture.completedFuture(null);
+                    notTakingPart ? enlistment.enlistAnew(attempt.prefix) : CompletableFuture.completedFuture(null);
             return enlisted.thenCompose(ignored -> {
                 QuorumUnavailableException brokenRule = enlistment.refused(attempt.lockKey, attempt.prefix);
                 if (brokenRule == null) {

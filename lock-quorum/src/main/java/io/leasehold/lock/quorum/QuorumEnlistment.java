@@ -133,6 +133,18 @@ final class QuorumEnlistment {
     }
 
     /**
+     * Completes once an enlistment that started after this call has run (see {@link Roster#enlistAnew}),
+     * and the members it found without a record have settled as in {@link #ready}; never fails. For a
+     * commit that a member answered it takes no part: what this client knew of the standings (and of
+     * the members' configuration) is out of date, so the commit is sent again only on new probes.
+     */
+    CompletableFuture<Void> enlistAnew(String prefix) {
+        Roster roster = roster(prefix);
+        return roster.enlistAnew(() -> enlist(prefix, roster))
+                .thenCompose(ignored -> ready(prefix, roster, SETTLE_ROUNDS));
+    }
+
+    /**
      * How many members may take part in grants of {@code prefix}'s locks, as far as this client knows:
      * those taking part, and those that did not answer their last probe.
      */

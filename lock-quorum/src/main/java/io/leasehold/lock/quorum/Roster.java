@@ -58,7 +58,13 @@ final class Roster {
     /** For a member {@link Standing#REFUSED}: the rules it breaks, each naming it; else null. */
     private final List<String>[] refused;
 
+    /** The enlistment running, ended when it has learnt its standings; null when none runs. */
     private CompletableFuture<Void> enlisting;
+    /**
+     * An enlistment asked for by {@link #enlistAnew} while one ran (which may have probed before what
+     * its caller found): started as soon as the running one ends; null when none is asked for.
+     */
+    private CompletableFuture<Void> queued;
 
     Roster(int members) {
         this.standings = new Standing[members];
@@ -87,14 +93,50 @@ final class Roster {
             started = new CompletableFuture<>();
             enlisting = started;
         }
-        // started outside the monitor: a member's future may complete on this very thread
+        run(started, enlist);
+        return enough ? CompletableFuture.completedFuture(null) : started;
+    }
+
+    /**
+     * Completes once an enlistment that started after this call has ended, whatever this client knows:
+     * a member answered a commit that it takes no part, so the standings are out of date (the member
+     * lost its data; another member's configuration may have changed too) and only new probes tell.
+     * Starts one now when none runs; else one starts as soon as the running one ends (it may have
+     * probed before the member's answer), shared by every caller that asked meanwhile.
+     */
+    CompletableFuture<Void> enlistAnew(Supplier<CompletableFuture<Void>> enlist) {
+        CompletableFuture<Void> started;
+        synchronized (this) {
+            if (enlisting != null) {
+                if (queued == null) {
+                    queued = new CompletableFuture<>();
+                }
+                return queued;
+            }
+            started = new CompletableFuture<>();
+            enlisting = started;
+        }
+        run(started, enlist);
+        return started;
+    }
+
+    /**
+     * Runs the enlistment that {@code started} stands for, called outside the monitor (a member's
+     * future may complete on this very thread); when it ends, starts the one {@link #enlistAnew} queued.
+     */
+    private void run(CompletableFuture<Void> started, Supplier<CompletableFuture<Void>> enlist) {
         enlist.get().whenComplete((ignored, failure) -> {
+            CompletableFuture<Void> next;
             synchronized (this) {
-                enlisting = null;
+                next = queued;
+                queued = null;
+                enlisting = next;
             }
             started.complete(null);
+            if (next != null) {
+                run(next, enlist);
+            }
         });
-        return enough ? CompletableFuture.completedFuture(null) : started;
     }
 
     private boolean due(long now) {

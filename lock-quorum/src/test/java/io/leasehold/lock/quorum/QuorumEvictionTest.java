@@ -5,12 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.LockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -123,6 +130,83 @@ class QuorumEvictionTest {
                             "the phase-1 grant released on member " + i);
                 }
             }
+        }
+    }
+
+    /**
+     * The commit finds one of the two members that decided phase 1 without its record while this client
+     * still counts a majority as taking part (the third member's grant came after the decision, so its
+     * commit was not sent): the acquisition waits for an enlistment that starts after that answer, and is
+     * refused for the evicting member that enlistment finds, not answered as a split vote after its
+     * resends. Before, the commit was resent at once on this client's out-of-date standings while the
+     * enlistment ran in the background (the third member's calls are slow here, as a loaded server's),
+     * and the acquisition answered contended.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void shouldRefuseAnAcquisitionWhoseCommitFindsADecidingMemberNotTakingPartWhileAnotherMayEvict(String driver) {
+        try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3)) {
+            List<LockBackend> backends = new ArrayList<>();
+            for (LockBackendFixture member : fixture.members()) {
+                backends.add(member.newBackend());
+            }
+            SlowOnceWarm slow = new SlowOnceWarm(backends.get(2));
+            backends.set(2, slow);
+            QuorumBackend quorum = QuorumBackend.builder(backends)
+                    .maxLeaseTime(Duration.ofMillis(LEASE_MS))
+                    .build();
+            try (quorum) {
+                Object warmUp = acquire(quorum, "warm-up");
+                assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
+                quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
+                        .join();
+                // Given member 1 set to evict, member 0 that lost its record since this client's
+                // enlistment, and member 2 slower than the straggler grace from now on
+                node(fixture, 1).command("CONFIG", "SET", "maxmemory", "100mb");
+                node(fixture, 1).command("CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
+                node(fixture, 0).command("DEL", RECORD);
+                slow.slowFromNow();
+
+                Object reply = acquire(quorum, "a");
+
+                QuorumUnavailableException e =
+                        assertInstanceOf(QuorumUnavailableException.class, reply, () -> "refused: " + reply);
+                assertTrue(
+                        e.getMessage().contains("member 1 (" + quorumMember(quorum, 1) + ") may evict lock keys"),
+                        () -> "the member: " + e.getMessage());
+                assertFalse(e.isTransient(), () -> "a configuration error is no outage: " + e.getMessage());
+                for (int i = 0; i < 3; i++) {
+                    int member = i;
+                    Members.await(
+                            "the phase-1 grant released on member " + i,
+                            () -> Long.valueOf(0)
+                                    .equals(node(fixture, member).command("EXISTS", Members.lockKey(NAME))));
+                }
+            }
+        }
+    }
+
+    /** Sends every call to its member {@link #SLOW_MS} late once {@link #slowFromNow()} was called. */
+    private static final class SlowOnceWarm extends ForwardingLockBackend {
+        private static final long SLOW_MS = 400;
+        private volatile boolean slow;
+
+        SlowOnceWarm(LockBackend delegate) {
+            super(delegate);
+        }
+
+        void slowFromNow() {
+            slow = true;
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            if (!slow) {
+                return delegate().eval(script, keys, args);
+            }
+            return CompletableFuture.supplyAsync(
+                            () -> null, CompletableFuture.delayedExecutor(SLOW_MS, TimeUnit.MILLISECONDS))
+                    .thenCompose(ignored -> delegate().eval(script, keys, args));
         }
     }
 
