@@ -3,6 +3,7 @@ package io.leasehold.lock.spring
 import io.leasehold.lock.DistributedLock
 import io.leasehold.lock.Lease
 import io.leasehold.lock.LockTimeoutException
+import io.leasehold.lock.spi.EngineLease
 import io.leasehold.lock.withLock
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.Continuation
@@ -92,7 +93,9 @@ internal class LockedCall(
     /**
      * Runs [proceed] under the lock; what it returns or throws is the call's, carried out of the
      * lease's context as a value (an exception thrown out of `withContext` may otherwise reach the caller
-     * as a stack-trace-recovery copy).
+     * as a stack-trace-recovery copy). A caller cancelled after the lock was taken but before the function
+     * started (`withContext` refuses to enter a cancelled job) gets its lease released as unused, as
+     * [withLock] does before its block: no work ran, so no [Locked.minHoldTime] is kept.
      */
     suspend fun run(proceed: suspend () -> Any?): Any? {
         var started = false
@@ -100,15 +103,24 @@ internal class LockedCall(
             return offLeaseholdThreads {
                 lock.withLock(wait.toKotlinDuration()) { lease ->
                     started = true
-                    withContext(LockedLeaseElement(lease)) {
-                        try {
-                            Result.success(proceed())
-                        } catch (cancelled: CancellationException) {
-                            throw cancelled
-                        } catch (failed: Throwable) {
-                            Result.failure(failed)
+                    var proceeded = false
+                    try {
+                        withContext(LockedLeaseElement(lease)) {
+                            proceeded = true
+                            try {
+                                Result.success(proceed())
+                            } catch (cancelled: CancellationException) {
+                                throw cancelled
+                            } catch (failed: Throwable) {
+                                Result.failure(failed)
+                            }
+                        }.getOrThrow()
+                    } catch (cancelled: CancellationException) {
+                        if (!proceeded) {
+                            releaseUnused(lease) // withLock's own release then finds it ended
                         }
-                    }.getOrThrow()
+                        throw cancelled
+                    }
                 }
             }
         } catch (busy: LockTimeoutException) {
@@ -138,6 +150,11 @@ internal class LockedCall(
         arguments[arguments.size - 1] = continuation
         invocation.setArguments(*arguments)
         return invocation.proceed()
+    }
+
+    /** Releases [lease] at once, whatever its min-hold time: the engine's own leases know how. */
+    private fun releaseUnused(lease: Lease) {
+        if (lease is EngineLease) lease.releaseUnused() else lease.releaseAsync()
     }
 
     private suspend fun <T> offLeaseholdThreads(block: suspend () -> T): T {

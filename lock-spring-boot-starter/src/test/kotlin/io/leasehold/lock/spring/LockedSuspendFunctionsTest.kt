@@ -10,11 +10,15 @@ import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicInteger
+import kotlin.coroutines.AbstractCoroutineContextElement
+import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.ThreadContextElement
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.coroutineScope
@@ -147,6 +151,12 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
                 seen.cancelled.complete(e)
                 throw e
             }
+        }
+
+        /** Keeps its lock ten minutes after it ran: a lease ended as worked under stays in Redis. */
+        @Locked(name = "stock", key = "#sku", minHoldTime = "10m")
+        open suspend fun restockAndHold(sku: String) {
+            seen.ran += "restockAndHold $sku"
         }
 
         @Locked(name = "stock", key = "#sku")
@@ -333,6 +343,55 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
             assertThat(seen.ran).`as`("the function never ran").isEmpty()
             assertThat(locks.lock("stock:5").tryAcquire()).`as`("nobody took the lock").isPresent
         }
+    }
+
+    /**
+     * The caller cancelled as the lock is taken, before the function started: no work ran under the lease,
+     * so it is released as unused and the function's ten-minute hold is not kept. The cancel lands inside
+     * `withLock`'s block, before the function's own context is entered (where a cancel from another thread
+     * can land too): a context element of the caller's cancels the call as the lease's context is entered.
+     */
+    @Test
+    fun shouldReleaseTheLockAsUnusedWhenTheCallerIsCancelledAsTheFunctionIsAboutToStart() {
+        app().run { context ->
+            val stock = context.getBean(Stock::class.java)
+            val seen = context.getBean(Seen::class.java)
+            val locks = context.getBean(LockClient::class.java)
+            val cancelAsLeaseHeld = CancelAsTheLeaseIsEntered()
+
+            val outcome = runCatching { runBlocking(cancelAsLeaseHeld) { stock.restockAndHold("11") } }
+
+            assertThat(cancelAsLeaseHeld.cancelled).`as`("the hook cancelled the call").isTrue()
+            assertThat(outcome.exceptionOrNull()).isInstanceOf(CancellationException::class.java)
+            assertThat(seen.ran).`as`("the function never ran").isEmpty()
+            assertThat(awaitAtMost({ server.command("EXISTS", "leasehold:{stock:11}") as Long }, 0))
+                .`as`("released at once, no ten-minute hold (PTTL %s ms)", server.command("PTTL", "leasehold:{stock:11}"))
+                .isZero()
+            assertThat(locks.lock("stock:11").tryAcquire()).`as`("free for others").isPresent
+        }
+    }
+
+    /**
+     * Cancels the coroutine's job the first time the coroutine enters a context that holds a lease
+     * (`withLock`'s block context, whose element is `HeldLeases`): the moment right after the block started.
+     */
+    private class CancelAsTheLeaseIsEntered :
+        AbstractCoroutineContextElement(Key),
+        ThreadContextElement<Unit> {
+        companion object Key : CoroutineContext.Key<CancelAsTheLeaseIsEntered>
+
+        @Volatile
+        var cancelled = false
+
+        override fun updateThreadContext(context: CoroutineContext) {
+            val holdsALease = context.fold(false) { found, element -> found || element.javaClass.simpleName == "HeldLeases" }
+            if (holdsALease && !cancelled) {
+                cancelled = true
+                context[Job]?.cancel()
+            }
+        }
+
+        override fun restoreThreadContext(context: CoroutineContext, oldState: Unit) {}
     }
 
     @Test
