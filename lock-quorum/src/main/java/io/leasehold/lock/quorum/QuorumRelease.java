@@ -16,11 +16,14 @@ import org.jspecify.annotations.Nullable;
  *       owner is gone there either way (R15), so that a lease held on exactly M members does not report a
  *       failed release because one reply was lost. The reply is the code the engine reads
  *       (release.lua's): {@code 1} when at least one of them released it, {@code 0} when every one of
- *       them found it absent; {@code -1} when a majority answered but fewer than M of them released or
- *       found it absent (held by another owner where it counts), unless an earlier send of the same
- *       release was confirmed by a majority (then {@code 1}: a resend after the engine lost the reply,
- *       which finds the next holder, see {@link ReleasedOwners#confirmed}); the call fails when fewer than M
- *       answered (see {@link QuorumMembers#noMajority}).</li>
+ *       them found it absent; {@code -1} when fewer than M released it or
+ *       found it absent and at least M of them hold another owner (taken where it counts), unless an
+ *       earlier send of the same release was confirmed by a majority (then {@code 1}: a resend after the
+ *       engine lost the reply, which finds the next holder, see {@link ReleasedOwners#confirmed}); the
+ *       call fails when fewer than M answered (see {@link QuorumMembers#noMajority}), and, not
+ *       transiently, when M answered but neither M found the owner gone nor M another owner (a lease on
+ *       exactly a majority, one of whose members is down: nothing confirms it either way). A member
+ *       still silent {@link #RELEASE_PATIENCE} after a majority answered counts as failed.</li>
  *   <li><b>force-release</b>: deletes the lock on every member; {@code 1} when a lock was held by the
  *       majority's view (deleted on at least M members, counting those that did not answer as having
  *       held it), else {@code 0}: a copy on a minority (a release or clean-up still on its way there)
@@ -40,6 +43,10 @@ import org.jspecify.annotations.Nullable;
 final class QuorumRelease {
 
     static final int RELEASE_PUBLISH_ARG = 3;
+
+    /** How long a release waits, once a majority answered, for the members that have not. */
+    static final Duration RELEASE_PATIENCE = Duration.ofMillis(AcquireTiming.MAX_PATIENCE_MS);
+
     private static final int FORCE_RELEASE_PUBLISH_ARG = 0;
 
     private final QuorumMembers members;
@@ -71,6 +78,8 @@ final class QuorumRelease {
         CompletableFuture<Void> left = leave(keys, owner);
         // The members that fail are sent it again once a majority answered (else the engine resends it all)
         ReleaseResends.Round resending = resends.round(script, keys, args, RELEASE_PUBLISH_ARG, -1);
+        // A member still silent the patience after a majority answered counts as failed (and is sent it
+        // again): a dead member's driver may keep the call until its command timeout, as long as the engine's
         return members.fanOut(
                         script,
                         keys,
@@ -78,6 +87,8 @@ final class QuorumRelease {
                         RELEASE_PUBLISH_ARG,
                         QuorumRelease::goneThere,
                         Duration.ZERO,
+                        RELEASE_PATIENCE,
+                        silent -> {},
                         resending::answer)
                 .outcome()
                 .thenCombine(left, (answers, ignored) -> answers)
@@ -104,14 +115,38 @@ final class QuorumRelease {
                         }
                         return released > 0 ? 1L : 0L;
                     }
-                    if (answered >= members.majority()) {
-                        ReleasedOwners.Release earlier = owner == null ? null : this.released.find(lockKey, owner);
+                    if (answered < members.majority()) {
+                        throw new CompletionException(members.noMajority(lockKey, "release", answers));
+                    }
+                    ReleasedOwners.Release earlier = owner == null ? null : this.released.find(lockKey, owner);
+                    if (earlier != null && earlier.confirmed()) {
                         // a resend of a release a majority confirmed before (the engine lost its reply) that
                         // finds the next holder: the owner's lease is gone where it counts, no theft
-                        return earlier != null && earlier.confirmed() ? 1L : -1L;
+                        return 1L;
                     }
-                    throw new CompletionException(members.noMajority(lockKey, "release", answers));
+                    int heldByAnother = answered - released - absent;
+                    if (heldByAnother >= members.majority()) {
+                        return -1L; // another owner holds it where it counts: taken from this owner
+                    }
+                    throw new CompletionException(unconfirmed(lockKey, released + absent, heldByAnother));
                 });
+    }
+
+    /**
+     * The failure of a release that a majority answered without confirming it either way: the owner is
+     * gone from every member that answered where it was, another owner holds no majority, and the
+     * members that failed or stayed silent would decide (a lease that lived on exactly a majority, one of
+     * whose members is down). Not transient: sent again now, it finds the same; the members that missed
+     * it are sent it again in the background (see {@link ReleaseResends}).
+     */
+    private QuorumUnavailableException unconfirmed(String lockKey, int gone, int heldByAnother) {
+        return new QuorumUnavailableException(
+                String.format(
+                        "no majority of the quorum could confirm the release of lock '%s': released or absent on"
+                                + " %d members, held by another owner on %d, failed or silent on %d, %d needed"
+                                + " (a lease that lived on exactly a majority, one of whose members is down)",
+                        lockKey, gone, heldByAnother, members.size() - gone - heldByAnother, members.majority()),
+                false);
     }
 
     /**
