@@ -36,6 +36,7 @@ final class AcquireAttempt {
     record Grants(List<Integer> members, long maxToken) {}
 
     private final QuorumMembers members;
+    private final ReleaseResends resends;
 
     final List<String> keys;
     final List<String> args;
@@ -80,8 +81,15 @@ final class AcquireAttempt {
      */
     private final CompletableFuture<@Nullable Long> grantedToken = new CompletableFuture<>();
 
-    AcquireAttempt(QuorumMembers members, List<String> keys, List<String> args, String prefix, long started) {
+    AcquireAttempt(
+            QuorumMembers members,
+            ReleaseResends resends,
+            List<String> keys,
+            List<String> args,
+            String prefix,
+            long started) {
         this.members = members;
+        this.resends = resends;
         this.prefix = prefix;
         this.keys = keys;
         this.args = args;
@@ -143,6 +151,11 @@ final class AcquireAttempt {
     synchronized void grantedLate(int member, String value) {
         held.put(member, value);
         granted.put(member, value);
+    }
+
+    /** Whether {@code member} may hold a value of this attempt: it granted, or a patience waited it out. */
+    private synchronized boolean mayHold(int member) {
+        return held.containsKey(member) || waitedOut.contains(member);
     }
 
     /** A phase's patience waited out {@code member}: it counts as failed. */
@@ -234,11 +247,24 @@ final class AcquireAttempt {
      * holder's lease lasts (a lease held on exactly M members makes every ask a grant on the
      * others). After a split vote it is heard, as any release (see the design's Q2 note: waiters
      * that took phase-1 grants of several attempts for one holder wait for such a message).
+     *
+     * <p>A clean-up that fails transiently on a member that may hold this attempt's grant (it granted,
+     * or a patience waited it out) is sent again in the background until the member answers
+     * ({@link ReleaseResends}; heard, as a release): else the grant would keep the lock on that member
+     * for the attempt's whole lease. Not on a member whose phase 1 failed: while a member is down, every
+     * attempt's clean-up of it fails, and queueing each would only flood it once it is back.
      */
     CompletableFuture<Object> release(int member) {
         List<String> releaseArgs = List.of(owner, args.get(2), args.get(3), QuorumMembers.PUBLISH, args.get(1));
-        return quietCleanUps.thenCompose(quiet -> quiet
+        long sent = System.nanoTime();
+        CompletableFuture<Object> call = quietCleanUps.thenCompose(quiet -> quiet
                 ? members.evalQuietly(member, RELEASE, releaseKeys, releaseArgs, QuorumRelease.RELEASE_PUBLISH_ARG)
                 : members.eval(member, RELEASE, releaseKeys, releaseArgs, QuorumRelease.RELEASE_PUBLISH_ARG));
+        call.whenComplete((reply, failure) -> {
+            if (failure != null && members.isTransient(member, failure) && mayHold(member)) {
+                resends.resend(member, RELEASE, releaseKeys, releaseArgs, QuorumRelease.RELEASE_PUBLISH_ARG, sent);
+            }
+        });
+        return call;
     }
 }

@@ -46,9 +46,16 @@ final class QuorumAcquire {
     private final FairWaiters fairWaiters;
     private final NotGranted notGranted;
     private final CommitPhase commitPhase;
+    private final ReleaseResends resends;
 
-    QuorumAcquire(QuorumMembers members, QuorumEnlistment enlistment, Duration grace, FairWaiters fairWaiters) {
+    QuorumAcquire(
+            QuorumMembers members,
+            QuorumEnlistment enlistment,
+            Duration grace,
+            FairWaiters fairWaiters,
+            ReleaseResends resends) {
         this.members = members;
+        this.resends = resends;
         this.enlistment = enlistment;
         this.grace = grace;
         this.fairWaiters = fairWaiters;
@@ -92,7 +99,7 @@ final class QuorumAcquire {
     private CompletableFuture<Object> phases(LuaScript script, List<String> keys, List<String> args, String prefix) {
         AcquireAttempt attempt;
         try {
-            attempt = new AcquireAttempt(members, keys, args, prefix, System.nanoTime());
+            attempt = new AcquireAttempt(members, resends, keys, args, prefix, System.nanoTime());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }

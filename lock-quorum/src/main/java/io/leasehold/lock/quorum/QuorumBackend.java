@@ -87,10 +87,14 @@ public final class QuorumBackend implements LockBackend {
         this.members = members;
         this.leaseCap = new LeaseCap(maxLeaseTime);
         FairWaiters fairWaiters = new FairWaiters();
-        this.acquire = new QuorumAcquire(
-                members, new QuorumEnlistment(members, leaseCap.maxLeaseMs()), STRAGGLER_GRACE, fairWaiters);
-        ReleasedOwners released = new ReleasedOwners();
         this.releaseResends = new ReleaseResends(members, leaseCap.maxLeaseMs());
+        this.acquire = new QuorumAcquire(
+                members,
+                new QuorumEnlistment(members, leaseCap.maxLeaseMs()),
+                STRAGGLER_GRACE,
+                fairWaiters,
+                releaseResends);
+        ReleasedOwners released = new ReleasedOwners();
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released, releaseResends);
         this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters, releaseResends);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);

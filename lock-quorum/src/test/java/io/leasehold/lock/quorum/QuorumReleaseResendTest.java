@@ -5,10 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -101,6 +109,65 @@ class QuorumReleaseResendTest {
             assertInstanceOf(QuorumUnavailableException.class, failed.getCause());
             // the engine resends the whole release after a failure of unknown outcome
             assertEquals(0, quorum.pendingReleaseResends());
+        }
+    }
+
+    /**
+     * A split vote's clean-up of its own phase-1 grant, failed on the member that granted it (cut off just
+     * then), is sent again too: else that grant held the lock there for the attempt's whole lease, keeping
+     * grants off that member.
+     */
+    @Test
+    void shouldReleaseASplitVotesGrantOnAMemberWhoseCleanUpFailedOnceItAnswersAgain() throws Exception {
+        members.inUse();
+        // Given two other owners, each on one member: an acquisition is granted on member 0 only
+        members.store(1).writeKey(Members.lockKey(NAME), OTHER + ":6");
+        members.store(2).writeKey(Members.lockKey(NAME), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:7");
+        AtomicBoolean refuseReleases = new AtomicBoolean(true);
+        List<LockBackend> backends = new ArrayList<>(Members.backends(members));
+        backends.set(0, new ForwardingLockBackend(backends.get(0)) {
+            @Override
+            public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+                if (script.name().equals(Members.RELEASE.name()) && refuseReleases.get()) {
+                    return CompletableFuture.failedFuture(new ConnectException("member 0 cut off for its clean-up"));
+                }
+                return super.eval(script, keys, args);
+            }
+        });
+        try (QuorumBackend quorum = QuorumBackend.of(backends)) {
+            List<?> reply = (List<?>)
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 60_000, "1"))
+                            .get(10, TimeUnit.SECONDS);
+            assertEquals(0L, reply.get(0), "a split vote: " + reply);
+            assertEquals(
+                    Optional.of(OWNER),
+                    members.store(0).get(Members.lockKey(NAME)).map(v -> v.substring(0, v.indexOf(':'))),
+                    "the clean-up failed: member 0 still holds the attempt's grant");
+
+            refuseReleases.set(false);
+
+            Members.await(
+                    "the split vote's grant released on member 0 once it answers",
+                    () -> !members.store(0).exists(Members.lockKey(NAME)));
+            Members.await("no resend left", () -> quorum.pendingReleaseResends() == 0);
+        }
+    }
+
+    /** A member down for the attempt's phase 1 holds none of its grant: its clean-up is not queued. */
+    @Test
+    void shouldNotQueueTheCleanUpOfAMemberWhosePhaseOneFailed() throws Exception {
+        members.inUse();
+        members.store(1).writeKey(Members.lockKey(NAME), OTHER + ":6");
+        members.store(2).makeUnavailable();
+        try (QuorumBackend quorum = members.quorum()) {
+            List<?> reply = (List<?>)
+                    quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(OWNER, 60_000, "1"))
+                            .get(10, TimeUnit.SECONDS);
+            assertEquals(0L, reply.get(0), "a split vote: " + reply);
+
+            Members.await(
+                    "the grant released on member 0", () -> !members.store(0).exists(Members.lockKey(NAME)));
+            assertEquals(0, quorum.pendingReleaseResends(), "nothing queued for the member that was down");
         }
     }
 
