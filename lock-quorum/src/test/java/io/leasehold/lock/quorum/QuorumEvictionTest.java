@@ -102,14 +102,9 @@ class QuorumEvictionTest {
                     .maxLeaseTime(Duration.ofMillis(LEASE_MS))
                     .build();
             try (quorum) {
-                Object warmUp = acquire(quorum, "warm-up");
-                assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
-                quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
-                        .join();
                 // Given a member set to evict, and two members that lost their data since this client's
                 // enlistment (so the commit finds them not taking part, and enlists the members anew)
-                node(fixture, 1).command("CONFIG", "SET", "maxmemory", "100mb");
-                node(fixture, 1).command("CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
+                enlistEveryMemberThenSetMember1ToEvict(quorum, fixture);
                 node(fixture, 0).command("DEL", RECORD);
                 node(fixture, 2).command("DEL", RECORD);
 
@@ -156,14 +151,9 @@ class QuorumEvictionTest {
                     .maxLeaseTime(Duration.ofMillis(LEASE_MS))
                     .build();
             try (quorum) {
-                Object warmUp = acquire(quorum, "warm-up");
-                assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
-                quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
-                        .join();
                 // Given member 1 set to evict, member 0 that lost its record since this client's
                 // enlistment, and member 2 slower than the straggler grace from now on
-                node(fixture, 1).command("CONFIG", "SET", "maxmemory", "100mb");
-                node(fixture, 1).command("CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
+                enlistEveryMemberThenSetMember1ToEvict(quorum, fixture);
                 node(fixture, 0).command("DEL", RECORD);
                 slow.slowFromNow();
 
@@ -208,6 +198,16 @@ class QuorumEvictionTest {
                             () -> null, CompletableFuture.delayedExecutor(SLOW_MS, TimeUnit.MILLISECONDS))
                     .thenCompose(ignored -> delegate().eval(script, keys, args));
         }
+    }
+
+    /** A first acquisition (every member joins, so this client counts all three as taking part), then member 1 may evict. */
+    private static void enlistEveryMemberThenSetMember1ToEvict(QuorumBackend quorum, QuorumFixture fixture) {
+        Object warmUp = acquire(quorum, "warm-up");
+        assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
+        quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
+                .join();
+        node(fixture, 1).command("CONFIG", "SET", "maxmemory", "100mb");
+        node(fixture, 1).command("CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
     }
 
     /** The quorum's member {@code i}, as its errors name it. */
