@@ -159,6 +159,26 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
             seen.ran += "restockAndHold $sku"
         }
 
+        /**
+         * (attack h60) Holds the lock while a child coroutine's nested (reentrant) call of the same lock is
+         * cancelled as that call is about to start; then records whether its own lock is still in Redis.
+         */
+        @Locked(name = "stock", key = "#sku")
+        open suspend fun outerWhileANestedCallIsCancelled(sku: String, self: Stock): Boolean {
+            val canceller = CancelAsTheLeaseIsReentered()
+            coroutineScope { launch(canceller) { self.inner(sku) }.join() }
+            seen.ran += "nested call cancelled: ${canceller.cancelled}"
+            seen.ran += "outer lock in Redis after it: ${server.command("EXISTS", "leasehold:{stock:$sku}")}"
+            return canceller.cancelled
+        }
+
+        /** (attack h60) Keeps ten minutes of hold; runs until cancelled. */
+        @Locked(name = "stock", key = "#sku", minHoldTime = "10m")
+        open suspend fun holdTenMinutesUntilCancelled(sku: String) {
+            seen.started.complete(Unit)
+            awaitCancellation()
+        }
+
         @Locked(name = "stock", key = "#sku")
         open suspend fun changes(sku: String): Flow<String> = flowOf(sku)
 
@@ -369,6 +389,76 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
                 .isZero()
             assertThat(locks.lock("stock:11").tryAcquire()).`as`("free for others").isPresent
         }
+    }
+
+    /**
+     * (attack h60) A reentrant @Locked call, cancelled before the function started, must not release the
+     * outer call's lease: the outer function still runs under it.
+     */
+    @Test
+    fun shouldKeepTheOuterLeaseWhenANestedCallOfTheSameLockIsCancelledBeforeItStarts() {
+        app().run { context ->
+            val stock = context.getBean(Stock::class.java)
+            val seen = context.getBean(Seen::class.java)
+
+            val cancelled = runBlocking(Dispatchers.Default) { stock.outerWhileANestedCallIsCancelled("12", stock) }
+
+            assertThat(cancelled).`as`("the hook cancelled the nested call").isTrue()
+            assertThat(seen.ran).`as`("the outer lock stayed in Redis while the outer function ran")
+                .contains("outer lock in Redis after it: 1")
+        }
+    }
+
+    /** (attack h60) Cancelled after the function started: the min-hold time is kept. */
+    @Test
+    fun shouldKeepTheMinHoldTimeWhenTheCallerIsCancelledAfterTheFunctionStarted() {
+        app().run { context ->
+            val stock = context.getBean(Stock::class.java)
+            val seen = context.getBean(Seen::class.java)
+            val locks = context.getBean(LockClient::class.java)
+
+            runBlocking {
+                val call = launch(Dispatchers.Default) { stock.holdTenMinutesUntilCancelled("14") }
+                withTimeout(10.seconds) { seen.started.await() }
+                call.cancel()
+                call.join()
+            }
+
+            assertThat(awaitAtMost({ locks.diagnostics().leases().toLong() }, 0)).isZero()
+            assertThat(server.command("PTTL", "leasehold:{stock:14}") as Long)
+                .`as`("the ten-minute hold kept")
+                .isGreaterThan(300_000L)
+        }
+    }
+
+    /**
+     * (attack h60) Cancels the coroutine's job the first time it enters a context whose HeldLeases element
+     * differs from the first one it saw: a reentrant withLock's block, right after it started.
+     */
+    private class CancelAsTheLeaseIsReentered :
+        AbstractCoroutineContextElement(Key),
+        ThreadContextElement<Unit> {
+        companion object Key : CoroutineContext.Key<CancelAsTheLeaseIsReentered>
+
+        @Volatile
+        var cancelled = false
+
+        @Volatile
+        private var first: Any? = null
+
+        override fun updateThreadContext(context: CoroutineContext) {
+            val held = context.fold(null as Any?) { found, element ->
+                found ?: element.takeIf { it.javaClass.simpleName == "HeldLeases" }
+            } ?: return
+            if (first == null) {
+                first = held
+            } else if (held !== first && !cancelled) {
+                cancelled = true
+                context[Job]?.cancel()
+            }
+        }
+
+        override fun restoreThreadContext(context: CoroutineContext, oldState: Unit) {}
     }
 
     /**
