@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Phase 2 of an acquisition over the quorum (see {@link QuorumAcquire}), once at least M granted:
@@ -16,8 +17,8 @@ import java.util.concurrent.CompletionException;
  * {@code <owner>:<tᵢ>} each granted; a member whose floor is not below T answers {@code {-1, floor}}, and
  * the commit is sent again to every member of the attempt with {@code T' = max(floor, T) + 1} (at most
  * {@value #ROUNDS} rounds); a member that takes no part ({@code {-2}}: it lost its data, or sits out, see
- * {@link QuorumEnlistment}) has the members enlisted anew (by an enlistment that starts after its answer),
- * and the same grants are committed again. A fair
+ * {@link QuorumEnlistment}) has the members enlisted anew (by an enlistment that starts after its answer,
+ * waited for as long as a commit waits for its members), and the same grants are committed again. A fair
  * waiter's commit sets the lease's TTL (quorum-commit.lua's ARGV[5]).
  *
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
@@ -64,7 +65,7 @@ final class CommitPhase {
                 grace,
                 // from the send: every member of the attempt answered phase 1 just now, so one silent
                 // for a quarter of the lease (at least the patience) is taken for dead
-                Duration.ofMillis(Math.max(AcquireTiming.patienceMs(attempt.leaseMs), attempt.leaseMs / 4)),
+                Duration.ofMillis(memberWaitMs(attempt)),
                 0,
                 j -> members.silent(granting.get(j)),
                 late -> lateCommit(attempt, granting.get(late.member()), token, late));
@@ -136,9 +137,14 @@ final class CommitPhase {
             // were out of date): commit the same grants again once the members are enlisted anew
             long next = refused ? Math.max(maxFloor, token) + 1 : token;
             // (on new probes: while a majority still took part as this client knew it, the commit was
-            // sent again at once to the same member, and a member's broken rule went unseen)
-            CompletableFuture<Void> enlisted =
-                    notTakingPart ? enlistment.enlistAnew(attempt.prefix) : CompletableFuture.completedFuture(null);
+            // sent again at once to the same member, and a member's broken rule went unseen), waited for
+            // as long as a commit waits for its members: an enlistment waits for every member's probe,
+            // and one member silent must not hold the acquisition (the enlistment goes on behind it)
+            CompletableFuture<Void> enlisted = notTakingPart
+                    ? enlistment
+                            .enlistAnew(attempt.prefix)
+                            .completeOnTimeout(null, memberWaitMs(attempt), TimeUnit.MILLISECONDS)
+                    : CompletableFuture.completedFuture(null);
             return enlisted.thenCompose(ignored -> {
                 QuorumUnavailableException brokenRule = enlistment.refused(attempt.lockKey, attempt.prefix);
                 if (brokenRule == null) {
@@ -151,6 +157,11 @@ final class CommitPhase {
             });
         }
         return notGranted.answer(attempt, answers, attempt.silentOrFailedInPhase1());
+    }
+
+    /** How long a commit waits for its members, from its send: a quarter of the lease, at least the patience. */
+    private static long memberWaitMs(AcquireAttempt attempt) {
+        return Math.max(AcquireTiming.patienceMs(attempt.leaseMs), attempt.leaseMs / 4);
     }
 
     /** quorum-commit.lua on {@code member}: {@code expected} is what it was last known to hold. */

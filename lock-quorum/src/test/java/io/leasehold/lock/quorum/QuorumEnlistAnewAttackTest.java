@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on d0db5e3 (a commit answered -2 waits for an enlistment that starts after the answer). Five
+ * A commit answered -2 waits for an enlistment that starts after the answer (attacked by helper-60). Five
  * in-memory members: member 0 lost its record (its commit answers -2), member 3 is slower than phase 1's
  * patience (its grant comes late, so only 0, 1 and 2 decide phase 1), and member 4 is silent (a
  * blackholed server: Lettuce keeps such a call until its command timeout). Members 1, 2, 3 take part: a

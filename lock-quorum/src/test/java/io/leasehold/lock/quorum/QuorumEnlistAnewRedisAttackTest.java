@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on d0db5e3 on real redis-servers (Lettuce, 5 s command timeout): five members, member 0 lost
+ * The same wait on real redis-servers (Lettuce, 5 s command timeout): five members, member 0 lost
  * its record, member 3 slower than phase 1's patience, member 4 partitioned (a proxy holding its bytes).
  * Members 1, 2 and 3 take part. The acquisition must answer (granted or not) well before a
  * partitioned member's command timeout; the enlistment it now waits for probes member 4 too.

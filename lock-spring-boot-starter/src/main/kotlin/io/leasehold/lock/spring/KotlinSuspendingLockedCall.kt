@@ -3,6 +3,7 @@ package io.leasehold.lock.spring
 import io.leasehold.lock.DistributedLock
 import io.leasehold.lock.Lease
 import io.leasehold.lock.LockTimeoutException
+import io.leasehold.lock.holdCountInCurrentCoroutine
 import io.leasehold.lock.spi.EngineLease
 import io.leasehold.lock.withLock
 import kotlin.coroutines.AbstractCoroutineContextElement
@@ -95,7 +96,8 @@ internal class LockedCall(
      * lease's context as a value (an exception thrown out of `withContext` may otherwise reach the caller
      * as a stack-trace-recovery copy). A caller cancelled after the lock was taken but before the function
      * started (`withContext` refuses to enter a cancelled job) gets its lease released as unused, as
-     * [withLock] does before its block: no work ran, so no [Locked.minHoldTime] is kept.
+     * [withLock] does before its block: no work ran, so no [Locked.minHoldTime] is kept. Not a nested
+     * call's: it runs under the outer call's lease.
      */
     suspend fun run(proceed: suspend () -> Any?): Any? {
         var started = false
@@ -116,7 +118,9 @@ internal class LockedCall(
                             }
                         }.getOrThrow()
                     } catch (cancelled: CancellationException) {
-                        if (!proceeded) {
+                        // Only a lease this call acquired: a nested call of the same lock runs under the
+                        // outer call's lease, which the outer function still works under.
+                        if (!proceeded && lock.holdCountInCurrentCoroutine() == 1) {
                             releaseUnused(lease) // withLock's own release then finds it ended
                         }
                         throw cancelled
