@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  *       found it absent and at least M of them hold another owner (taken where it counts), unless an
  *       earlier send of the same release was confirmed by a majority (then {@code 1}: a resend after the
  *       engine lost the reply, which finds the next holder, see {@link ReleasedOwners#confirmed}); the
- *       call fails when fewer than M answered (see {@link QuorumMembers#noMajority}), and, transiently,
- *       when M answered but neither M found the owner gone nor M another owner (a lease on exactly a
+ *       call fails when fewer than M answered (see {@link QuorumMembers#noMajority}), and, not
+ *       transiently, when M answered but neither M found the owner gone nor M another owner (a lease on exactly a
  *       majority, one of whose members is down: nothing confirms it either way until that member
  *       answers). A member still silent {@link #RELEASE_PATIENCE} after a majority answered counts as
  *       failed (as in an acquisition, a member slower than that is taken for one that is down).</li>
@@ -137,10 +137,12 @@ final class QuorumRelease {
      * The failure of a release that a majority answered without confirming it either way: the owner is
      * gone from every member that answered where it was, another owner holds no majority, and the
      * members that failed or stayed silent would decide (a lease that lived on exactly a majority, one of
-     * whose members is down; or a theft seen on fewer than M members: the two look alike). Transient:
-     * sent again, it is confirmed once such a member answers (its reply was lost, it is back, or it
-     * answers within the patience), so the engine sends it again while its release's budget lasts; the
-     * members that missed it are sent it again in the background too (see {@link ReleaseResends}).
+     * whose members is down; or a theft seen on fewer than M members: the two look alike). Not
+     * transient: the usual cause is a member down, which a resend within the engine's budget does not
+     * bring back, and the engine would keep the releaser that long while the lock is free (a fair
+     * lock's releaser loses its place in line meanwhile); a member whose reply was lost has run the
+     * release, and the members that failed are sent it again in the background (see
+     * {@link ReleaseResends}).
      */
     private QuorumUnavailableException unconfirmed(String lockKey, int gone, int heldByAnother) {
         return new QuorumUnavailableException(
@@ -149,7 +151,7 @@ final class QuorumRelease {
                                 + " %d members, held by another owner on %d, failed or silent on %d, %d needed"
                                 + " (a lease that lived on exactly a majority, one of whose members is down)",
                         lockKey, gone, heldByAnother, members.size() - gone - heldByAnother, members.majority()),
-                true);
+                false);
     }
 
     /**

@@ -51,12 +51,11 @@ class QuorumReleaseUnconfirmedAttackTest {
 
     /**
      * A member alive but 1.3 s slow (slower than the release's 1 s patience, as a member slower than every
-     * patience is taken for a down one in an acquisition, F10): the release is unconfirmed, but only
-     * transiently (the engine sends it again within its budget), never as a theft, and the slow member's
-     * copy goes all the same (its first call runs).
+     * patience is taken for a down one in an acquisition, F10): the release is unconfirmed, never a
+     * theft, and the slow member's copy goes all the same (its first call runs).
      */
     @Test
-    void shouldAnswerUnconfirmedTransientlyWhenAMemberThatHeldTheLeaseIsSlowerThanThePatience() throws Exception {
+    void shouldAnswerUnconfirmedWhenAMemberThatHeldTheLeaseIsSlowerThanThePatience() throws Exception {
         leaseOnOneTwoAndFourOtherOwnerOnZeroAndThree();
         members.store(4).setLatency(Duration.ofMillis(1300));
         try (QuorumBackend quorum = members.quorum()) {
@@ -65,7 +64,9 @@ class QuorumReleaseUnconfirmedAttackTest {
                     () -> quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs(OWNER))
                             .get(10, TimeUnit.SECONDS));
             QuorumUnavailableException unconfirmed = assertInstanceOf(QuorumUnavailableException.class, e.getCause());
-            assertTrue(unconfirmed.isTransient(), unconfirmed::getMessage);
+            assertTrue(
+                    unconfirmed.getMessage().contains("no majority of the quorum could confirm the release"),
+                    unconfirmed::getMessage);
             Members.await(
                     "the slow member's copy released by its own call",
                     () -> !members.store(4).exists(Members.lockKey(NAME)));
@@ -73,41 +74,28 @@ class QuorumReleaseUnconfirmedAttackTest {
     }
 
     /**
-     * One reply lost (member 1 ran the release, its reply never came): sent again, the release would find
-     * the owner gone on members 1, 2 and 4, so it is not an answer that "sending it again would find the
-     * same". It must not fail non-transiently (the engine then never resends and reports the release
-     * unconfirmed, R15: a lease on exactly M members must not report a failed release because one reply
-     * was lost).
+     * One reply lost (member 1 ran the release, its reply never came) of a lease on exactly a majority:
+     * the release cannot be confirmed by a majority, so it is unconfirmed (never a theft), answered at
+     * once rather than resent for the engine's whole budget (the lock is free meanwhile, and a releaser
+     * kept that long loses its place in a fair lock's line); the owner is gone from every member all the
+     * same.
      */
     @Test
-    void shouldNotFailTheReleaseForGoodWhenOneReplyOfALeaseOnExactlyAMajorityIsLost() throws Exception {
+    void shouldAnswerUnconfirmedAndLeaveNothingWhenOneReplyOfALeaseOnExactlyAMajorityIsLost() throws Exception {
         leaseOnOneTwoAndFourOtherOwnerOnZeroAndThree();
         members.store(1).loseNextReply();
         try (QuorumBackend quorum = members.quorum()) {
-            Object first;
-            try {
-                first = quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs(OWNER))
-                        .get(10, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                assertFalse(
-                        e.getCause() instanceof QuorumUnavailableException q && !q.isTransient(),
-                        () -> "a lost reply made the release fail for good: " + e.getCause());
-                // transient: the engine sends it again after a back-off while its budget (a command
-                // timeout, 5 s by default) lasts; member 1 is skipped for a second after its silence
-                first = null;
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (first == null && System.nanoTime() - deadline < 0) {
-                    try {
-                        first = quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs(OWNER))
-                                .get(10, TimeUnit.SECONDS);
-                    } catch (ExecutionException stillUnconfirmed) {
-                        Thread.sleep(100); // the engine's back-off between resends
-                    }
-                }
-            }
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs(OWNER))
+                            .get(10, TimeUnit.SECONDS));
+            QuorumUnavailableException unconfirmed = assertInstanceOf(QuorumUnavailableException.class, e.getCause());
             assertTrue(
-                    Long.valueOf(1).equals(first) || Long.valueOf(0).equals(first),
-                    "gone on members 1, 2 and 4, a majority (0 to a resend: the first send deleted it): " + first);
+                    unconfirmed.getMessage().contains("no majority of the quorum could confirm the release"),
+                    unconfirmed::getMessage);
+            for (int i : new int[] {1, 2, 4}) {
+                assertFalse(members.store(i).exists(Members.lockKey(NAME)), "gone from member " + i);
+            }
         }
     }
 
@@ -132,8 +120,9 @@ class QuorumReleaseUnconfirmedAttackTest {
                     () -> quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs(OWNER))
                             .get(10, TimeUnit.SECONDS));
             assertTrue(
-                    e.getCause() instanceof QuorumUnavailableException q && q.isTransient(),
-                    () -> "unconfirmed, transiently: " + e.getCause());
+                    e.getCause() instanceof QuorumUnavailableException q
+                            && q.getMessage().contains("no majority of the quorum could confirm the release"),
+                    () -> "unconfirmed: " + e.getCause());
 
             members.store(2).makeAvailable();
 
