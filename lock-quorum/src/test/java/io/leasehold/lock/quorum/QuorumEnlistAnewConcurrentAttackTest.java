@@ -1,0 +1,108 @@
+package io.leasehold.lock.quorum;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.leasehold.lock.spi.LockKeys;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Attack on 063474a (helper-61): many acquisitions find -2 at once (member 0 lost its record, member 3
+ * slower than phase 1's patience, member 4 silent), all waiting for the same fresh enlistment and timing
+ * out together. Every one must answer; a grant must hold on a majority; on one name at most one owner wins.
+ */
+class QuorumEnlistAnewConcurrentAttackTest {
+
+    private static final long LEASE_MS = 2_000;
+    private static final String RECORD = LockKeys.quorumRecordKey(Members.PREFIX);
+
+    private final Members members = new Members(5);
+
+    @AfterEach
+    void close() {
+        members.store(4).thaw();
+        members.close();
+    }
+
+    private static CompletableFuture<Object> acquire(QuorumBackend quorum, String name, String owner) {
+        return quorum.eval(Members.ACQUIRE, Members.acquireKeys(name), Members.acquireArgs(owner, LEASE_MS, "1"));
+    }
+
+    private static boolean granted(Object reply) {
+        return reply instanceof List && Long.valueOf(1).equals(((List<?>) reply).get(0));
+    }
+
+    private int holdingOnZeroToThree(String name, String owner) {
+        int holding = 0;
+        for (int i = 0; i < 4; i++) {
+            Optional<String> value = members.store(i).get(Members.lockKey(name));
+            if (value.isPresent() && value.get().startsWith(owner + ":")) {
+                holding++;
+            }
+        }
+        return holding;
+    }
+
+    @Test
+    void shouldAnswerEveryConcurrentAcquisitionThatFindsAMemberNotTakingPartAndGrantOnlyOnAMajority() throws Exception {
+        try (QuorumBackend quorum = QuorumBackend.builder(Members.backends(members))
+                .maxLeaseTime(Duration.ofMillis(LEASE_MS))
+                .build()) {
+            Object warmUp = acquire(quorum, "warm", "warm-up").get(10, TimeUnit.SECONDS);
+            assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
+            quorum.eval(Members.RELEASE, Members.releaseKeys("warm"), Members.releaseArgs("warm-up"))
+                    .get(10, TimeUnit.SECONDS);
+            members.store(0).deleteKey(RECORD);
+            members.store(3).setLatency(Duration.ofMillis(600));
+            members.store(4).freeze();
+
+            List<String> names = new ArrayList<>();
+            List<String> owners = new ArrayList<>();
+            List<CompletableFuture<Object>> calls = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                names.add("orders:many-" + i);
+                owners.add("owner-" + i);
+            }
+            for (int i = 0; i < 8; i++) {
+                names.add("orders:same");
+                owners.add("same-" + i);
+            }
+            for (int i = 0; i < names.size(); i++) {
+                calls.add(acquire(quorum, names.get(i), owners.get(i)));
+            }
+            long start = System.nanoTime();
+            int sameGranted = 0;
+            for (int i = 0; i < calls.size(); i++) {
+                Object reply;
+                try {
+                    long left = Math.max(1, 12_000 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                    reply = calls.get(i).get(left, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException answeredAsFailure) {
+                    continue;
+                } catch (TimeoutException hung) {
+                    fail("acquisition " + i + " (" + names.get(i) + ") unanswered 12 s after the start");
+                    return;
+                }
+                if (granted(reply)) {
+                    int holding = holdingOnZeroToThree(names.get(i), owners.get(i));
+                    assertTrue(
+                            holding >= 3,
+                            "granted " + names.get(i) + " to " + owners.get(i) + " held on " + holding + " members");
+                    if (names.get(i).equals("orders:same")) {
+                        sameGranted++;
+                    }
+                }
+            }
+            assertTrue(sameGranted <= 1, "one name granted to " + sameGranted + " owners at once");
+        }
+    }
+}
