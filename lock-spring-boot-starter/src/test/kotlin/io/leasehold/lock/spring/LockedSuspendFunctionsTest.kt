@@ -172,6 +172,20 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
             return canceller.cancelled
         }
 
+        /**
+         * (attack h61) Holds its lock while a child coroutine's nested call of ANOTHER lock (stock:<other>,
+         * ten minutes of hold) is cancelled as that call is about to start; then records whether each lock
+         * is in Redis.
+         */
+        @Locked(name = "stock", key = "#sku")
+        open suspend fun outerWhileANestedCallOfAnotherLockIsCancelled(sku: String, other: String, self: Stock): Boolean {
+            val canceller = CancelAsTheLeaseIsReentered()
+            coroutineScope { launch(canceller) { self.restockAndHold(other) }.join() }
+            seen.ran += "outer lock in Redis after it: ${server.command("EXISTS", "leasehold:{stock:$sku}")}"
+            seen.ran += "other lock in Redis after it: ${server.command("EXISTS", "leasehold:{stock:$other}")}"
+            return canceller.cancelled
+        }
+
         /** (attack h60) Keeps ten minutes of hold; runs until cancelled. */
         @Locked(name = "stock", key = "#sku", minHoldTime = "10m")
         open suspend fun holdTenMinutesUntilCancelled(sku: String) {
@@ -406,6 +420,30 @@ class LockedSuspendFunctionsTest : OnRealRedis() {
             assertThat(cancelled).`as`("the hook cancelled the nested call").isTrue()
             assertThat(seen.ran).`as`("the outer lock stayed in Redis while the outer function ran")
                 .contains("outer lock in Redis after it: 1")
+        }
+    }
+
+    /**
+     * (attack h61) A nested @Locked call of a DIFFERENT lock, cancelled before its function started: its own
+     * lease (acquired by that call) is released as unused, its ten-minute hold not kept; the outer lease stays.
+     */
+    @Test
+    fun shouldReleaseANestedCallsOwnLeaseOfAnotherLockAsUnusedAndKeepTheOuterWhenCancelledBeforeItStarts() {
+        app().run { context ->
+            val stock = context.getBean(Stock::class.java)
+            val seen = context.getBean(Seen::class.java)
+
+            val cancelled = runBlocking(Dispatchers.Default) {
+                stock.outerWhileANestedCallOfAnotherLockIsCancelled("30", "31", stock)
+            }
+
+            assertThat(cancelled).`as`("the hook cancelled the nested call").isTrue()
+            assertThat(seen.ran).`as`("the nested function never ran").doesNotContain("restockAndHold 31")
+            assertThat(seen.ran).`as`("the outer lock stayed in Redis while the outer function ran")
+                .contains("outer lock in Redis after it: 1")
+            assertThat(awaitAtMost({ server.command("EXISTS", "leasehold:{stock:31}") as Long }, 0))
+                .`as`("the nested call's own lease released as unused (PTTL %s ms)", server.command("PTTL", "leasehold:{stock:31}"))
+                .isZero()
         }
     }
 
