@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * the commit is sent again to every member of the attempt with {@code T' = max(floor, T) + 1} (at most
  * {@value #ROUNDS} rounds); a member that takes no part ({@code {-2}}: it lost its data, or sits out, see
  * {@link QuorumEnlistment}) has the members enlisted anew (by an enlistment that starts after its answer,
- * waited for as long as a commit waits for its members), and the same grants are committed again. A fair
+ * waited for as long as a commit waits for its members, at most {@value AcquireTiming#MAX_PATIENCE_MS} ms),
+ * and the same grants are committed again. A fair
  * waiter's commit sets the lease's TTL (quorum-commit.lua's ARGV[5]).
  *
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
@@ -138,12 +139,16 @@ final class CommitPhase {
             long next = refused ? Math.max(maxFloor, token) + 1 : token;
             // (on new probes: while a majority still took part as this client knew it, the commit was
             // sent again at once to the same member, and a member's broken rule went unseen), waited for
-            // as long as a commit waits for its members: an enlistment waits for every member's probe,
-            // and one member silent must not hold the acquisition (the enlistment goes on behind it)
+            // as long as a commit waits for its members, at most the longest patience: an enlistment
+            // waits for every member's probe, and one member silent must not hold the acquisition, nor
+            // a closed quorum's caller, whatever the lease (the enlistment goes on behind it)
             CompletableFuture<Void> enlisted = notTakingPart
                     ? enlistment
                             .enlistAnew(attempt.prefix)
-                            .completeOnTimeout(null, memberWaitMs(attempt), TimeUnit.MILLISECONDS)
+                            .completeOnTimeout(
+                                    null,
+                                    Math.min(memberWaitMs(attempt), AcquireTiming.MAX_PATIENCE_MS),
+                                    TimeUnit.MILLISECONDS)
                     : CompletableFuture.completedFuture(null);
             return enlisted.thenCompose(ignored -> {
                 QuorumUnavailableException brokenRule = enlistment.refused(attempt.lockKey, attempt.prefix);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on 063474a end to end (helper-61): LockClient.close() while an acquisition (60 s lease) waits
+ * An attack (helper-61), end to end: LockClient.close() while an acquisition (60 s lease) waits
  * for the fresh enlistment after a -2 commit answer behind a silent member. close() and the acquisition
  * must both end soon, not at a quarter of the lease (15 s).
  */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on 063474a (helper-61): many acquisitions find -2 at once (member 0 lost its record, member 3
+ * An attack (helper-61): many acquisitions find -2 at once (member 0 lost its record, member 3
  * slower than phase 1's patience, member 4 silent), all waiting for the same fresh enlistment and timing
  * out together. Every one must answer; a grant must hold on a majority; on one name at most one owner wins.
  */

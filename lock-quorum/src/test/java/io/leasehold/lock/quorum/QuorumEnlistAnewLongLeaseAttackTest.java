@@ -14,8 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on 063474a (helper-61): the wait for the fresh enlistment after a -2 commit answer is bounded by
- * a quarter of the lease, so with a 60 s lease it is 15 s. Same geometry as QuorumEnlistAnewAttackTest
+ * An attack (helper-61): the wait for the fresh enlistment after a -2 commit answer must not grow
+ * with the lease (bounded by a quarter of the lease at first, it was 15 s for a 60 s lease; now at most
+ * the longest patience, 1 s). Same geometry as QuorumEnlistAnewAttackTest
  * (member 0 lost its record, member 3 slower than phase 1's patience, member 4 silent), with a 60 s lease.
  */
 class QuorumEnlistAnewLongLeaseAttackTest {

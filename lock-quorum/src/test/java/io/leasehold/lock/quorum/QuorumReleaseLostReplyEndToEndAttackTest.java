@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on 063474a end to end (helper-61): callLocked on a lease on exactly a majority (members 1, 2, 4
+ * An attack (helper-61), end to end: callLocked on a lease on exactly a majority (members 1, 2, 4
  * of five; 0 and 3 hold another owner's value); member 4's reply to the release is lost. The engine resends
  * the transiently unconfirmed release and the resend confirms it: callLocked returns the body's value, no
  * theft, and close() returns.

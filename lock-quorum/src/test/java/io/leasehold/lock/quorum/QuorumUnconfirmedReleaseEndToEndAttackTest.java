@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack on 063474a end to end through LockClient (helper-61): a fair lease on exactly a majority
+ * An attack (helper-61), end to end through LockClient: a fair lease on exactly a majority
  * (members 1, 2, 4 of five), a fair waiter's phase-1 grants on members 0 and 3, member 4 then killed.
  * The holder's release is unconfirmed transiently and resent by the engine within its budget; it must
  * not report a theft, must not hang, and close() must return; the waiter gets the lock afterwards.
