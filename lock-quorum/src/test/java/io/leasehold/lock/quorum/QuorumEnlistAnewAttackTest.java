@@ -3,7 +3,6 @@ package io.leasehold.lock.quorum;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.leasehold.lock.spi.LockKeys;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,36 +22,21 @@ import org.junit.jupiter.api.Test;
 class QuorumEnlistAnewAttackTest {
 
     private static final String NAME = "orders:enlist-anew";
-    private static final long LEASE_MS = 2_000;
-    private static final String RECORD = LockKeys.quorumRecordKey(Members.PREFIX);
-
-    private final Members members = new Members(5);
+    private final RecordLostSlowAndSilentMembers geometry = new RecordLostSlowAndSilentMembers(2_000);
+    private final Members members = geometry.members;
 
     @AfterEach
     void close() {
-        members.store(4).thaw();
-        members.close();
+        geometry.close();
     }
 
-    private static CompletableFuture<Object> acquire(QuorumBackend quorum, String owner) {
-        return quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(owner, LEASE_MS, "1"));
-    }
-
-    private static boolean granted(Object reply) {
-        return reply instanceof List && Long.valueOf(1).equals(((List<?>) reply).get(0));
+    private CompletableFuture<Object> acquire(QuorumBackend quorum, String owner) {
+        return geometry.acquire(quorum, NAME, owner);
     }
 
     private QuorumBackend warmQuorumThenRecordLostOnZeroSlowThreeSilentFour() throws Exception {
-        QuorumBackend quorum = QuorumBackend.builder(Members.backends(members))
-                .maxLeaseTime(Duration.ofMillis(LEASE_MS))
-                .build();
-        Object warmUp = acquire(quorum, "warm-up").get(10, TimeUnit.SECONDS);
-        assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
-        quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
-                .get(10, TimeUnit.SECONDS);
-        members.store(0).deleteKey(RECORD);
-        members.store(3).setLatency(Duration.ofMillis(600));
-        members.store(4).freeze();
+        QuorumBackend quorum = geometry.quorum();
+        geometry.warmUpThenBreak(quorum, NAME, Duration.ofMillis(600));
         return quorum;
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
-import io.leasehold.lock.spi.LockKeys;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,28 +23,22 @@ class QuorumEnlistAnewClientCloseAttackTest {
 
     private static final String NAME = "orders:enlist-anew-close";
     private static final long LEASE_MS = 60_000;
-    private static final String RECORD = LockKeys.quorumRecordKey(Members.PREFIX);
 
-    private final Members members = new Members(5);
+    private final RecordLostSlowAndSilentMembers geometry = new RecordLostSlowAndSilentMembers(LEASE_MS);
 
     @AfterEach
     void close() {
-        members.store(4).thaw();
-        members.close();
+        geometry.close();
     }
 
     @Test
     void shouldEndAnAcquisitionWaitingForAFreshEnlistmentSoonAfterTheClientCloses() throws Exception {
-        QuorumBackend quorum = QuorumBackend.builder(Members.backends(members))
-                .maxLeaseTime(Duration.ofMillis(LEASE_MS))
-                .build();
+        QuorumBackend quorum = geometry.quorum();
         LockClient client = LockClient.create(quorum);
         LockOptions options =
                 LockOptions.builder().leaseTime(Duration.ofMillis(LEASE_MS)).build();
         client.lock("orders:warm", options).acquire(Duration.ofSeconds(10)).release();
-        members.store(0).deleteKey(RECORD);
-        members.store(3).setLatency(Duration.ofMillis(2_500));
-        members.store(4).freeze();
+        geometry.breakMembers(Duration.ofMillis(2_500));
 
         CompletableFuture<Object> acquisition =
                 CompletableFuture.supplyAsync(() -> client.lock(NAME, options).acquire(Duration.ofSeconds(40)));

@@ -3,7 +3,6 @@ package io.leasehold.lock.quorum;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.leasehold.lock.spi.LockKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,23 +21,16 @@ import org.junit.jupiter.api.Test;
  */
 class QuorumEnlistAnewConcurrentAttackTest {
 
-    private static final long LEASE_MS = 2_000;
-    private static final String RECORD = LockKeys.quorumRecordKey(Members.PREFIX);
-
-    private final Members members = new Members(5);
+    private final RecordLostSlowAndSilentMembers geometry = new RecordLostSlowAndSilentMembers(2_000);
+    private final Members members = geometry.members;
 
     @AfterEach
     void close() {
-        members.store(4).thaw();
-        members.close();
+        geometry.close();
     }
 
-    private static CompletableFuture<Object> acquire(QuorumBackend quorum, String name, String owner) {
-        return quorum.eval(Members.ACQUIRE, Members.acquireKeys(name), Members.acquireArgs(owner, LEASE_MS, "1"));
-    }
-
-    private static boolean granted(Object reply) {
-        return reply instanceof List && Long.valueOf(1).equals(((List<?>) reply).get(0));
+    private CompletableFuture<Object> acquire(QuorumBackend quorum, String name, String owner) {
+        return geometry.acquire(quorum, name, owner);
     }
 
     private int holdingOnZeroToThree(String name, String owner) {
@@ -54,16 +46,8 @@ class QuorumEnlistAnewConcurrentAttackTest {
 
     @Test
     void shouldAnswerEveryConcurrentAcquisitionThatFindsAMemberNotTakingPartAndGrantOnlyOnAMajority() throws Exception {
-        try (QuorumBackend quorum = QuorumBackend.builder(Members.backends(members))
-                .maxLeaseTime(Duration.ofMillis(LEASE_MS))
-                .build()) {
-            Object warmUp = acquire(quorum, "warm", "warm-up").get(10, TimeUnit.SECONDS);
-            assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
-            quorum.eval(Members.RELEASE, Members.releaseKeys("warm"), Members.releaseArgs("warm-up"))
-                    .get(10, TimeUnit.SECONDS);
-            members.store(0).deleteKey(RECORD);
-            members.store(3).setLatency(Duration.ofMillis(600));
-            members.store(4).freeze();
+        try (QuorumBackend quorum = geometry.quorum()) {
+            geometry.warmUpThenBreak(quorum, "warm", Duration.ofMillis(600));
 
             List<String> names = new ArrayList<>();
             List<String> owners = new ArrayList<>();
@@ -92,7 +76,7 @@ class QuorumEnlistAnewConcurrentAttackTest {
                     fail("acquisition " + i + " (" + names.get(i) + ") unanswered 12 s after the start");
                     return;
                 }
-                if (granted(reply)) {
+                if (RecordLostSlowAndSilentMembers.granted(reply)) {
                     int holding = holdingOnZeroToThree(names.get(i), owners.get(i));
                     assertTrue(
                             holding >= 3,
