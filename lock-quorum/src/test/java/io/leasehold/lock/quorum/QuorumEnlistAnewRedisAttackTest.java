@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.LockBackendFixture;
 import io.leasehold.lock.testkit.faults.FaultProxy;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
@@ -40,7 +38,7 @@ class QuorumEnlistAnewRedisAttackTest {
             for (LockBackendFixture member : fixture.members()) {
                 backends.add(member.newBackend());
             }
-            Slow slow = new Slow(backends.get(3));
+            SlowFromNowBackend slow = new SlowFromNowBackend(backends.get(3), Duration.ofMillis(600));
             backends.set(3, slow);
             backends.set(4, RedisMembers.member("lettuce", proxy.endpoint()));
             try (QuorumBackend quorum = QuorumBackend.builder(backends)
@@ -84,28 +82,5 @@ class QuorumEnlistAnewRedisAttackTest {
         return ((RedisLockBackendFixture<?>) fixture.members().get(i))
                 .topology()
                 .masterForKey(RECORD);
-    }
-
-    /** Sends every call 600 ms late once {@link #slowFromNow()} was called. */
-    private static final class Slow extends ForwardingLockBackend {
-        private volatile boolean slow;
-
-        Slow(LockBackend delegate) {
-            super(delegate);
-        }
-
-        void slowFromNow() {
-            slow = true;
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            if (!slow) {
-                return delegate().eval(script, keys, args);
-            }
-            return CompletableFuture.supplyAsync(
-                            () -> null, CompletableFuture.delayedExecutor(600, TimeUnit.MILLISECONDS))
-                    .thenCompose(ignored -> delegate().eval(script, keys, args));
-        }
     }
 }

@@ -7,17 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.spi.LuaScript;
-import io.leasehold.lock.testkit.ForwardingLockBackend;
 import io.leasehold.lock.testkit.LockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -145,7 +141,7 @@ class QuorumEvictionTest {
             for (LockBackendFixture member : fixture.members()) {
                 backends.add(member.newBackend());
             }
-            SlowOnceWarm slow = new SlowOnceWarm(backends.get(2));
+            SlowFromNowBackend slow = new SlowFromNowBackend(backends.get(2), Duration.ofMillis(400));
             backends.set(2, slow);
             QuorumBackend quorum = QuorumBackend.builder(backends)
                     .maxLeaseTime(Duration.ofMillis(LEASE_MS))
@@ -173,30 +169,6 @@ class QuorumEvictionTest {
                                     .equals(node(fixture, member).command("EXISTS", Members.lockKey(NAME))));
                 }
             }
-        }
-    }
-
-    /** Sends every call to its member {@link #SLOW_MS} late once {@link #slowFromNow()} was called. */
-    private static final class SlowOnceWarm extends ForwardingLockBackend {
-        private static final long SLOW_MS = 400;
-        private volatile boolean slow;
-
-        SlowOnceWarm(LockBackend delegate) {
-            super(delegate);
-        }
-
-        void slowFromNow() {
-            slow = true;
-        }
-
-        @Override
-        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            if (!slow) {
-                return delegate().eval(script, keys, args);
-            }
-            return CompletableFuture.supplyAsync(
-                            () -> null, CompletableFuture.delayedExecutor(SLOW_MS, TimeUnit.MILLISECONDS))
-                    .thenCompose(ignored -> delegate().eval(script, keys, args));
         }
     }
 
