@@ -104,13 +104,14 @@ public interface Lease extends AutoCloseable {
      *   <li>Redis answered so only after the validity ran out, or after an attempt whose answer was
      *       lost (the lock may have expired on its own after the work): {@code RELEASED}, unconfirmed,
      *       returns false;</li>
-     *   <li>Redis could not be reached until the release gave up: {@code RELEASED}, unconfirmed, throws
-     *       {@link ReleaseUnconfirmedException}.</li>
+     *   <li>Redis could not be reached until the release gave up, or the backend failed the release
+     *       without confirming it (a quorum whose majority could not confirm it): {@code RELEASED},
+     *       unconfirmed, throws {@link ReleaseUnconfirmedException}, which names the reason.</li>
      * </ul>
      *
      * @return true if this call deleted the lock in Redis; false if the lease was already released,
      *         being released or lost, or Redis no longer had the lock for this owner
-     * @throws ReleaseUnconfirmedException if Redis could not be reached; renewal has stopped and the
+     * @throws ReleaseUnconfirmedException if Redis could not be reached or could not confirm the release; renewal has stopped and the
      *                                     lock expires after its lease time (a {@link LockBackendException})
      */
     boolean release();

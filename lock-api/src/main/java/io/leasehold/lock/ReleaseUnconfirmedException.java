@@ -7,8 +7,10 @@ import org.jspecify.annotations.Nullable;
  * valid: <b>the work under the lease ended in time</b>, and the lease is not counted as lost; only
  * whether Redis deleted the lock, or let it expire on its own, is unknown.
  *
- * <p>It happens when Redis could not be reached until the release gave up (one command timeout;
- * {@link Lease#release()} then throws this exception, the backend failure attached as its cause),
+ * <p>It happens when Redis could not be reached until the release gave up (one command timeout), or
+ * the backend failed the release without confirming it (a quorum whose majority could not confirm it):
+ * {@link Lease#release()} then throws this exception, the backend failure attached as its cause and
+ * named in the message;
  * or when Redis answered only after the lease's validity had run out, or after an earlier attempt
  * of the same release whose reply was lost, and then found the lock gone or held by another owner:
  * the lock may have expired on its own (or been deleted by that earlier attempt) after the work

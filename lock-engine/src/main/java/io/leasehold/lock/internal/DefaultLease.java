@@ -350,7 +350,11 @@ final class DefaultLease implements EngineLease {
         Futures.whenDone(answer, "the reply of a release", name, (reply, error) -> {
             try {
                 outcome.complete(lifecycle.releaseAnswered(
-                        reply, error, deadline::redisMayHaveExpiredBy, Duration.ofNanos(engine.now() - acquiredNanos)));
+                        reply,
+                        error,
+                        engine::isTransient,
+                        deadline::redisMayHaveExpiredBy,
+                        Duration.ofNanos(engine.now() - acquiredNanos)));
             } catch (RuntimeException | Error bug) {
                 outcome.completeExceptionally(bug); // the caller hears of it rather than waiting forever
                 throw bug;

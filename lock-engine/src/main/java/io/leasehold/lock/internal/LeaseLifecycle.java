@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -293,9 +294,20 @@ final class LeaseLifecycle {
     }
 
     /**
+     * Why a release that failed settled unconfirmed: Redis out of reach, or a backend that answered but
+     * could not confirm it (a quorum without a majority's confirmation); the message names the cause.
+     */
+    private static String whyUnanswered(Throwable cause, Predicate<Throwable> isTransient) {
+        return isTransient.test(cause)
+                ? "Redis could not be reached until the release gave up"
+                : "the backend could not confirm the release";
+    }
+
+    /**
      * The release had Redis's answer ({@code reply}, see {@link ReleaseReply}), or none within its
      * budget ({@code error}): decides how the lease ended, ends it so, and settles it; returns the
-     * final status. {@code redisMayHaveExpiredBy} tells whether the lock's TTL in Redis may have run
+     * final status. {@code isTransient} tells a failure to reach Redis from one the backend answered
+     * with (a quorum that could not confirm the release, say), for the message. {@code redisMayHaveExpiredBy} tells whether the lock's TTL in Redis may have run
      * out by a given moment, {@code held} how long the lease was held.
      *
      * <p>The work under the lease ended in time (the release was asked while it was valid); what is
@@ -313,13 +325,12 @@ final class LeaseLifecycle {
     Status releaseAnswered(
             @Nullable ReleaseReply reply,
             @Nullable Throwable error,
+            Predicate<Throwable> isTransient,
             LongPredicate redisMayHaveExpiredBy,
             Duration held) {
         if (error != null) {
-            released(
-                    new ReleaseUnconfirmedException(
-                            name, "Redis could not be reached until the release gave up", Futures.unwrap(error)),
-                    held);
+            Throwable cause = Futures.unwrap(error);
+            released(new ReleaseUnconfirmedException(name, whyUnanswered(cause, isTransient), cause), held);
         } else if (reply.deleted()) {
             released(null, held);
         } else if (reply.inconclusive()) {
