@@ -206,8 +206,12 @@ public abstract class AcquisitionChaosDriverTests {
                 .commandTimeout(Duration.ofSeconds(2))
                 .build();
         clients.add(slow);
-        // (connected before its link slows down)
-        slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
+        // Connected (and its scripts loaded) before its link slows down. A new client's first command may
+        // take longer than the 2 s timeout on a loaded machine: what matters here is only that it answered.
+        Eventually.until("the slow client's first acquisition has an answer within its command timeout", () -> {
+            slow.lock(name + ":warm-up").tryAcquire(Duration.ofSeconds(5)).ifPresent(Lease::release);
+            return true;
+        });
         proxy.latency(Duration.ofMillis(300));
         return new SlowLink(fast, slow);
     }

@@ -167,10 +167,16 @@ public abstract class LeaseEndingDriverTests {
                         .equals("[]"));
     }
 
-    /** close() with Redis reachable, 2,000 leases held: bounded, every holder told first, nothing left in Redis. */
+    /**
+     * close() with Redis reachable, 2,000 leases held: within its timeout, every holder told first,
+     * nothing left in Redis. The timeout is generous (30 s; about a second is usual) because every
+     * release must land within it for nothing to be left, also on a loaded machine; a close() that
+     * does not end within its timeout whatever Redis does is {@link #shouldCloseWithinItsTimeoutAndEndEveryFutureWhenRedisIsFrozen}.
+     */
     @Test
     void shouldReleaseThousandsOfLeasesOnCloseAndLeaveNothingInRedis() throws Exception {
-        LockClient client = client(Duration.ofSeconds(5));
+        Duration closeTimeout = Duration.ofSeconds(30);
+        LockClient client = client(closeTimeout);
         List<CompletableFuture<Lease>> acquiring = new ArrayList<>();
         for (int i = 0; i < 2_000; i++) {
             acquiring.add(client.lock("many:" + i).acquireAsync(Duration.ofSeconds(10)));
@@ -181,7 +187,7 @@ public abstract class LeaseEndingDriverTests {
         }
         long start = System.nanoTime();
         client.close();
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "close() within its timeout");
+        assertTrue(System.nanoTime() - start < closeTimeout.toNanos(), "close() within its timeout");
         for (Lease lease : leases) {
             assertTrue(lease.lost().isDone(), "told before close() returned: " + lease);
         }
