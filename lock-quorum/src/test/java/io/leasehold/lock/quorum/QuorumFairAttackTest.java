@@ -155,7 +155,16 @@ class QuorumFairAttackTest {
         final List<String> served = new CopyOnWriteArrayList<>();
         final List<CompletableFuture<Void>> waits = new ArrayList<>();
 
+        /** Per grant in {@link #grants}' order, when its acquisition was asked for (System.nanoTime()), if known. */
+        final List<Long> joined = new CopyOnWriteArrayList<>();
+
         synchronized void granted(String who, long token) {
+            granted(who, token, Long.MIN_VALUE);
+        }
+
+        /** {@link #granted(String, long)} of an acquisition asked for at {@code joinedNanos}. */
+        synchronized void granted(String who, long token, long joinedNanos) {
+            joined.add(joinedNanos);
             if (holders.incrementAndGet() != 1) {
                 violations.add("two holders at " + who + " token " + token);
             }
@@ -266,8 +275,9 @@ class QuorumFairAttackTest {
                 runs.add(CompletableFuture.runAsync(
                         () -> {
                             for (int i = 0; i < perClient; i++) {
+                                long joined = System.nanoTime();
                                 Lease lease = client.fairLock(name, options).acquire(Duration.ofSeconds(60));
-                                history.granted(who + "#" + i, lease.fencingToken());
+                                history.granted(who + "#" + i, lease.fencingToken(), joined);
                                 try {
                                     Thread.sleep(20); // the holder's work: a window for a second holder to show
                                 } catch (InterruptedException e) {
@@ -300,17 +310,37 @@ class QuorumFairAttackTest {
                 history.violations,
                 "grants: " + history.grants + ", unconfirmed releases: " + history.unconfirmed);
         assertEquals(clientCount * perClient, history.grants.size());
-        // FIFO: while every client keeps waiting (each requeues behind the others at its release), the
-        // grants go round: no client twice among any clientCount grants in a row
-        List<String> byClient =
-                history.grants.stream().map(g -> g.substring(0, g.indexOf('#'))).toList();
-        int steady = clientCount * (perClient - 1);
-        for (int i = 0; i + clientCount <= steady; i++) {
-            List<String> window = byClient.subList(i, i + clientCount);
-            assertEquals(
-                    clientCount,
-                    new java.util.HashSet<>(window).size(),
-                    "grants " + i + ".." + (i + clientCount - 1) + " not one each: " + history.grants);
+        assertServedInTheOrderAskedFor(history);
+    }
+
+    /**
+     * How much later than another an acquisition must have been asked for to count as behind it in
+     * line: a waiter's place is taken by its first call reaching the members, a few milliseconds
+     * after the ask on a quiet machine, tens on a loaded one; a waiter that lost its place (resends
+     * keeping it past its turn, a dropped place) is passed by every waiter that asks while it is out of
+     * line (for seconds in the failures seen). A pass by a waiter that asked less than this later is
+     * not told from that race.
+     */
+    private static final long SAME_MOMENT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /**
+     * FIFO: no acquisition is granted before one that was asked for more than {@link #SAME_MOMENT_NANOS}
+     * earlier and was still waiting. (Compared by when each was asked for, not by turns: a client whose
+     * thread is slow between its release and its next ask rightly joins behind a client that asked
+     * meanwhile, which a "one grant each per round" rule would call unfair.)
+     */
+    private static void assertServedInTheOrderAskedFor(History history) {
+        for (int later = 0; later < history.grants.size(); later++) {
+            for (int earlier = later + 1; earlier < history.grants.size(); earlier++) {
+                long askedEarlier = history.joined.get(earlier);
+                long askedLater = history.joined.get(later);
+                if (askedEarlier != Long.MIN_VALUE && askedLater - askedEarlier > SAME_MOMENT_NANOS) {
+                    throw new AssertionError(history.grants.get(later) + " (grant " + later + ") was served before "
+                            + history.grants.get(earlier) + " (grant " + earlier + "), which had been waiting "
+                            + TimeUnit.NANOSECONDS.toMillis(askedLater - askedEarlier) + " ms longer: "
+                            + history.grants);
+                }
+            }
         }
     }
 
