@@ -1,0 +1,12 @@
+package io.leasehold.lock.quorum;
+
+import io.leasehold.lock.testkit.conformance.Scenario;
+
+/** The second half of the conformance suite of {@link QuorumOfThreeJedisConformanceTest}, on the same kind of fixture. */
+class QuorumOfThreeJedisConformanceSecondHalfTest extends QuorumOfThreeJedisConformanceTest {
+
+    @Override
+    boolean inThisSuite(Scenario scenario) {
+        return inShare(scenario, 1, 2);
+    }
+}
