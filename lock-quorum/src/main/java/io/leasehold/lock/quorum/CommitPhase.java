@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * <p>At least M committed: the reply is acquire.lua's granted reply {@code {1, T, pttl}} with
  * {@code pttl = min(pttlᵢ) - elapsed since phase 1 was sent - drift} (drift {@code 2 ms + 1 %} of the
  * lease, as the engine's validity: {@link AcquireTiming#driftMs}); members of the attempt that did not
- * commit, and phase-1 grants that came after the decision, are released. A commit waits at most a quarter
+ * commit, and phase-1 grants that came after the decision, are released; members that answered phase 1
+ * "held" get the lease put on them as they free up ({@link LeaseSpread}). A commit waits at most a quarter
  * of the lease or the patience ({@link AcquireTiming#patienceMs}), whichever is longer, from its send;
  * then the members that have not answered count as failed. Fewer than M committed, or no validity left:
  * {@link NotGranted}. A member that breaks a rule of the quorum's configuration, found by an enlistment
@@ -46,12 +47,19 @@ final class CommitPhase {
     private final QuorumEnlistment enlistment;
     private final Duration grace;
     private final NotGranted notGranted;
+    private final LeaseSpread spread;
 
-    CommitPhase(QuorumMembers members, QuorumEnlistment enlistment, Duration grace, NotGranted notGranted) {
+    CommitPhase(
+            QuorumMembers members,
+            QuorumEnlistment enlistment,
+            Duration grace,
+            NotGranted notGranted,
+            LeaseSpread spread) {
         this.members = members;
         this.enlistment = enlistment;
         this.grace = grace;
         this.notGranted = notGranted;
+        this.spread = spread;
     }
 
     /** quorum-commit.lua with {@code token} on the members {@code granting}, in {@code round} (from 1). */
@@ -130,7 +138,9 @@ final class CommitPhase {
                         attempt.release(a.member()); // it holds a phase-1 value of this owner, not the quorum's token
                     }
                 }
-                // a member of the attempt that has not answered yet is judged by its late answer
+                // a member of the attempt that has not answered yet is judged by its late answer; one
+                // that answered phase 1 "held" gets the lease once it frees up (F12)
+                spread.spread(attempt, token, pttl, heldInPhase1(attempt));
                 return CompletableFuture.completedFuture(List.of(1L, token, pttl));
             }
         } else if ((refused || notTakingPart) && round < ROUNDS) {
@@ -162,6 +172,17 @@ final class CommitPhase {
             });
         }
         return notGranted.answer(attempt, answers, attempt.silentOrFailedInPhase1());
+    }
+
+    /** The members that answered phase 1 without granting: held by another owner (or its own copy on its way out). */
+    private static Set<Integer> heldInPhase1(AcquireAttempt attempt) {
+        Set<Integer> held = new java.util.HashSet<>();
+        for (Tally.Answer a : attempt.phase1()) {
+            if (!a.failed() && Replies.status(a.reply(), 0) != 1) {
+                held.add(a.member());
+            }
+        }
+        return held;
     }
 
     /** How long a commit waits for its members, from its send: a quarter of the lease, at least the patience. */

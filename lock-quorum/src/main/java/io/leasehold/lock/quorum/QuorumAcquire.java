@@ -22,7 +22,8 @@ import java.util.concurrent.CompletableFuture;
  *       first attempt: each member's own then, the largest of which becomes its ticket), also when it
  *       grants: such a grant lives only for a grant window (the waiter lease, 1.5 s), so that a waiter
  *       that dies before its commit holds the queue no longer than a dead single-master head;</li>
- *   <li><b>commit</b>, once at least M granted: {@link CommitPhase}. Once a fair waiter is granted, its
+ *   <li><b>commit</b>, once at least M granted: {@link CommitPhase}, which then puts the lease on the
+ *       members that answered phase 1 "held" as they free up ({@link LeaseSpread}). Once a fair waiter is granted, its
  *       places are taken out (its leave, see {@link FairWaiters#granted}).</li>
  * </ol>
  *
@@ -53,14 +54,15 @@ final class QuorumAcquire {
             QuorumEnlistment enlistment,
             Duration grace,
             FairWaiters fairWaiters,
-            ReleaseResends resends) {
+            ReleaseResends resends,
+            LeaseSpread spread) {
         this.members = members;
         this.resends = resends;
         this.enlistment = enlistment;
         this.grace = grace;
         this.fairWaiters = fairWaiters;
         this.notGranted = new NotGranted(members);
-        this.commitPhase = new CommitPhase(members, enlistment, grace, notGranted);
+        this.commitPhase = new CommitPhase(members, enlistment, grace, notGranted, spread);
     }
 
     /** acquire.lua over the quorum; see the class doc. */

@@ -88,13 +88,14 @@ public final class QuorumBackend implements LockBackend {
         this.leaseCap = new LeaseCap(maxLeaseTime);
         FairWaiters fairWaiters = new FairWaiters();
         this.releaseResends = new ReleaseResends(members, leaseCap.maxLeaseMs());
+        ReleasedOwners released = new ReleasedOwners();
         this.acquire = new QuorumAcquire(
                 members,
                 new QuorumEnlistment(members, leaseCap.maxLeaseMs()),
                 STRAGGLER_GRACE,
                 fairWaiters,
-                releaseResends);
-        ReleasedOwners released = new ReleasedOwners();
+                releaseResends,
+                new LeaseSpread(members, new QuorumRestore(members, STRAGGLER_GRACE, released)));
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released, releaseResends);
         this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters, releaseResends);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);

@@ -21,14 +21,15 @@ import java.util.concurrent.TimeUnit;
  * member when its grant there came too late or was another attempt's, or when the member did not hear
  * the renewals for longer than the lease (a partition, a pause).
  *
- * <p>Only a renewal that a majority confirmed asks for it: no other owner can then hold a majority's
- * grants, and the script puts a lease back only where the name is free, no later lease was committed
+ * <p>Only a renewal that a majority confirmed asks for it, or an acquisition that a majority just
+ * committed, while that majority's copies last ({@link LeaseSpread}, through {@link #putBack}): no other
+ * owner can then hold a majority's grants, and the script puts a lease back only where the name is free, no later lease was committed
  * (the node's floor), and the member takes part in grants. Only what is left of the renewal's lease, and
  * never after the lease's release (see {@link #restore}): a copy of a lease nobody holds would keep
  * grants off that member (with another member down, off the whole lock), and keep the next holder's
  * lease on exactly a majority. A member that puts nothing back, fails or
  * does not answer within the wait simply stays unconfirmed: the next renewal asks again. Extends carry
- * no token (extend.lua's arguments), so only the watchdog's renewals put leases back.
+ * no token (extend.lua's arguments), so only the watchdog's renewals and the acquisitions put leases back.
  *
  * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures, or on
  * the JDK's delayed executor when the wait runs out. Threadsafe: each call keeps its own state.
@@ -113,14 +114,7 @@ final class QuorumRestore {
                     continue;
                 }
                 Missing m = leases.get(i);
-                ReleasedOwners.Release release = released.find(m.lockKey(), m.owner());
-                if (release != null) { // released while the put-back was on its way: undo it
-                    members.eval(
-                            member,
-                            AcquireAttempt.RELEASE,
-                            release.keys(),
-                            release.args(),
-                            QuorumRelease.RELEASE_PUBLISH_ARG);
+                if (undoneAfterRelease(member, m)) { // released while the put-back was on its way
                     continue;
                 }
                 restored.computeIfAbsent(member, k -> ConcurrentHashMap.newKeySet())
@@ -128,6 +122,55 @@ final class QuorumRestore {
             }
             return null;
         });
+    }
+
+    /** {@link #putBack}'s answer when the lease was released before the put-back was sent, or undone after. */
+    static final long RELEASED = -4;
+
+    /**
+     * Puts {@code lease} back on {@code member} (quorum-restore.lua, one lease), as {@link #restore} does
+     * each lease: not sent once the lease was released (see {@link ReleasedOwners}), and released again on
+     * the member (heard by the waiters) when the release came while it was on its way. Its lease must be
+     * what is left of the lease the caller knows a majority holds.
+     *
+     * @return quorum-restore.lua's code for it ({@code 1} put back, {@code 0} the key exists, {@code -1} a
+     *     later lease was committed there, {@code -2} the member takes no part), or {@link #RELEASED}; fails
+     *     when the call does, or with a reply it cannot read
+     */
+    CompletableFuture<Long> putBack(int member, Missing lease) {
+        if (released.find(lease.lockKey(), lease.owner()) != null) {
+            return CompletableFuture.completedFuture(RELEASED);
+        }
+        List<String> keys = List.of(LockKeys.quorumRecordKey(QuorumAcquire.prefixOf(lease.lockKey())), lease.lockKey());
+        List<String> args = List.of(lease.value(), lease.leaseMs());
+        return members.eval(member, RESTORE, keys, args, -1).thenApply(reply -> {
+            List<?> parts = Replies.list(reply, "quorum-restore");
+            if (parts.size() != 1) {
+                throw Replies.unexpected(reply, "quorum-restore of one lease");
+            }
+            if (!(parts.get(0) instanceof List<?> codes)) {
+                return Replies.asLong(parts.get(0), "quorum-restore"); // {-2}: not taking part
+            }
+            if (codes.size() != 1) {
+                throw Replies.unexpected(reply, "quorum-restore of one lease");
+            }
+            long code = Replies.asLong(codes.get(0), "quorum-restore");
+            return code == 1 && undoneAfterRelease(member, lease) ? RELEASED : code;
+        });
+    }
+
+    /**
+     * When {@code lease}, just put back on {@code member}, was released while the put-back was on its
+     * way, releases it there again (heard by the waiters: the copy may have kept them off the member
+     * meanwhile); whether it did.
+     */
+    private boolean undoneAfterRelease(int member, Missing lease) {
+        ReleasedOwners.Release release = released.find(lease.lockKey(), lease.owner());
+        if (release == null) {
+            return false;
+        }
+        members.eval(member, AcquireAttempt.RELEASE, release.keys(), release.args(), QuorumRelease.RELEASE_PUBLISH_ARG);
+        return true;
     }
 
     private static Map<String, List<Missing>> byPrefix(List<Missing> leases) {

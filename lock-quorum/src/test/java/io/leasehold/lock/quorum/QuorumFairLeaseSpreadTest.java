@@ -13,21 +13,26 @@ import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
+import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
+import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A fair lease granted while a fair waiter contends lives on exactly a majority of five in-memory members
- * at its grant (the members 3 and 4 held the previous holder's copy, whose release reached them late, and
- * then the waiter's transient phase-1 grants); the issue promises that two members of five may die while
- * locks are held and contended, with no loss. Without auto-renew no renewal puts the lease back on the
- * others, so the holder's acquisition must.
+ * A fair lease granted while a fair waiter contends lives on exactly a majority of five members at its
+ * grant (in memory, and on real {@code redis-server}s with each driver): members 3 and 4 held the previous
+ * holder's copy, whose release reached them late, and from then on the waiter's transient phase-1 grants.
+ * The issue promises that two members of five may die while locks are held and contended, with no loss.
+ * Without auto-renew no renewal puts the lease on the others, so the holder's acquisition must.
  */
 class QuorumFairLeaseSpreadTest {
 
@@ -38,13 +43,110 @@ class QuorumFairLeaseSpreadTest {
             .autoRenew(false)
             .build();
 
-    private final Members members = new Members(5);
+    /** Five members as the scenario sees them: a backend of each, what it holds, and how it dies. */
+    private interface Five extends AutoCloseable {
+        LockBackend newBackend(int member);
+
+        /** The lock's value on {@code member}, or "(none)". */
+        String value(int member);
+
+        /** The quorum queue of {@code member}: waiter → ticket. */
+        Map<String, Double> queue(int member);
+
+        void kill(int member);
+
+        @Override
+        void close();
+    }
+
+    private static final class InMemoryFive implements Five {
+        private final Members members = new Members(5);
+
+        @Override
+        public LockBackend newBackend(int member) {
+            return members.fixtures.get(member).newBackend();
+        }
+
+        @Override
+        public String value(int member) {
+            return members.store(member).get(LOCK_KEY).orElse("(none)");
+        }
+
+        @Override
+        public Map<String, Double> queue(int member) {
+            return members.store(member).sortedSetScores(LockKeys.quorumQueueKey(Members.PREFIX, NAME));
+        }
+
+        @Override
+        public void kill(int member) {
+            members.fixtures.get(member).makeUnavailable();
+        }
+
+        @Override
+        public void close() {
+            members.close();
+        }
+    }
+
+    private static final class RedisFive implements Five {
+        private final QuorumFixture fixture;
+
+        RedisFive(String driver) {
+            fixture = RedisMembers.of(driver, 5);
+        }
+
+        private RedisNode node(int member) {
+            return ((RedisLockBackendFixture<?>) fixture.members().get(member))
+                    .topology()
+                    .masterForKey(LOCK_KEY);
+        }
+
+        @Override
+        public LockBackend newBackend(int member) {
+            return fixture.members().get(member).newBackend();
+        }
+
+        @Override
+        public String value(int member) {
+            try {
+                Object value = node(member).command("GET", LOCK_KEY);
+                return value == null ? "(none)" : String.valueOf(value);
+            } catch (RuntimeException killed) {
+                return "(down)";
+            }
+        }
+
+        @Override
+        public Map<String, Double> queue(int member) {
+            List<?> flat = (List<?>) node(member)
+                    .command("ZRANGE", LockKeys.quorumQueueKey(Members.PREFIX, NAME), "0", "-1", "WITHSCORES");
+            Map<String, Double> scores = new java.util.HashMap<>();
+            for (int i = 0; i + 1 < flat.size(); i += 2) {
+                scores.put(String.valueOf(flat.get(i)), Double.valueOf(String.valueOf(flat.get(i + 1))));
+            }
+            return scores;
+        }
+
+        @Override
+        public void kill(int member) {
+            node(member).kill();
+        }
+
+        @Override
+        public void close() {
+            fixture.close();
+        }
+    }
+
     private final List<LockClient> clients = new ArrayList<>();
+    private Five members;
 
     @AfterEach
     void close() {
         clients.forEach(LockClient::close);
-        members.close();
+        if (members != null) {
+            members.close();
+        }
     }
 
     /** A member whose release.lua calls are held (not sent) while {@link #holding}, until {@link #letGo}. */
@@ -95,11 +197,19 @@ class QuorumFairLeaseSpreadTest {
     }
 
     private LockClient client() {
-        return client(Members.backends(members));
+        return client(backends(0, 5));
+    }
+
+    private List<LockBackend> backends(int from, int to) {
+        List<LockBackend> backends = new ArrayList<>();
+        for (int m = from; m < to; m++) {
+            backends.add(members.newBackend(m));
+        }
+        return backends;
     }
 
     private String valueOn(int member) {
-        return members.store(member).get(LOCK_KEY).orElse("(none)");
+        return members.value(member);
     }
 
     private static String ownerOf(String value) {
@@ -116,9 +226,7 @@ class QuorumFairLeaseSpreadTest {
     }
 
     private int queued(int member) {
-        return members.store(member)
-                .sortedSetMembers(LockKeys.quorumQueueKey(Members.PREFIX, NAME))
-                .size();
+        return members.queue(member).size();
     }
 
     private void awaitQueuedEverywhere(int count) {
@@ -137,8 +245,7 @@ class QuorumFairLeaseSpreadTest {
         Members.await("the waiters' tickets agree on every member", () -> {
             java.util.Map<String, java.util.Set<Double>> scores = new java.util.HashMap<>();
             for (int m = 0; m < 5; m++) {
-                members.store(m)
-                        .sortedSetScores(LockKeys.quorumQueueKey(Members.PREFIX, NAME))
+                members.queue(m)
                         .forEach((waiter, ticket) -> scores.computeIfAbsent(waiter, k -> new java.util.HashSet<>())
                                 .add(ticket));
             }
@@ -148,10 +255,22 @@ class QuorumFairLeaseSpreadTest {
 
     @RepeatedTest(3)
     void shouldKeepAFairLeaseThroughTheDeathOfTwoOfFiveMembersWhileWaitersContend() throws Exception {
+        members = new InMemoryFive();
+        keepsTheFairLeaseThroughTwoDeaths();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void shouldKeepAFairLeaseThroughTheDeathOfTwoOfFiveRedisServersWhileWaitersContend(String driver) throws Exception {
+        members = new RedisFive(driver);
+        keepsTheFairLeaseThroughTwoDeaths();
+    }
+
+    private void keepsTheFairLeaseThroughTwoDeaths() throws Exception {
         // A (the first holder) reaches members 3 and 4 through members that can hold its release
-        HoldingReleases slow3 = new HoldingReleases(members.fixtures.get(3).newBackend());
-        HoldingReleases slow4 = new HoldingReleases(members.fixtures.get(4).newBackend());
-        List<LockBackend> aMembers = new ArrayList<>(Members.backends(members).subList(0, 3));
+        HoldingReleases slow3 = new HoldingReleases(members.newBackend(3));
+        HoldingReleases slow4 = new HoldingReleases(members.newBackend(4));
+        List<LockBackend> aMembers = backends(0, 3);
         aMembers.add(slow3);
         aMembers.add(slow4);
         LockClient a = client(aMembers);
@@ -196,8 +315,8 @@ class QuorumFairLeaseSpreadTest {
         List<String> beforeDeaths = values();
 
         // two members that held B's lease at its grant die; three of five are up
-        members.fixtures.get(0).makeUnavailable();
-        members.fixtures.get(1).makeUnavailable();
+        members.kill(0);
+        members.kill(1);
         try {
             second.extend(Duration.ofSeconds(10));
         } catch (RuntimeException e) {
