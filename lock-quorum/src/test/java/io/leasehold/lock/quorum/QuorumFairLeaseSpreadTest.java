@@ -50,6 +50,9 @@ class QuorumFairLeaseSpreadTest {
         /** The lock's value on {@code member}, or "(none)". */
         String value(int member);
 
+        /** The lock's TTL on {@code member}, ms (negative when it has none, or the member is down). */
+        long pttl(int member);
+
         /** The quorum queue of {@code member}: waiter → ticket. */
         Map<String, Double> queue(int member);
 
@@ -70,6 +73,11 @@ class QuorumFairLeaseSpreadTest {
         @Override
         public String value(int member) {
             return members.store(member).get(LOCK_KEY).orElse("(none)");
+        }
+
+        @Override
+        public long pttl(int member) {
+            return members.store(member).pttl(LOCK_KEY);
         }
 
         @Override
@@ -117,6 +125,15 @@ class QuorumFairLeaseSpreadTest {
         }
 
         @Override
+        public long pttl(int member) {
+            try {
+                return ((Number) node(member).command("PTTL", LOCK_KEY)).longValue();
+            } catch (RuntimeException killed) {
+                return -3;
+            }
+        }
+
+        @Override
         public Map<String, Double> queue(int member) {
             List<?> flat = (List<?>) node(member)
                     .command("ZRANGE", LockKeys.quorumQueueKey(Members.PREFIX, NAME), "0", "-1", "WITHSCORES");
@@ -149,18 +166,28 @@ class QuorumFairLeaseSpreadTest {
         }
     }
 
-    /** A member whose release.lua calls are held (not sent) while {@link #holding}, until {@link #letGo}. */
+    /**
+     * A member whose calls of the scripts {@link #holds} names are held (not sent) while {@link #hold}ing,
+     * until {@link #letGo}.
+     */
     static final class HoldingReleases extends ForwardingLockBackend {
         private final List<Runnable> held = new CopyOnWriteArrayList<>();
+        private final java.util.function.Predicate<String> holds;
         private volatile boolean holding;
 
+        /** Holds release.lua's calls. */
         HoldingReleases(LockBackend delegate) {
+            this(delegate, ScriptNames.RELEASE::equals);
+        }
+
+        HoldingReleases(LockBackend delegate, java.util.function.Predicate<String> holds) {
             super(delegate);
+            this.holds = holds;
         }
 
         @Override
         public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-            if (holding && ScriptNames.RELEASE.equals(script.name())) {
+            if (holding && holds.test(script.name())) {
                 CompletableFuture<Object> later = new CompletableFuture<>();
                 held.add(() -> delegate().eval(script, keys, args).whenComplete((r, f) -> {
                     if (f != null) {
@@ -266,7 +293,25 @@ class QuorumFairLeaseSpreadTest {
         keepsTheFairLeaseThroughTwoDeaths();
     }
 
-    private void keepsTheFairLeaseThroughTwoDeaths() throws Exception {
+    /**
+     * The grant on exactly a majority: A holds on every member, B then C wait (demonstrably queued), A
+     * releases with its release held on members 3 and 4, and B is granted by members 0, 1 and 2 (A's copy
+     * still on member 3). A's held releases are not sent yet.
+     */
+    private record Granted(
+            Lease second,
+            String bOwner,
+            CompletableFuture<Boolean> aReleased,
+            CompletableFuture<Lease> cWaits,
+            HoldingReleases slow3,
+            HoldingReleases slow4) {}
+
+    private Granted grantedOnExactlyAMajority() throws Exception {
+        return grantedOnExactlyAMajority(backends(0, 5), backends(0, 5));
+    }
+
+    /** {@link #grantedOnExactlyAMajority()} with B's quorum over {@code bMembers}, C's over {@code cMembers}. */
+    private Granted grantedOnExactlyAMajority(List<LockBackend> bMembers, List<LockBackend> cMembers) throws Exception {
         // A (the first holder) reaches members 3 and 4 through members that can hold its release
         HoldingReleases slow3 = new HoldingReleases(members.newBackend(3));
         HoldingReleases slow4 = new HoldingReleases(members.newBackend(4));
@@ -274,8 +319,8 @@ class QuorumFairLeaseSpreadTest {
         aMembers.add(slow3);
         aMembers.add(slow4);
         LockClient a = client(aMembers);
-        LockClient b = client();
-        LockClient c = client();
+        LockClient b = client(bMembers);
+        LockClient c = client(cMembers);
         Lease first = a.fairLock(NAME, NO_RENEW).acquire(Duration.ofSeconds(5));
         String firstOwner = ownerOf(valueOn(0));
         Members.await(
@@ -297,6 +342,17 @@ class QuorumFairLeaseSpreadTest {
         String bOwner = ownerOf(valueOn(0));
         assertEquals(firstOwner, ownerOf(valueOn(3)), "A's copy still on member 3 when B was granted");
         Members.await("A's release held on members 3 and 4", () -> slow3.heldCount() > 0 && slow4.heldCount() > 0);
+        return new Granted(second, bOwner, aReleased, cWaits, slow3, slow4);
+    }
+
+    private void keepsTheFairLeaseThroughTwoDeaths() throws Exception {
+        Granted granted = grantedOnExactlyAMajority();
+        Lease second = granted.second();
+        String bOwner = granted.bOwner();
+        CompletableFuture<Boolean> aReleased = granted.aReleased();
+        CompletableFuture<Lease> cWaits = granted.cWaits();
+        HoldingReleases slow3 = granted.slow3();
+        HoldingReleases slow4 = granted.slow4();
         slow3.letGo();
         slow4.letGo();
         assertTrue(aReleased.get(20, TimeUnit.SECONDS), "A's release confirmed by a majority");
@@ -333,6 +389,65 @@ class QuorumFairLeaseSpreadTest {
         assertTrue(
                 third.fencingToken() > second.fencingToken(),
                 "C's token " + third.fencingToken() + " above B's " + second.fencingToken());
+        assertTrue(third.release());
+    }
+
+    /**
+     * The spread never leaves a lease behind its release: B, granted on exactly members 0, 1 and 2, sends
+     * its spread to members 3 and 4 (still holding A's copy; held here on the way), then releases. Once
+     * A's release freed members 3 and 4 (C's calls to them held meanwhile, so that C takes nothing there),
+     * the held put-backs land on the free members: each must be released again at once (B's release came
+     * while they were on their way), or it would keep C's lease off those members for B's whole lease.
+     * C is granted, and its own lease spreads to every member.
+     */
+    @RepeatedTest(3)
+    void shouldNotLeaveALeaseReleasedWhileItsSpreadWasOnItsWayOnTheMembersItReached() throws Exception {
+        members = new InMemoryFive();
+        List<Runnable> heldPutBacks = new CopyOnWriteArrayList<>();
+        QuorumRestoreRaceTest.HoldingRestores b3 =
+                new QuorumRestoreRaceTest.HoldingRestores(members.newBackend(3), heldPutBacks);
+        QuorumRestoreRaceTest.HoldingRestores b4 =
+                new QuorumRestoreRaceTest.HoldingRestores(members.newBackend(4), heldPutBacks);
+        List<LockBackend> bMembers = backends(0, 3);
+        bMembers.add(b3);
+        bMembers.add(b4);
+        HoldingReleases c3 = new HoldingReleases(members.newBackend(3), name -> true);
+        HoldingReleases c4 = new HoldingReleases(members.newBackend(4), name -> true);
+        List<LockBackend> cMembers = backends(0, 3);
+        cMembers.add(c3);
+        cMembers.add(c4);
+        Granted granted = grantedOnExactlyAMajority(bMembers, cMembers);
+        Members.await("B's spread sent to members 3 and 4", () -> heldPutBacks.size() >= 2);
+        c3.hold();
+        c4.hold();
+        assertTrue(granted.second().release(), "B's release confirmed by members 0, 1 and 2");
+        granted.slow3().letGo();
+        granted.slow4().letGo();
+        assertTrue(granted.aReleased().get(20, TimeUnit.SECONDS));
+        Members.await(
+                "members 3 and 4 free (A's copies released)",
+                () -> valueOn(3).equals("(none)") && valueOn(4).equals("(none)"));
+        heldPutBacks.forEach(Runnable::run); // B's put-backs land on the free members, after B's release
+        Members.await("B's put-backs answered", () -> b3.answered.get() > 0 && b4.answered.get() > 0);
+        // released again as each put-back answered: gone at once, not when B's lease would have run out
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (ownerOf(valueOn(3)).equals(granted.bOwner())
+                || ownerOf(valueOn(4)).equals(granted.bOwner())) {
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    () -> "a copy of B's released lease stayed on members 3 and 4 (pttl " + members.pttl(3) + " ms): "
+                            + values());
+            Thread.sleep(5);
+        }
+        c3.letGo();
+        c4.letGo();
+        Lease third = granted.cWaits().get(20, TimeUnit.SECONDS);
+        String cOwner = ownerOf(valueOn(0));
+        // C's spread reaches every member within its tries (about 2.5 s)
+        Members.await(
+                "C's lease on every member",
+                () -> values().stream().allMatch(v -> ownerOf(v).equals(cOwner)));
+        assertTrue(third.fencingToken() > granted.second().fencingToken());
         assertTrue(third.release());
     }
 }
