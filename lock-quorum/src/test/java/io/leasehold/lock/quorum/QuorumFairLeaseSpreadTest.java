@@ -217,10 +217,24 @@ class QuorumFairLeaseSpreadTest {
         }
     }
 
+    /**
+     * A client over {@code backends}, its members enlisted and connected by a first acquisition of another
+     * lock (a new client's first calls to real servers open its connections, which on a loaded machine
+     * can take longer than the command timeout: tried three times).
+     */
     private LockClient client(List<LockBackend> backends) {
         LockClient client = LockClient.builder(QuorumBackend.of(backends)).build();
         clients.add(client);
-        return client;
+        io.leasehold.lock.LockBackendException last = null;
+        for (int i = 0; i < 3; i++) {
+            try {
+                client.fairLock("warm-up").acquire(Duration.ofSeconds(30)).release();
+                return client;
+            } catch (io.leasehold.lock.LockBackendException e) {
+                last = e;
+            }
+        }
+        throw last;
     }
 
     private LockClient client() {
