@@ -12,7 +12,7 @@ import org.junit.jupiter.api.TestFactory;
  * The safety suite inside {@code mvn verify}: every fault scenario once per driver (the fast version;
  * {@code -Dsafety.soak=true} for the soak, {@code -Dsafety.runs=N} for N runs of each), worker
  * processes contending for real, each run judged by the {@link io.leasehold.lock.history.checker.HistoryChecker}
- * and by its scenario's own demands. The runs go first (three at a time), then the table is printed and
+ * and by its scenario's own demands. The runs go first (two at a time), then the table is printed and
  * written to {@code target/safety-results.md}, then each run is one test that fails with its report.
  */
 class FaultScenariosSafetyTest {
