@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Safety</b> (the put-back's own argument, see {@link QuorumRestore}): each try is sent only while a
  * majority holds the lease: before the lease's validity as the grant reported it (counted from phase 1's
  * send, less the drift: no later than any of the majority's copies ends), and never once this client sent
- * its release ({@link ReleasedOwners}: recorded before the release goes out; a put-back that lands after
- * the release on its member is released again there). So no other owner can hold a majority's grants
+ * its release ({@link ReleasedOwners}: recorded before the release goes out, a release under a min-hold
+ * time too; a put-back that lands after the release on its member is released again there, or has its TTL
+ * cut to the hold's end). So no other owner can hold a majority's grants
  * meanwhile, and nothing is ever overwritten: the script writes only where the name is free, where no
  * later lease was committed (the floor, so tokens keep rising), and on a member taking part. The copy
  * carries what is left of the lease when it is sent, so it ends no later than the majority's copies plus

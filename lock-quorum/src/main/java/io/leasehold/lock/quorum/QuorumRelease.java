@@ -74,7 +74,8 @@ final class QuorumRelease {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
         String owner = args.isEmpty() ? null : args.get(0);
         if (!keys.isEmpty() && owner != null) {
-            released.released(lockKey, owner, keys, args); // before it is sent: see ReleasedOwners
+            // before it is sent: see ReleasedOwners
+            released.released(lockKey, owner, script, keys, args, RELEASE_PUBLISH_ARG, -1);
         }
         CompletableFuture<Void> left = leave(keys, owner);
         // The members that fail are sent it again once a majority answered (else the engine resends it all)

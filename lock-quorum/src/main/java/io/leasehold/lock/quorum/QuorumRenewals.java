@@ -51,9 +51,11 @@ final class QuorumRenewals {
     private final Duration grace;
     private final QuorumRestore restore;
     private final ReleaseResends resends;
+    private final ReleasedOwners released;
 
     QuorumRenewals(QuorumMembers members, Duration grace, ReleasedOwners released, ReleaseResends resends) {
         this.resends = resends;
+        this.released = released;
         this.members = members;
         this.grace = grace;
         this.restore = new QuorumRestore(members, grace, released);
@@ -149,6 +151,10 @@ final class QuorumRenewals {
         // A release under a min-hold time names the release channel and carries a publish command as
         // ARGV[4]: each member gets its own, as a release's does.
         int publishArg = keys.size() > 1 ? EXTEND_PUBLISH_ARG : -1;
+        if (publishArg >= 0 && !args.isEmpty()) {
+            // it ends the lease (at the hold's end): no put-back may follow it, see ReleasedOwners
+            released.released(lockKey, args.get(0), script, keys, args, publishArg, EXTEND_TTL_ARG);
+        }
         // Such a release is sent again to the members that fail, with what is left of the hold, once a
         // majority answered: a member that missed it would keep the lease's own TTL past the hold.
         ReleaseResends.Round resending =

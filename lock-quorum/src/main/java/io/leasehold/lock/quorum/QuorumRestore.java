@@ -130,7 +130,8 @@ final class QuorumRestore {
     /**
      * Puts {@code lease} back on {@code member} (quorum-restore.lua, one lease), as {@link #restore} does
      * each lease: not sent once the lease was released (see {@link ReleasedOwners}), and released again on
-     * the member (heard by the waiters) when the release came while it was on its way. Its lease must be
+     * the member (heard by the waiters; under a min-hold time, its TTL cut to the hold's end) when the
+     * release came while it was on its way. Its lease must be
      * what is left of the lease the caller knows a majority holds.
      *
      * @return quorum-restore.lua's code for it ({@code 1} put back, {@code 0} the key exists, {@code -1} a
@@ -169,7 +170,10 @@ final class QuorumRestore {
         if (release == null) {
             return false;
         }
-        members.eval(member, AcquireAttempt.RELEASE, release.keys(), release.args(), QuorumRelease.RELEASE_PUBLISH_ARG);
+        // the release's own call again (a hold's with what is left of it): the copy is deleted, or its TTL
+        // cut to the hold's end (the put-back's sequence 0 is below the hold's)
+        members.eval(
+                member, release.script(), release.keys(), release.argsNow(System.nanoTime()), release.publishArg());
         return true;
     }
 

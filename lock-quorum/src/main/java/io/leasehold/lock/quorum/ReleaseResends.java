@@ -3,7 +3,6 @@ package io.leasehold.lock.quorum;
 import io.leasehold.lock.spi.LuaScript;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -159,13 +158,7 @@ final class ReleaseResends {
 
         /** The arguments to send now: with a TTL argument, what is left of it (at least 1 ms). */
         List<String> argsNow(long now) {
-            if (ttlArg < 0) {
-                return args;
-            }
-            long left = Long.parseLong(args.get(ttlArg)) - TimeUnit.NANOSECONDS.toMillis(now - sentNanos);
-            List<String> counted = new ArrayList<>(args);
-            counted.set(ttlArg, Long.toString(Math.max(1, left)));
-            return counted;
+            return ReleasedOwners.Release.countedDown(args, ttlArg, sentNanos, now);
         }
     }
 

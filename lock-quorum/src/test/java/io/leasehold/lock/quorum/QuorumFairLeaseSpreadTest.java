@@ -326,6 +326,12 @@ class QuorumFairLeaseSpreadTest {
 
     /** {@link #grantedOnExactlyAMajority()} with B's quorum over {@code bMembers}, C's over {@code cMembers}. */
     private Granted grantedOnExactlyAMajority(List<LockBackend> bMembers, List<LockBackend> cMembers) throws Exception {
+        return grantedOnExactlyAMajority(bMembers, cMembers, NO_RENEW);
+    }
+
+    /** {@link #grantedOnExactlyAMajority(List, List)} with B's lock taken with {@code bOptions}. */
+    private Granted grantedOnExactlyAMajority(
+            List<LockBackend> bMembers, List<LockBackend> cMembers, LockOptions bOptions) throws Exception {
         // A (the first holder) reaches members 3 and 4 through members that can hold its release
         HoldingReleases slow3 = new HoldingReleases(members.newBackend(3));
         HoldingReleases slow4 = new HoldingReleases(members.newBackend(4));
@@ -342,7 +348,7 @@ class QuorumFairLeaseSpreadTest {
                 () -> values().stream().allMatch(v -> ownerOf(v).equals(firstOwner)));
 
         // B, then C wait, each demonstrably queued on every member (B ahead of C everywhere)
-        CompletableFuture<Lease> bWaits = b.fairLock(NAME, NO_RENEW).acquireAsync(Duration.ofSeconds(30));
+        CompletableFuture<Lease> bWaits = b.fairLock(NAME, bOptions).acquireAsync(Duration.ofSeconds(30));
         awaitQueuedEverywhere(1);
         CompletableFuture<Lease> cWaits = c.fairLock(NAME, NO_RENEW).acquireAsync(Duration.ofSeconds(60));
         awaitQueuedEverywhere(2);
@@ -461,6 +467,110 @@ class QuorumFairLeaseSpreadTest {
         Members.await(
                 "C's lease on every member",
                 () -> values().stream().allMatch(v -> ownerOf(v).equals(cOwner)));
+        assertTrue(third.fencingToken() > granted.second().fencingToken());
+        assertTrue(third.release());
+    }
+
+    /** B's lease: long, not renewed, and held at least {@link #MIN_HOLD} after its grant (see LockOptions#minHoldTime). */
+    private static final Duration MIN_HOLD = Duration.ofSeconds(2);
+
+    private static final LockOptions HOLDING = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .minHoldTime(MIN_HOLD)
+            .build();
+
+    /** C's members: 3 and 4 through members that can hold every call of C's. */
+    private List<LockBackend> cMembersHeldOn3And4(List<HoldingReleases> held) {
+        List<LockBackend> cMembers = backends(0, 3);
+        for (int m = 3; m < 5; m++) {
+            HoldingReleases c = new HoldingReleases(members.newBackend(m), name -> true);
+            held.add(c);
+            cMembers.add(c);
+        }
+        return cMembers;
+    }
+
+    /**
+     * A release under a min-hold time ends the lease when the hold does, on every member: B, granted on
+     * exactly members 0, 1 and 2 with a 30 s lease, releases at once (the lock stays taken until its 2 s
+     * hold is up), while its spread still waits for members 3 and 4 (A's copies, released late). Once A's
+     * release frees them (C's calls to them held, so that only B's spread could take them), the spread
+     * must not put B's lease there: a copy would outlive the hold by the rest of the 30 s lease, holding
+     * grants off two of five members (with one more down, off the whole lock).
+     */
+    @RepeatedTest(3)
+    void shouldNotSpreadALeaseReleasedUnderAMinHoldTimePastTheHold() throws Exception {
+        members = new InMemoryFive();
+        List<HoldingReleases> c3And4 = new ArrayList<>();
+        Granted granted = grantedOnExactlyAMajority(backends(0, 5), cMembersHeldOn3And4(c3And4), HOLDING);
+        c3And4.forEach(HoldingReleases::hold);
+        long releasedAt = System.nanoTime();
+        assertTrue(granted.second().release(), "B's release (held until its min-hold time is up) confirmed");
+        granted.slow3().letGo();
+        granted.slow4().letGo();
+        assertTrue(granted.aReleased().get(20, TimeUnit.SECONDS), "A's release confirmed");
+        // past the hold and past the spread's last try (about 2.5 s after the grant), with margin
+        long settleNanos = MIN_HOLD.plusSeconds(2).toNanos();
+        while (System.nanoTime() - releasedAt < settleNanos) {
+            Thread.sleep(20);
+        }
+        for (int m = 0; m < 5; m++) {
+            int member = m;
+            assertFalse(
+                    ownerOf(valueOn(member)).equals(granted.bOwner()),
+                    () -> "member " + member + " still holds B's lease " + MIN_HOLD.plusSeconds(2)
+                            + " after its release under a " + MIN_HOLD + " min-hold time (pttl " + members.pttl(member)
+                            + " ms): " + values());
+        }
+        c3And4.forEach(HoldingReleases::letGo);
+        Lease third = granted.cWaits().get(20, TimeUnit.SECONDS);
+        assertTrue(third.fencingToken() > granted.second().fencingToken());
+        assertTrue(third.release());
+    }
+
+    /**
+     * The same when B's spread was already on its way to members 3 and 4 at the release under a min-hold
+     * time (held, and landing once A's release freed them): the copies it put there must end when the hold
+     * does, not with B's 30 s lease.
+     */
+    @RepeatedTest(3)
+    void shouldEndASpreadCopyThatLandedAfterAReleaseUnderAMinHoldTimeWithTheHold() throws Exception {
+        members = new InMemoryFive();
+        List<Runnable> heldPutBacks = new CopyOnWriteArrayList<>();
+        List<LockBackend> bMembers = backends(0, 3);
+        QuorumRestoreRaceTest.HoldingRestores b3 =
+                new QuorumRestoreRaceTest.HoldingRestores(members.newBackend(3), heldPutBacks);
+        QuorumRestoreRaceTest.HoldingRestores b4 =
+                new QuorumRestoreRaceTest.HoldingRestores(members.newBackend(4), heldPutBacks);
+        bMembers.add(b3);
+        bMembers.add(b4);
+        List<HoldingReleases> c3And4 = new ArrayList<>();
+        Granted granted = grantedOnExactlyAMajority(bMembers, cMembersHeldOn3And4(c3And4), HOLDING);
+        Members.await("B's spread sent to members 3 and 4", () -> heldPutBacks.size() >= 2);
+        c3And4.forEach(HoldingReleases::hold);
+        long releasedAt = System.nanoTime();
+        assertTrue(granted.second().release(), "B's release (held until its min-hold time is up) confirmed");
+        granted.slow3().letGo();
+        granted.slow4().letGo();
+        assertTrue(granted.aReleased().get(20, TimeUnit.SECONDS), "A's release confirmed");
+        Members.await(
+                "members 3 and 4 free (A's copies released)",
+                () -> valueOn(3).equals("(none)") && valueOn(4).equals("(none)"));
+        heldPutBacks.forEach(Runnable::run); // B's put-backs land on the free members, after B's release
+        Members.await("B's put-backs answered", () -> b3.answered.get() > 0 && b4.answered.get() > 0);
+        // gone once the hold is up (with margin), not when B's 30 s lease would have run out
+        long goneBy = releasedAt + MIN_HOLD.plusSeconds(2).toNanos();
+        while (ownerOf(valueOn(3)).equals(granted.bOwner())
+                || ownerOf(valueOn(4)).equals(granted.bOwner())) {
+            assertTrue(
+                    System.nanoTime() - goneBy < 0,
+                    () -> "a copy of B's lease stayed on members 3 and 4 past its " + MIN_HOLD + " min-hold time"
+                            + " (pttl " + members.pttl(3) + " and " + members.pttl(4) + " ms): " + values());
+            Thread.sleep(5);
+        }
+        c3And4.forEach(HoldingReleases::letGo);
+        Lease third = granted.cWaits().get(20, TimeUnit.SECONDS);
         assertTrue(third.fencingToken() > granted.second().fencingToken());
         assertTrue(third.release());
     }
