@@ -33,7 +33,7 @@ record SuiteSettings(int runs, Duration steady, int workers, int parallel, Path 
     static SuiteSettings fromSystemProperties() {
         boolean soak = Boolean.parseBoolean(System.getProperty("safety.soak", "false"));
         String runs = System.getProperty("safety.runs", "");
-        int parallel = Integer.parseInt(System.getProperty("safety.parallel", "2"));
+        int parallel = Integer.parseInt(System.getProperty("safety.parallel", "3"));
         Path dir = Path.of(System.getProperty("safety.dir", "target/safety-runs"));
         return new SuiteSettings(
                 runs.isBlank() ? (soak ? SOAK_RUNS : 1) : Integer.parseInt(runs.trim()),
