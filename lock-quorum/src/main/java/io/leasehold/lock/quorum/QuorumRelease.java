@@ -75,7 +75,8 @@ final class QuorumRelease {
         String owner = args.isEmpty() ? null : args.get(0);
         if (!keys.isEmpty() && owner != null) {
             // before it is sent: see ReleasedOwners
-            released.released(lockKey, owner, script, keys, args, RELEASE_PUBLISH_ARG, -1);
+            released.released(
+                    lockKey, owner, new SentRelease(script, keys, args, RELEASE_PUBLISH_ARG, -1, System.nanoTime()));
         }
         CompletableFuture<Void> left = leave(keys, owner);
         // The members that fail are sent it again once a majority answered (else the engine resends it all)

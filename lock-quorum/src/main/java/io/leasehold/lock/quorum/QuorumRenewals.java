@@ -153,7 +153,10 @@ final class QuorumRenewals {
         int publishArg = keys.size() > 1 ? EXTEND_PUBLISH_ARG : -1;
         if (publishArg >= 0 && !args.isEmpty()) {
             // it ends the lease (at the hold's end): no put-back may follow it, see ReleasedOwners
-            released.released(lockKey, args.get(0), script, keys, args, publishArg, EXTEND_TTL_ARG);
+            released.released(
+                    lockKey,
+                    args.get(0),
+                    new SentRelease(script, keys, args, publishArg, EXTEND_TTL_ARG, System.nanoTime()));
         }
         // Such a release is sent again to the members that fail, with what is left of the hold, once a
         // majority answered: a member that missed it would keep the lease's own TTL past the hold.

@@ -172,8 +172,8 @@ final class QuorumRestore {
         }
         // the release's own call again (a hold's with what is left of it): the copy is deleted, or its TTL
         // cut to the hold's end (the put-back's sequence 0 is below the hold's)
-        members.eval(
-                member, release.script(), release.keys(), release.argsNow(System.nanoTime()), release.publishArg());
+        SentRelease sent = release.sent();
+        members.eval(member, sent.script(), sent.keys(), sent.argsNow(System.nanoTime()), sent.publishArg());
         return true;
     }
 

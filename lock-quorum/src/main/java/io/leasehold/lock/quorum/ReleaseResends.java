@@ -64,7 +64,7 @@ final class ReleaseResends {
      * @param ttlArg the index of the TTL argument to count down (extend.lua's, under a min-hold time), or -1
      */
     Round round(LuaScript script, List<String> keys, List<String> args, int publishArg, int ttlArg) {
-        return new Round(script, keys, args, publishArg, ttlArg, System.nanoTime());
+        return new Round(new SentRelease(script, keys, args, publishArg, ttlArg, System.nanoTime()));
     }
 
     /**
@@ -72,7 +72,11 @@ final class ReleaseResends {
      * is when the release was first sent ({@link System#nanoTime()}).
      */
     void resend(int member, LuaScript script, List<String> keys, List<String> args, int publishArg, long sentNanos) {
-        resend(member, new Missed(script, keys, args, publishArg, -1, sentNanos, sentNanos + maxLeaseNanos));
+        resend(member, new SentRelease(script, keys, args, publishArg, -1, sentNanos));
+    }
+
+    private void resend(int member, SentRelease sent) {
+        resend(member, new Missed(sent, sent.sentNanos() + maxLeaseNanos));
     }
 
     private void resend(int member, Missed missed) {
@@ -103,30 +107,18 @@ final class ReleaseResends {
      * the failure came before the decision or after it (a late answer waits for the decision).
      */
     final class Round {
-        private final LuaScript script;
-        private final List<String> keys;
-        private final List<String> args;
-        private final int publishArg;
-        private final int ttlArg;
-        private final long sentNanos;
+        private final SentRelease sent;
         private final CompletableFuture<Boolean> majorityAnswered = new CompletableFuture<>();
 
-        private Round(LuaScript script, List<String> keys, List<String> args, int publishArg, int ttlArg, long sent) {
-            this.script = script;
-            this.keys = keys;
-            this.args = args;
-            this.publishArg = publishArg;
-            this.ttlArg = ttlArg;
-            this.sentNanos = sent;
+        private Round(SentRelease sent) {
+            this.sent = sent;
         }
 
         /** A member's answer: resent if it failed, once a majority answered. */
         void answer(Tally.Answer answer) {
             majorityAnswered.thenAccept(answered -> {
                 if (answered && answer.failed()) {
-                    resend(
-                            answer.member(),
-                            new Missed(script, keys, args, publishArg, ttlArg, sentNanos, sentNanos + maxLeaseNanos));
+                    resend(answer.member(), sent);
                 }
             });
         }
@@ -144,21 +136,9 @@ final class ReleaseResends {
     }
 
     /** A release a member missed, and until when it is worth sending. */
-    private record Missed(
-            LuaScript script,
-            List<String> keys,
-            List<String> args,
-            int publishArg,
-            int ttlArg,
-            long sentNanos,
-            long deadlineNanos) {
+    private record Missed(SentRelease sent, long deadlineNanos) {
         boolean expired(long now) {
             return now - deadlineNanos > 0;
-        }
-
-        /** The arguments to send now: with a TTL argument, what is left of it (at least 1 ms). */
-        List<String> argsNow(long now) {
-            return ReleasedOwners.Release.countedDown(args, ttlArg, sentNanos, now);
         }
     }
 
@@ -208,7 +188,13 @@ final class ReleaseResends {
                     return;
                 }
             }
-            members.eval(member, oldest.script(), oldest.keys(), oldest.argsNow(System.nanoTime()), oldest.publishArg())
+            SentRelease release = oldest.sent();
+            members.eval(
+                            member,
+                            release.script(),
+                            release.keys(),
+                            release.argsNow(System.nanoTime()),
+                            release.publishArg())
                     .whenComplete((reply, failure) -> {
                         if (failure == null || !members.isTransient(member, failure)) {
                             done(oldest); // answered, or a failure a resend would only repeat

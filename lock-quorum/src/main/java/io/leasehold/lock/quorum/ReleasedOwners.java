@@ -1,11 +1,7 @@
 package io.leasehold.lock.quorum;
 
-import io.leasehold.lock.spi.LuaScript;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,40 +27,8 @@ final class ReleasedOwners {
 
     static final int CAPACITY = 4096;
 
-    /**
-     * A release as it was sent, to send it again to one member ({@link #argsNow}): its script, keys and
-     * arguments, the argument that is the member's publish command, and the TTL argument to count down
-     * from {@code sentNanos} (a release under a min-hold time's), or -1; {@code confirmed} once a majority
-     * answered that the owner is gone there (release.lua's only).
-     */
-    record Release(
-            LuaScript script,
-            List<String> keys,
-            List<String> args,
-            int publishArg,
-            int ttlArg,
-            long sentNanos,
-            boolean confirmed) {
-
-        /** The arguments to send now: with a TTL argument, what is left of it (at least 1 ms, which ends the hold). */
-        List<String> argsNow(long nowNanos) {
-            return countedDown(args, ttlArg, sentNanos, nowNanos);
-        }
-
-        /**
-         * {@code args} as sent at {@code sentNanos}, to send again at {@code nowNanos}: with a TTL argument
-         * ({@code ttlArg} ≥ 0), what is left of it (at least 1 ms: PX needs it).
-         */
-        static List<String> countedDown(List<String> args, int ttlArg, long sentNanos, long nowNanos) {
-            if (ttlArg < 0) {
-                return args;
-            }
-            long left = Long.parseLong(args.get(ttlArg)) - TimeUnit.NANOSECONDS.toMillis(nowNanos - sentNanos);
-            List<String> counted = new ArrayList<>(args);
-            counted.set(ttlArg, Long.toString(Math.max(1, left)));
-            return counted;
-        }
-    }
+    /** A release as it was sent ({@code sent}); {@code confirmed} once a majority answered that the owner is gone there (release.lua's only). */
+    record Release(SentRelease sent, boolean confirmed) {}
 
     private final Map<String, Release> recent = new LinkedHashMap<>(64, 0.75f, false) {
         @Override
@@ -73,27 +37,20 @@ final class ReleasedOwners {
         }
     };
 
-    /**
-     * {@code owner} let go of {@code lockKey} with {@code script} (release.lua, or extend.lua under a
-     * min-hold time), {@code keys} and {@code args}; see {@link Release} for the rest.
-     */
-    void released(
-            String lockKey,
-            String owner,
-            LuaScript script,
-            List<String> keys,
-            List<String> args,
-            int publishArg,
-            int ttlArg) {
-        Release release =
-                new Release(script, List.copyOf(keys), List.copyOf(args), publishArg, ttlArg, System.nanoTime(), false);
+    /** {@code owner} let go of {@code lockKey} with {@code sent} (release.lua, or extend.lua under a min-hold time). */
+    void released(String lockKey, String owner, SentRelease sent) {
+        Release release = new Release(sent, false);
         synchronized (recent) {
             // a resend keeps what the first send learnt; a release after a hold's (the engine cleaning up) replaces it
             recent.merge(
                     key(lockKey, owner),
                     release,
-                    (first, again) ->
-                            first.script().name().equals(again.script().name()) ? first : again);
+                    (first, again) -> first.sent()
+                                    .script()
+                                    .name()
+                                    .equals(again.sent().script().name())
+                            ? first
+                            : again);
         }
     }
 
@@ -105,10 +62,7 @@ final class ReleasedOwners {
      */
     void confirmed(String lockKey, String owner) {
         synchronized (recent) {
-            recent.computeIfPresent(
-                    key(lockKey, owner),
-                    (k, r) -> new Release(
-                            r.script(), r.keys(), r.args(), r.publishArg(), r.ttlArg(), r.sentNanos(), true));
+            recent.computeIfPresent(key(lockKey, owner), (k, r) -> new Release(r.sent(), true));
         }
     }
 
