@@ -492,6 +492,21 @@ class QuorumFairLeaseSpreadTest {
     }
 
     /**
+     * C's calls to members 3 and 4 held, B releases under its min-hold time, and A's held releases go
+     * (members 3 and 4 free up); returns when B's release was sent ({@link System#nanoTime()}).
+     */
+    private static long releaseUnderTheHoldThenFree3And4(Granted granted, List<HoldingReleases> c3And4)
+            throws Exception {
+        c3And4.forEach(HoldingReleases::hold);
+        long releasedAt = System.nanoTime();
+        assertTrue(granted.second().release(), "B's release (held until its min-hold time is up) confirmed");
+        granted.slow3().letGo();
+        granted.slow4().letGo();
+        assertTrue(granted.aReleased().get(20, TimeUnit.SECONDS), "A's release confirmed");
+        return releasedAt;
+    }
+
+    /**
      * A release under a min-hold time ends the lease when the hold does, on every member: B, granted on
      * exactly members 0, 1 and 2 with a 30 s lease, releases at once (the lock stays taken until its 2 s
      * hold is up), while its spread still waits for members 3 and 4 (A's copies, released late). Once A's
@@ -504,12 +519,7 @@ class QuorumFairLeaseSpreadTest {
         members = new InMemoryFive();
         List<HoldingReleases> c3And4 = new ArrayList<>();
         Granted granted = grantedOnExactlyAMajority(backends(0, 5), cMembersHeldOn3And4(c3And4), HOLDING);
-        c3And4.forEach(HoldingReleases::hold);
-        long releasedAt = System.nanoTime();
-        assertTrue(granted.second().release(), "B's release (held until its min-hold time is up) confirmed");
-        granted.slow3().letGo();
-        granted.slow4().letGo();
-        assertTrue(granted.aReleased().get(20, TimeUnit.SECONDS), "A's release confirmed");
+        long releasedAt = releaseUnderTheHoldThenFree3And4(granted, c3And4);
         // past the hold and past the spread's last try (about 2.5 s after the grant), with margin
         long settleNanos = MIN_HOLD.plusSeconds(2).toNanos();
         while (System.nanoTime() - releasedAt < settleNanos) {
@@ -548,12 +558,7 @@ class QuorumFairLeaseSpreadTest {
         List<HoldingReleases> c3And4 = new ArrayList<>();
         Granted granted = grantedOnExactlyAMajority(bMembers, cMembersHeldOn3And4(c3And4), HOLDING);
         Members.await("B's spread sent to members 3 and 4", () -> heldPutBacks.size() >= 2);
-        c3And4.forEach(HoldingReleases::hold);
-        long releasedAt = System.nanoTime();
-        assertTrue(granted.second().release(), "B's release (held until its min-hold time is up) confirmed");
-        granted.slow3().letGo();
-        granted.slow4().letGo();
-        assertTrue(granted.aReleased().get(20, TimeUnit.SECONDS), "A's release confirmed");
+        long releasedAt = releaseUnderTheHoldThenFree3And4(granted, c3And4);
         Members.await(
                 "members 3 and 4 free (A's copies released)",
                 () -> valueOn(3).equals("(none)") && valueOn(4).equals("(none)"));
