@@ -6,8 +6,6 @@ import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.LockBackendFixture;
 import io.leasehold.lock.testkit.faults.FaultProxy;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +31,8 @@ class QuorumEnlistAnewRedisAttackTest {
     void shouldAnswerAnAcquisitionBeforeAPartitionedMembersCommandTimeoutWhenAnotherMemberLostItsRecord()
             throws Exception {
         try (QuorumFixture fixture = RedisMembers.lettuce(5);
-                FaultProxy proxy = FaultProxy.start(node(fixture, 4).endpoint())) {
+                FaultProxy proxy =
+                        FaultProxy.start(RedisMembers.server(fixture, 4).endpoint())) {
             List<LockBackend> backends = new ArrayList<>();
             for (LockBackendFixture member : fixture.members()) {
                 backends.add(member.newBackend());
@@ -50,7 +49,7 @@ class QuorumEnlistAnewRedisAttackTest {
                         () -> "every member joined: " + warmUp);
                 quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
                         .get(10, TimeUnit.SECONDS);
-                node(fixture, 0).command("DEL", RECORD);
+                RedisMembers.server(fixture, 0).command("DEL", RECORD);
                 slow.slowFromNow();
                 proxy.partition();
 
@@ -76,11 +75,5 @@ class QuorumEnlistAnewRedisAttackTest {
 
     private static CompletableFuture<Object> acquire(QuorumBackend quorum, String owner) {
         return quorum.eval(Members.ACQUIRE, Members.acquireKeys(NAME), Members.acquireArgs(owner, LEASE_MS, "1"));
-    }
-
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(RECORD);
     }
 }

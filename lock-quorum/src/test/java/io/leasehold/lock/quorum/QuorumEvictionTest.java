@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.LockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +46,7 @@ class QuorumEvictionTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldRefuseAcquisitionsWhileAMemberMayEvictAndGrantOnceItIsSetToNoEviction(String driver) {
         try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3)) {
-            RedisNode evicting = node(fixture, 1);
+            RedisNode evicting = RedisMembers.server(fixture, 1);
             evicting.command("CONFIG", "SET", "maxmemory", "100mb");
             evicting.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
             QuorumBackend quorum = QuorumBackend.builder(
@@ -70,7 +69,7 @@ class QuorumEvictionTest {
                 for (int i = 0; i < 3; i++) {
                     assertEquals(
                             0L,
-                            node(fixture, i).command("EXISTS", Members.lockKey(NAME)),
+                            RedisMembers.server(fixture, i).command("EXISTS", Members.lockKey(NAME)),
                             "nothing granted on member " + i);
                 }
 
@@ -101,8 +100,8 @@ class QuorumEvictionTest {
                 // Given a member set to evict, and two members that lost their data since this client's
                 // enlistment (so the commit finds them not taking part, and enlists the members anew)
                 enlistEveryMemberThenSetMember1ToEvict(quorum, fixture);
-                node(fixture, 0).command("DEL", RECORD);
-                node(fixture, 2).command("DEL", RECORD);
+                RedisMembers.server(fixture, 0).command("DEL", RECORD);
+                RedisMembers.server(fixture, 2).command("DEL", RECORD);
 
                 Object reply = acquire(quorum, "a");
 
@@ -117,7 +116,7 @@ class QuorumEvictionTest {
                 for (int i = 0; i < 3; i++) {
                     assertEquals(
                             0L,
-                            node(fixture, i).command("EXISTS", Members.lockKey(NAME)),
+                            RedisMembers.server(fixture, i).command("EXISTS", Members.lockKey(NAME)),
                             "the phase-1 grant released on member " + i);
                 }
             }
@@ -150,7 +149,7 @@ class QuorumEvictionTest {
                 // Given member 1 set to evict, member 0 that lost its record since this client's
                 // enlistment, and member 2 slower than the straggler grace from now on
                 enlistEveryMemberThenSetMember1ToEvict(quorum, fixture);
-                node(fixture, 0).command("DEL", RECORD);
+                RedisMembers.server(fixture, 0).command("DEL", RECORD);
                 slow.slowFromNow();
 
                 Object reply = acquire(quorum, "a");
@@ -166,7 +165,8 @@ class QuorumEvictionTest {
                     Members.await(
                             "the phase-1 grant released on member " + i,
                             () -> Long.valueOf(0)
-                                    .equals(node(fixture, member).command("EXISTS", Members.lockKey(NAME))));
+                                    .equals(RedisMembers.server(fixture, member)
+                                            .command("EXISTS", Members.lockKey(NAME))));
                 }
             }
         }
@@ -178,18 +178,12 @@ class QuorumEvictionTest {
         assertTrue(granted(warmUp), () -> "every member joined: " + warmUp);
         quorum.eval(Members.RELEASE, Members.releaseKeys(NAME), Members.releaseArgs("warm-up"))
                 .join();
-        node(fixture, 1).command("CONFIG", "SET", "maxmemory", "100mb");
-        node(fixture, 1).command("CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
+        RedisMembers.server(fixture, 1).command("CONFIG", "SET", "maxmemory", "100mb");
+        RedisMembers.server(fixture, 1).command("CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
     }
 
     /** The quorum's member {@code i}, as its errors name it. */
     private static String quorumMember(QuorumBackend quorum, int i) {
         return quorum.members().get(i).toString();
-    }
-
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(RECORD);
     }
 }

@@ -15,8 +15,6 @@ import io.leasehold.lock.LockException;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.ReleaseUnconfirmedException;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,14 +55,14 @@ class QuorumMemberFailureTest {
                 assertTrue(copyOn(fixture, i).isPresent(), "member " + i + " holds a copy of the lease");
             }
             String last = copyOn(fixture, size - 1).orElseThrow();
-            node(fixture, size - 1).command("DEL", LockKeys.lockKey("leasehold:", "held"));
+            RedisMembers.server(fixture, size - 1).command("DEL", LockKeys.lockKey("leasehold:", "held"));
             awaitCopyOn(fixture, size - 1, last.substring(0, last.indexOf(':') + 1) + held.fencingToken() + ":");
             try (Contention contention = new Contention(List.of(first, second))) {
                 contention.awaitAcquisitions(20);
 
                 // When a minority is killed
                 for (int i = 0; i < killed; i++) {
-                    node(fixture, i).kill();
+                    RedisMembers.server(fixture, i).kill();
                 }
                 int atKill = contention.acquisitions.get();
                 contention.awaitAcquisitions(atKill + 20);
@@ -99,7 +97,7 @@ class QuorumMemberFailureTest {
             other.lock("other", RENEWED).acquire(Duration.ofSeconds(10)).release(); // the other client is in use
 
             for (int i = 0; i < 2; i++) {
-                node(fixture, i).kill();
+                RedisMembers.server(fixture, i).kill();
             }
 
             LeaseLoss loss = held.lost().get(3 * LEASE.toSeconds(), TimeUnit.SECONDS);
@@ -117,15 +115,10 @@ class QuorumMemberFailureTest {
     }
 
     /** Member {@code i}'s redis-server. */
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(LockKeys.lockKey("leasehold:", "held"));
-    }
-
     /** The value member {@code i} holds for the lock "held", read on the server. */
     private static Optional<String> copyOn(QuorumFixture fixture, int i) {
-        return Optional.ofNullable((String) node(fixture, i).command("GET", LockKeys.lockKey("leasehold:", "held")));
+        return Optional.ofNullable(
+                (String) RedisMembers.server(fixture, i).command("GET", LockKeys.lockKey("leasehold:", "held")));
     }
 
     /** Waits until member {@code i} holds the lock "held" with a value that starts with {@code prefix}. */

@@ -8,13 +8,10 @@ import io.leasehold.lock.LeaseLoss;
 import io.leasehold.lock.LeaseState;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
-import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.faults.FaultProxy;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
 import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,25 +35,21 @@ class QuorumPartitionTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldEndTheValidityOfAClientCutFromAMajorityBeforeAnotherClientIsGranted(String driver) throws Exception {
-        List<FaultProxy> proxies = new ArrayList<>();
-        try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3)) {
-            List<LockBackend> proxied = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                FaultProxy proxy = FaultProxy.start(node(fixture, i).endpoint());
-                proxies.add(proxy);
-                proxied.add(RedisMembers.member(driver, proxy.endpoint()));
-            }
-            try (LockClient holder = LockClient.create(QuorumBackend.of(proxied));
+        try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3);
+                ProxiedMembers proxied = new ProxiedMembers(fixture, driver)) {
+            try (LockClient holder = LockClient.create(QuorumBackend.of(proxied.backends()));
                     LockClient other = LockClient.create(fixture.newBackend())) {
                 other.lock("warm-up", RENEWED).acquire(Duration.ofSeconds(10)).release();
                 Lease held = holder.lock(NAME, RENEWED).acquire(Duration.ofSeconds(10));
 
                 // When the holder is cut from members 0 and 1 (member 2 still hears its renewals)
-                proxies.get(0).partition();
-                proxies.get(1).partition();
-                String copy = (String) node(fixture, 2).command("GET", LockKeys.lockKey("leasehold:", NAME));
+                proxied.proxy(0).partition();
+                proxied.proxy(1).partition();
+                String copy =
+                        (String) RedisMembers.server(fixture, 2).command("GET", LockKeys.lockKey("leasehold:", NAME));
                 String holderOwner = copy.substring(0, copy.indexOf(':') + 1);
-                ExpiryWatch watch = new ExpiryWatch(List.of(node(fixture, 0), node(fixture, 1)), holderOwner);
+                ExpiryWatch watch = new ExpiryWatch(
+                        List.of(RedisMembers.server(fixture, 0), RedisMembers.server(fixture, 1)), holderOwner);
                 watch.start();
                 long validityEnd = latestValidityEnd(held);
                 Lease taken = other.lock(NAME, RENEWED).acquire(Duration.ofSeconds(20));
@@ -84,15 +77,7 @@ class QuorumPartitionTest {
                 assertTrue(taken.fencingToken() > held.fencingToken(), "a higher token for the next holder");
                 assertTrue(taken.release());
             }
-        } finally {
-            proxies.forEach(FaultProxy::close);
         }
-    }
-
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(LockKeys.lockKey("leasehold:", NAME));
     }
 
     /**

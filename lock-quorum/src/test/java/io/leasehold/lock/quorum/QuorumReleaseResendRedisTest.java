@@ -6,15 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
-import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.driver.Eventually;
-import io.leasehold.lock.testkit.faults.FaultProxy;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,45 +26,31 @@ class QuorumReleaseResendRedisTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldReleaseOnAMemberThatWasDownAtTheReleaseOnceItIsBack(String driver) throws Exception {
-        List<FaultProxy> proxies = new ArrayList<>();
-        try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3)) {
-            List<LockBackend> proxied = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                FaultProxy proxy = FaultProxy.start(node(fixture, i).endpoint());
-                proxies.add(proxy);
-                proxied.add(RedisMembers.member(driver, proxy.endpoint()));
-            }
-            QuorumBackend quorum = QuorumBackend.of(proxied);
+        try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(3) : RedisMembers.jedis(3);
+                ProxiedMembers proxied = new ProxiedMembers(fixture, driver)) {
+            QuorumBackend quorum = QuorumBackend.of(proxied.backends());
             try (LockClient client = LockClient.create(quorum)) {
                 Lease lease = client.lock(
                                 NAME, LockOptions.builder().leaseTime(LEASE).build())
                         .acquire(Duration.ofSeconds(10));
                 String key = LockKeys.lockKey("leasehold:", NAME);
-                assertNotNull(node(fixture, 2).command("GET", key), "the lease has a copy on member 2");
+                assertNotNull(RedisMembers.server(fixture, 2).command("GET", key), "the lease has a copy on member 2");
 
                 // When member 2 is down as the lease is released, until its driver gives up on the release
-                proxies.get(2).refuseNewConnections();
-                proxies.get(2).cutConnections();
+                proxied.proxy(2).refuseNewConnections();
+                proxied.proxy(2).cutConnections();
                 assertTrue(lease.release(), "released by the majority that answered");
                 Eventually.until("the release failed on member 2", () -> quorum.pendingReleaseResends() == 1);
-                assertNotNull(node(fixture, 2).command("GET", key), "member 2 still holds the copy");
+                assertNotNull(RedisMembers.server(fixture, 2).command("GET", key), "member 2 still holds the copy");
 
                 // Then once it is back, the copy there goes, long before its 60 s TTL
-                proxies.get(2).resume();
+                proxied.proxy(2).resume();
                 Eventually.until(
                         () -> "the copy on member 2 released, PTTL "
-                                + node(fixture, 2).command("PTTL", key),
-                        () -> node(fixture, 2).command("GET", key) == null);
+                                + RedisMembers.server(fixture, 2).command("PTTL", key),
+                        () -> RedisMembers.server(fixture, 2).command("GET", key) == null);
                 Eventually.until("no resend left", () -> quorum.pendingReleaseResends() == 0);
             }
-        } finally {
-            proxies.forEach(FaultProxy::close);
         }
-    }
-
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(LockKeys.lockKey("leasehold:", NAME));
     }
 }

@@ -7,8 +7,6 @@ import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -51,14 +49,14 @@ class QuorumRestoreAfterReleaseRedisTest {
                                         .autoRenew(true)
                                         .build())
                         .acquire(Duration.ofSeconds(10));
-                node(fixture, 2).command("DEL", LockKeys.lockKey("leasehold:", NAME));
+                RedisMembers.server(fixture, 2).command("DEL", LockKeys.lockKey("leasehold:", NAME));
                 Members.await("a restore sent to member 2", () -> !held.isEmpty());
                 assertTrue(lease.release());
                 held.forEach(Runnable::run);
                 Members.await("the restore ran on member 2 and answered", () -> member2.answered.get() > 0);
                 String stale = copyOn(fixture, 2).orElse("(none)");
-                Object pttl = node(fixture, 2).command("PTTL", LockKeys.lockKey("leasehold:", NAME));
-                node(fixture, 0).kill();
+                Object pttl = RedisMembers.server(fixture, 2).command("PTTL", LockKeys.lockKey("leasehold:", NAME));
+                RedisMembers.server(fixture, 0).kill();
                 long start = System.nanoTime();
                 Optional<Lease> granted = b.lock(
                                 NAME, LockOptions.builder().leaseTime(LEASE).build())
@@ -75,13 +73,8 @@ class QuorumRestoreAfterReleaseRedisTest {
         }
     }
 
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(LockKeys.lockKey("leasehold:", NAME));
-    }
-
     private static Optional<String> copyOn(QuorumFixture fixture, int i) {
-        return Optional.ofNullable((String) node(fixture, i).command("GET", LockKeys.lockKey("leasehold:", NAME)));
+        return Optional.ofNullable(
+                (String) RedisMembers.server(fixture, i).command("GET", LockKeys.lockKey("leasehold:", NAME)));
     }
 }

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.lock.spi.LockBackend;
 import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -81,7 +79,7 @@ class QuorumSameServerTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldRefuseAcquisitionsWhileTwoMembersAreTheSameRedisServerUnderTwoAddresses(String driver) {
         try (QuorumFixture fixture = driver.equals("lettuce") ? RedisMembers.lettuce(2) : RedisMembers.jedis(2)) {
-            RedisEndpoint endpoint = node(fixture, 0).endpoint();
+            RedisEndpoint endpoint = RedisMembers.server(fixture, 0).endpoint();
             LockBackend first = fixture.members().get(0).newBackend();
             LockBackend other = fixture.members().get(1).newBackend();
             LockBackend again = RedisMembers.member(driver, new RedisEndpoint("localhost", endpoint.port()));
@@ -96,7 +94,7 @@ class QuorumSameServerTest {
                 for (int i = 0; i < 2; i++) {
                     assertEquals(
                             0L,
-                            node(fixture, i).command("EXISTS", Members.lockKey(NAME)),
+                            RedisMembers.server(fixture, i).command("EXISTS", Members.lockKey(NAME)),
                             "nothing granted on member " + i);
                 }
             }
@@ -108,11 +106,5 @@ class QuorumSameServerTest {
         List<?> probe = (List<?>) member.eval(Members.ENLIST, List.of(RECORD), List.of("probe", ""))
                 .join();
         return (String) probe.get(4);
-    }
-
-    private static RedisNode node(QuorumFixture fixture, int i) {
-        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
-                .topology()
-                .masterForKey(RECORD);
     }
 }

@@ -7,6 +7,7 @@ import io.leasehold.lock.testkit.redis.OwningLockBackend;
 import io.leasehold.lock.testkit.redis.RedisEndpoint;
 import io.leasehold.lock.testkit.redis.RedisFixtures;
 import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
+import io.leasehold.lock.testkit.redis.RedisNode;
 import io.leasehold.lock.testkit.redis.RedisTopology;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -57,6 +58,14 @@ final class RedisMembers {
             throw e;
         }
         return new QuorumFixture(name, members);
+    }
+
+    /** The {@code redis-server} of member {@code i} of {@code fixture}, a quorum of this class's (one standalone server each). */
+    static RedisNode server(QuorumFixture fixture, int i) {
+        return ((RedisLockBackendFixture<?>) fixture.members().get(i))
+                .topology()
+                .servers()
+                .get(0);
     }
 
     /** A member backend of {@code driver} ("lettuce" or "jedis") reaching {@code endpoint} (a server, or a proxy to it). */
