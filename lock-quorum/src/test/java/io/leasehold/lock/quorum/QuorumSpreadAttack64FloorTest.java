@@ -235,4 +235,54 @@ class QuorumSpreadAttack64FloorTest {
         assertFalse(lease.lost().isDone(), () -> "B lost: " + lease.lost().join());
         assertTrue(lease.release(), () -> "B's release; values before the deaths: " + beforeDeaths);
     }
+
+    /**
+     * The same with auto-renew on (3 s lease, renewed every second): the watchdog's renewals find B's lease
+     * missing on members 3 and 4 and ask for it to be put back (quorum-restore.lua, the same floor check),
+     * for 3 s after the spread's tries ended. With another lock of the prefix taken meanwhile, every put-back
+     * is refused; the control (no other lock) has the lease on all five.
+     */
+    @ParameterizedTest(name = "{0}, another lock taken meanwhile: {1}")
+    @CsvSource({"in-memory, false", "in-memory, true", "lettuce, false", "lettuce, true", "jedis, false", "jedis, true"
+    })
+    void shouldKeepARenewedLeaseGrantedOnThreeOfFiveThroughTwoDeathsWhenAnotherLockIsUsedMeanwhile(
+            String where, boolean otherLock) throws Exception {
+        members = where.equals("in-memory") ? new InMemoryFive() : new RedisFive(where);
+        LockClient b = client();
+        LockClient other = client();
+        members.write(3, OTHER);
+        members.write(4, OTHER);
+        Lease lease = b.lock(
+                        NAME,
+                        LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(3))
+                                .autoRenew(true)
+                                .build())
+                .acquire(Duration.ofSeconds(10));
+        long grantedAt = System.nanoTime();
+        assertEquals(OTHER, members.value(3), "member 3 held by another owner at B's grant");
+        if (otherLock) {
+            other.lock("spread:another-lock").acquire(Duration.ofSeconds(10)).release();
+        }
+        members.delete(3);
+        members.delete(4);
+        // the spread's tries (2.55 s) and three renewals' put-backs after them
+        long settled = grantedAt + TimeUnit.MILLISECONDS.toNanos(2_550 + 3_000);
+        while (System.nanoTime() < settled) {
+            Thread.sleep(20);
+        }
+        String beforeDeaths = values();
+        members.kill(0);
+        members.kill(1);
+        try {
+            lease.extend(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            throw new AssertionError(
+                    "B's extend after two of five members died failed (3 of 5 up, nobody else holds the lock);"
+                            + " values before the deaths: " + beforeDeaths + ", after: " + values(),
+                    e);
+        }
+        assertFalse(lease.lost().isDone(), () -> "B lost: " + lease.lost().join());
+        assertTrue(lease.release(), () -> "B's release; values before the deaths: " + beforeDeaths);
+    }
 }
