@@ -103,7 +103,11 @@ class QuorumSpreadAttack64ChaosTest {
             LockClient client = client(size);
             for (int i = 0; i < 3; i++) { // enlisted and connected (a loaded machine's first calls are slow)
                 try {
-                    client.lock("warm-up", LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build())
+                    client.lock(
+                                    "warm-up",
+                                    LockOptions.builder()
+                                            .leaseTime(Duration.ofSeconds(2))
+                                            .build())
                             .acquire(Duration.ofSeconds(30))
                             .release();
                     break;
