@@ -18,8 +18,9 @@
 --                        is at least its token
 --                     0  left alone: the key exists (this owner's, another's, anything at all): a
 --                        lock is put back only where the name is free
---                    -1  left alone: the token is below this node's floor: a later lease was
---                        committed here, so this one cannot be the lock's latest
+--                    (a token below the floor is put back too: the floor is the whole prefix's, so
+--                    any other lock committed here since raised it; the caller sends a put-back only
+--                    while a majority holds the lease, when no later lease of its lock can be committed)
 --          error     "ERR ..." when a value is not "<owner>:<token>:<seq>" with a decimal token
 --                    below 2^53 - 1, a lease no positive integer, or the record is not a hash (or
 --                    its floor no such integer); nothing is written then
@@ -61,9 +62,7 @@ end
 local highest = floor and tonumber(floor) or 0
 local codes = {}
 for i = 1, n do
-  if tokens[i] < highest then
-    codes[i] = -1
-  elseif redis.call('SET', KEYS[1 + i], ARGV[2 * i - 1], 'PX', ARGV[2 * i], 'NX') then
+  if redis.call('SET', KEYS[1 + i], ARGV[2 * i - 1], 'PX', ARGV[2 * i], 'NX') then
     codes[i] = 1
     if tokens[i] > highest then
       highest = tokens[i]

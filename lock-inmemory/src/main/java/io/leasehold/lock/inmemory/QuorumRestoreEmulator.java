@@ -79,9 +79,7 @@ final class QuorumRestoreEmulator {
         for (int i = 1; i <= n; i++) {
             long token = tokens.get(i - 1);
             String key = c.key(1 + i);
-            if (token < highest) {
-                codes.add(-1L);
-            } else if (!store.exists(key, now)) {
+            if (!store.exists(key, now)) {
                 store.setPx(key, c.arg(2 * i - 1), c.integerArg(2 * i, "SET"), now);
                 codes.add(1L);
                 if (token > highest) {

@@ -23,7 +23,7 @@ class InMemoryScriptDriftTest {
             Map.entry(ScriptNames.FORCE_RELEASE, "fd0862b24b9aa258cf95cf4aa68a844eaca330a6"),
             Map.entry(ScriptNames.QUORUM_COMMIT, "5ff866c353b1db9c9f3d9b36473b4fbf2af6d33a"),
             Map.entry(ScriptNames.QUORUM_ENLIST, "2f02f8da32aebc422465e1b23f96e1d9bcfe2293"),
-            Map.entry(ScriptNames.QUORUM_RESTORE, "6979668fabb4ac39cae96532fe89a7aa2e52e004"),
+            Map.entry(ScriptNames.QUORUM_RESTORE, "578c970285073a6831cabafa039eba957b64882c"),
             Map.entry(ScriptNames.QUORUM_FAIR_ACQUIRE, "e68be506c1fd23fece26b9b9735256b02daf2525"));
 
     @Test

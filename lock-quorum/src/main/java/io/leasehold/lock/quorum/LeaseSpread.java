@@ -22,17 +22,17 @@ import java.util.concurrent.TimeUnit;
  * clean-up follows its phase 1 within a round trip; a dead waiter's grant lapses within its grant window,
  * 1.5 s), so the acquisition tries again a few times: at once, then after {@value #FIRST_DELAY_MS} ms,
  * doubling, {@value #TRIES} tries in all (about 2.5 s, past a grant window), each member until it is put
- * back or answers anything but "the key exists". A member that fails, takes no part, holds a later lease
- * (its floor is above the lease's token), or is skipped as unavailable is left to the renewals.
+ * back or answers anything but "the key exists". A member that fails, takes no part, or is skipped as
+ * unavailable is left to the renewals.
  *
  * <p><b>Safety</b> (the put-back's own argument, see {@link QuorumRestore}): each try is sent only while a
  * majority holds the lease: before the lease's validity as the grant reported it (counted from phase 1's
  * send, less the drift: no later than any of the majority's copies ends), and never once this client sent
- * its release ({@link ReleasedOwners}: recorded before the release goes out, a release under a min-hold
- * time too; a put-back that lands after the release on its member is released again there, or has its TTL
- * cut to the hold's end). So no other owner can hold a majority's grants
- * meanwhile, and nothing is ever overwritten: the script writes only where the name is free, where no
- * later lease was committed (the floor, so tokens keep rising), and on a member taking part. The copy
+ * its release or a force-release of its lock ({@link ReleasedOwners}: recorded before they go out, a release
+ * under a min-hold time too; a put-back that lands after the release on its member, or whose answer is
+ * lost, is released again there, or has its TTL cut to the hold's end). So no other owner can hold a majority's grants
+ * meanwhile, and nothing is ever overwritten: the script writes only where the name is free, and on a
+ * member taking part (it raises the member's floor to the lease's token, so tokens keep rising). The copy
  * carries what is left of the lease when it is sent, so it ends no later than the majority's copies plus
  * its own way to the member. A waiter's place in a member's queue is untouched: the waiter is answered
  * "held" there as on the majority, until the holder's release frees every member.
@@ -55,8 +55,11 @@ final class LeaseSpread {
     /** How many tries a member gets at most (the first one at once). */
     static final int TRIES = 9;
 
-    /** A lease to spread: what quorum-restore.lua writes, and until when (System.nanoTime()) a majority holds it. */
-    private record Granted(String lockKey, String value, long validUntilNanos) {}
+    /**
+     * A lease to spread: what quorum-restore.lua writes, when its attempt started and until when
+     * (System.nanoTime()) a majority holds it.
+     */
+    private record Granted(String lockKey, String value, long startedNanos, long validUntilNanos) {}
 
     private final QuorumMembers members;
     private final QuorumRestore restore;
@@ -79,6 +82,7 @@ final class LeaseSpread {
         Granted lease = new Granted(
                 attempt.lockKey,
                 attempt.owner + ":" + token + ":0",
+                attempt.started,
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(validityMs));
         tryOn(lease, List.copyOf(held), 1);
     }
@@ -95,7 +99,7 @@ final class LeaseSpread {
         for (int member : stillHeld) {
             // "the key exists" (0): held by a contender or a copy on its way out, so asked again; anything
             // else ends this member's spread (put back, released, a later lease, not taking part, failed)
-            answers.add(restore.putBack(member, missing)
+            answers.add(restore.putBack(member, missing, lease.startedNanos())
                     .handle((code, failure) -> failure == null && code == 0 ? member : null));
         }
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenRun(() -> {

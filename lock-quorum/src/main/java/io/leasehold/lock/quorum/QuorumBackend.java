@@ -95,7 +95,7 @@ public final class QuorumBackend implements LockBackend {
                 STRAGGLER_GRACE,
                 fairWaiters,
                 releaseResends,
-                new LeaseSpread(members, new QuorumRestore(members, STRAGGLER_GRACE, released)));
+                new LeaseSpread(members, new QuorumRestore(members, STRAGGLER_GRACE, released, releaseResends)));
         this.renewals = new QuorumRenewals(members, STRAGGLER_GRACE, released, releaseResends);
         this.release = new QuorumRelease(members, STRAGGLER_GRACE, released, fairWaiters, releaseResends);
         this.inspect = new QuorumInspect(members, STRAGGLER_GRACE);

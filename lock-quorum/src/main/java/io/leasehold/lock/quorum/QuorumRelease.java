@@ -174,6 +174,11 @@ final class QuorumRelease {
     /** force-release.lua over the quorum; see the class doc. */
     CompletableFuture<Object> forceRelease(LuaScript script, List<String> keys, List<String> args) {
         String lockKey = keys.isEmpty() ? "(none)" : keys.get(0);
+        if (!keys.isEmpty()) {
+            // before it is sent: no put-back of a lease it ends may follow it, see ReleasedOwners
+            released.forceReleased(
+                    lockKey, new SentRelease(script, keys, args, FORCE_RELEASE_PUBLISH_ARG, -1, System.nanoTime()));
+        }
         return members.fanOut(script, keys, args, FORCE_RELEASE_PUBLISH_ARG, a -> !a.failed(), grace, late -> {})
                 .outcome()
                 .thenApply(answers -> {

@@ -58,7 +58,7 @@ final class QuorumRenewals {
         this.released = released;
         this.members = members;
         this.grace = grace;
-        this.restore = new QuorumRestore(members, grace, released);
+        this.restore = new QuorumRestore(members, grace, released, resends);
     }
 
     /** renew.lua over the quorum; see the class doc. */

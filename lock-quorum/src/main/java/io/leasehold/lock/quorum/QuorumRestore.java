@@ -23,8 +23,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Only a renewal that a majority confirmed asks for it, or an acquisition that a majority just
  * committed, while that majority's copies last ({@link LeaseSpread}, through {@link #putBack}): no other
- * owner can then hold a majority's grants, and the script puts a lease back only where the name is free, no later lease was committed
- * (the node's floor), and the member takes part in grants. Only what is left of the renewal's lease, and
+ * owner can then hold a majority's grants (so no later lease of the lock can be committed anywhere), and
+ * the script puts a lease back only where the name is free and the member takes part in grants, raising
+ * the member's floor to its token (the floor is the key prefix's, raised by every lock committed there:
+ * it cannot tell a later lease of this lock, so it does not refuse a put-back). Only what is left of the renewal's lease, and
  * never after the lease's release (see {@link #restore}): a copy of a lease nobody holds would keep
  * grants off that member (with another member down, off the whole lock), and keep the next holder's
  * lease on exactly a majority. A member that puts nothing back, fails or
@@ -41,16 +43,18 @@ final class QuorumRestore {
     private final QuorumMembers members;
     private final Duration wait;
     private final ReleasedOwners released;
+    private final ReleaseResends resends;
 
     /**
      * @param wait how long a renewal waits for the members' answers before it answers itself (they were
      *     just heard from, so one round trip is expected; a later answer still puts the lease back, and
      *     counts at the next renewal)
      */
-    QuorumRestore(QuorumMembers members, Duration wait, ReleasedOwners released) {
+    QuorumRestore(QuorumMembers members, Duration wait, ReleasedOwners released, ReleaseResends resends) {
         this.members = members;
         this.wait = wait;
         this.released = released;
+        this.resends = resends;
     }
 
     /** One lease a renewal found missing on some members: its lock key, value and lease, as renew.lua took them. */
@@ -80,12 +84,12 @@ final class QuorumRestore {
             List<Missing> stillHeld = new ArrayList<>();
             for (Missing m : leases) {
                 long left = Long.parseLong(m.leaseMs()) - elapsedMs;
-                if (left > 0 && released.find(m.lockKey(), m.owner()) == null) {
+                if (left > 0 && released.find(m.lockKey(), m.owner(), renewalSentNanos) == null) {
                     stillHeld.add(new Missing(m.lease(), m.lockKey(), m.value(), Long.toString(left)));
                 }
             }
             for (List<Missing> samePrefix : byPrefix(stillHeld).values()) {
-                calls.add(restoreOn(member, samePrefix, restored));
+                calls.add(restoreOn(member, samePrefix, restored, renewalSentNanos));
             }
         });
         return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
@@ -93,7 +97,8 @@ final class QuorumRestore {
                 .handle((ignored, failure) -> snapshot(restored));
     }
 
-    private CompletableFuture<Void> restoreOn(int member, List<Missing> leases, Map<Integer, Set<Integer>> restored) {
+    private CompletableFuture<Void> restoreOn(
+            int member, List<Missing> leases, Map<Integer, Set<Integer>> restored, long sinceNanos) {
         List<String> keys = new ArrayList<>(leases.size() + 1);
         List<String> args = new ArrayList<>(2 * leases.size());
         keys.add(LockKeys.quorumRecordKey(QuorumAcquire.prefixOf(leases.get(0).lockKey())));
@@ -103,10 +108,11 @@ final class QuorumRestore {
             args.add(m.leaseMs());
         }
         return members.eval(member, RESTORE, keys, args, -1).handle((reply, failure) -> {
-            if (failure != null
-                    || !(reply instanceof List<?> parts)
-                    || parts.size() != 1
-                    || !(parts.get(0) instanceof List<?> codes)) {
+            if (failure != null) {
+                leases.forEach(m -> undoneAfterRelease(member, m, sinceNanos)); // it may have landed
+                return null;
+            }
+            if (!(reply instanceof List<?> parts) || parts.size() != 1 || !(parts.get(0) instanceof List<?> codes)) {
                 return null; // failed, or not taking part ({-2}): the lease stays unconfirmed there
             }
             for (int i = 0; i < codes.size() && i < leases.size(); i++) {
@@ -114,7 +120,7 @@ final class QuorumRestore {
                     continue;
                 }
                 Missing m = leases.get(i);
-                if (undoneAfterRelease(member, m)) { // released while the put-back was on its way
+                if (undoneAfterRelease(member, m, sinceNanos)) { // released while the put-back was on its way
                     continue;
                 }
                 restored.computeIfAbsent(member, k -> ConcurrentHashMap.newKeySet())
@@ -129,51 +135,64 @@ final class QuorumRestore {
 
     /**
      * Puts {@code lease} back on {@code member} (quorum-restore.lua, one lease), as {@link #restore} does
-     * each lease: not sent once the lease was released (see {@link ReleasedOwners}), and released again on
-     * the member (heard by the waiters; under a min-hold time, its TTL cut to the hold's end) when the
-     * release came while it was on its way. Its lease must be
+     * each lease: not sent once the lease was released or force-released since {@code sinceNanos} (when the
+     * caller last knew the lease held; see {@link ReleasedOwners}), and released again on the member (heard
+     * by the waiters; under a min-hold time, its TTL cut to the hold's end) when the release came while it
+     * was on its way, also when the call failed (it may have landed, its answer lost). Its lease must be
      * what is left of the lease the caller knows a majority holds.
      *
-     * @return quorum-restore.lua's code for it ({@code 1} put back, {@code 0} the key exists, {@code -1} a
-     *     later lease was committed there, {@code -2} the member takes no part), or {@link #RELEASED}; fails
+     * @return quorum-restore.lua's code for it ({@code 1} put back, {@code 0} the key exists, {@code -2} the
+     *     member takes no part), or {@link #RELEASED}; fails
      *     when the call does, or with a reply it cannot read
      */
-    CompletableFuture<Long> putBack(int member, Missing lease) {
-        if (released.find(lease.lockKey(), lease.owner()) != null) {
+    CompletableFuture<Long> putBack(int member, Missing lease, long sinceNanos) {
+        if (released.find(lease.lockKey(), lease.owner(), sinceNanos) != null) {
             return CompletableFuture.completedFuture(RELEASED);
         }
         List<String> keys = List.of(LockKeys.quorumRecordKey(QuorumAcquire.prefixOf(lease.lockKey())), lease.lockKey());
         List<String> args = List.of(lease.value(), lease.leaseMs());
-        return members.eval(member, RESTORE, keys, args, -1).thenApply(reply -> {
-            List<?> parts = Replies.list(reply, "quorum-restore");
-            if (parts.size() != 1) {
-                throw Replies.unexpected(reply, "quorum-restore of one lease");
-            }
-            if (!(parts.get(0) instanceof List<?> codes)) {
-                return Replies.asLong(parts.get(0), "quorum-restore"); // {-2}: not taking part
-            }
-            if (codes.size() != 1) {
-                throw Replies.unexpected(reply, "quorum-restore of one lease");
-            }
-            long code = Replies.asLong(codes.get(0), "quorum-restore");
-            return code == 1 && undoneAfterRelease(member, lease) ? RELEASED : code;
-        });
+        return members.eval(member, RESTORE, keys, args, -1)
+                .whenComplete((reply, failure) -> {
+                    if (failure != null) {
+                        undoneAfterRelease(member, lease, sinceNanos); // it may have landed, its answer lost
+                    }
+                })
+                .thenApply(reply -> {
+                    List<?> parts = Replies.list(reply, "quorum-restore");
+                    if (parts.size() != 1) {
+                        throw Replies.unexpected(reply, "quorum-restore of one lease");
+                    }
+                    if (!(parts.get(0) instanceof List<?> codes)) {
+                        return Replies.asLong(parts.get(0), "quorum-restore"); // {-2}: not taking part
+                    }
+                    if (codes.size() != 1) {
+                        throw Replies.unexpected(reply, "quorum-restore of one lease");
+                    }
+                    long code = Replies.asLong(codes.get(0), "quorum-restore");
+                    return code == 1 && undoneAfterRelease(member, lease, sinceNanos) ? RELEASED : code;
+                });
     }
 
     /**
-     * When {@code lease}, just put back on {@code member}, was released while the put-back was on its
-     * way, releases it there again (heard by the waiters: the copy may have kept them off the member
-     * meanwhile); whether it did.
+     * When {@code lease}, just put back on {@code member} (or perhaps put back: its call failed), was
+     * released while the put-back was on its way (or force-released since {@code sinceNanos}), sends the
+     * release again there: heard by the waiters (the copy may have kept them off the member meanwhile),
+     * and sent again until the member answers ({@link ReleaseResends}); whether it did.
      */
-    private boolean undoneAfterRelease(int member, Missing lease) {
-        ReleasedOwners.Release release = released.find(lease.lockKey(), lease.owner());
+    private boolean undoneAfterRelease(int member, Missing lease, long sinceNanos) {
+        ReleasedOwners.Release release = released.find(lease.lockKey(), lease.owner(), sinceNanos);
         if (release == null) {
             return false;
         }
         // the release's own call again (a hold's with what is left of it): the copy is deleted, or its TTL
         // cut to the hold's end (the put-back's sequence 0 is below the hold's)
         SentRelease sent = release.sent();
-        members.eval(member, sent.script(), sent.keys(), sent.argsNow(System.nanoTime()), sent.publishArg());
+        members.eval(member, sent.script(), sent.keys(), sent.argsNow(System.nanoTime()), sent.publishArg())
+                .whenComplete((reply, failure) -> {
+                    if (failure != null && members.isTransient(member, failure)) {
+                        resends.resend(member, sent);
+                    }
+                });
         return true;
     }
 

@@ -75,7 +75,8 @@ final class ReleaseResends {
         resend(member, new SentRelease(script, keys, args, publishArg, -1, sentNanos));
     }
 
-    private void resend(int member, SentRelease sent) {
+    /** Sends {@code sent} to {@code member} again until it answers (see the class doc). */
+    void resend(int member, SentRelease sent) {
         resend(member, new Missed(sent, sent.sentNanos() + maxLeaseNanos));
     }
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * members 3 and 4 free up within the spread's tries, and members 0 and 1 die. Without the other lock
  * (the control) B's extend is confirmed.
  */
-class QuorumSpreadAttack64FloorTest {
+class QuorumSpreadAcrossLocksTest {
 
     private static final String NAME = "spread:floor64";
     private static final String KEY = Members.lockKey(NAME);
