@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
 final class ReleasedOwners {
 
     static final int CAPACITY = 4096;
-    static final int HARD_CAPACITY = 1 << 18;
+    static final int HARD_CAPACITY = 1 << 16;
     static final long KEEP_SECONDS = 10;
 
     /** A release as it was sent ({@code sent}); {@code confirmed} once a majority answered that the owner is gone there (release.lua's only). */
