@@ -109,7 +109,7 @@ final class QuorumRestore {
         }
         return members.eval(member, RESTORE, keys, args, -1).handle((reply, failure) -> {
             if (failure != null) {
-                leases.forEach(m -> undoneAfterRelease(member, m, sinceNanos)); // it may have landed
+                leases.forEach(m -> undoneAfterRelease(member, m, sinceNanos, false)); // it may have landed
                 return null;
             }
             if (!(reply instanceof List<?> parts) || parts.size() != 1 || !(parts.get(0) instanceof List<?> codes)) {
@@ -120,7 +120,7 @@ final class QuorumRestore {
                     continue;
                 }
                 Missing m = leases.get(i);
-                if (undoneAfterRelease(member, m, sinceNanos)) { // released while the put-back was on its way
+                if (undoneAfterRelease(member, m, sinceNanos, true)) { // released while the put-back was on its way
                     continue;
                 }
                 restored.computeIfAbsent(member, k -> ConcurrentHashMap.newKeySet())
@@ -154,7 +154,7 @@ final class QuorumRestore {
         return members.eval(member, RESTORE, keys, args, -1)
                 .whenComplete((reply, failure) -> {
                     if (failure != null) {
-                        undoneAfterRelease(member, lease, sinceNanos); // it may have landed, its answer lost
+                        undoneAfterRelease(member, lease, sinceNanos, false); // it may have landed, its answer lost
                     }
                 })
                 .thenApply(reply -> {
@@ -169,19 +169,25 @@ final class QuorumRestore {
                         throw Replies.unexpected(reply, "quorum-restore of one lease");
                     }
                     long code = Replies.asLong(codes.get(0), "quorum-restore");
-                    return code == 1 && undoneAfterRelease(member, lease, sinceNanos) ? RELEASED : code;
+                    return code == 1 && undoneAfterRelease(member, lease, sinceNanos, true) ? RELEASED : code;
                 });
     }
 
     /**
-     * When {@code lease}, just put back on {@code member} (or perhaps put back: its call failed), was
-     * released while the put-back was on its way (or force-released since {@code sinceNanos}), sends the
-     * release again there: heard by the waiters (the copy may have kept them off the member meanwhile),
-     * and sent again until the member answers ({@link ReleaseResends}); whether it did.
+     * When {@code lease}, just put back on {@code member} ({@code landed}; else perhaps put back: its call
+     * failed), was released while the put-back was on its way (or force-released since {@code sinceNanos}),
+     * sends the release again there: heard by the waiters (the copy may have kept them off the member
+     * meanwhile), and sent again until the member answers ({@link ReleaseResends}); whether it did. A
+     * force-release is sent again only where the copy is known to have landed: it deletes whoever holds
+     * the name, and where the put-back's call failed the name may be a later holder's by then (that copy,
+     * if any, then lives until its TTL runs out).
      */
-    private boolean undoneAfterRelease(int member, Missing lease, long sinceNanos) {
+    private boolean undoneAfterRelease(int member, Missing lease, long sinceNanos, boolean landed) {
         ReleasedOwners.Release release = released.find(lease.lockKey(), lease.owner(), sinceNanos);
-        if (release == null) {
+        if (release == null
+                || (!landed
+                        && ScriptNames.FORCE_RELEASE.equals(
+                                release.sent().script().name()))) {
             return false;
         }
         // the release's own call again (a hold's with what is left of it): the copy is deleted, or its TTL
