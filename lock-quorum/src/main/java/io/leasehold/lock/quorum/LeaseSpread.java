@@ -25,17 +25,17 @@ import java.util.concurrent.TimeUnit;
  * back or answers anything but "the key exists". A member that fails, takes no part, or is skipped as
  * unavailable is left to the renewals.
  *
- * <p><b>Safety</b> (the put-back's own argument, see {@link QuorumRestore}): each try is sent only while a
- * majority holds the lease: before the lease's validity as the grant reported it (counted from phase 1's
- * send, less the drift: no later than any of the majority's copies ends), and never once this client sent
- * its release or a force-release of its lock ({@link ReleasedOwners}: recorded before they go out, a release
- * under a min-hold time too; a put-back that lands after the release on its member, or whose answer is
- * lost, is released again there, or has its TTL cut to the hold's end). So no other owner can hold a majority's grants
- * meanwhile, and nothing is ever overwritten: the script writes only where the name is free, and on a
- * member taking part (it raises the member's floor to the lease's token, so tokens keep rising). The copy
- * carries what is left of the lease when it is sent, so it ends no later than the majority's copies plus
- * its own way to the member. A waiter's place in a member's queue is untouched: the waiter is answered
- * "held" there as on the majority, until the holder's release frees every member.
+ * <p><b>Safety</b> (the put-back's own argument, see {@link QuorumRestore}): each try is sent only while a majority
+ * holds the lease: before the lease's validity as the grant reported it (counted from phase 1's send, less the
+ * drift: no later than any of the majority's copies ends), and never once this client sent its release or a
+ * force-release of its lock ({@link ReleasedOwners}: recorded before they go out, a release under a min-hold time
+ * too; a put-back that lands after the release on its member, or whose answer is lost, is released again there, or
+ * has its TTL cut to the hold's end). So no other owner can hold a majority's grants meanwhile, and nothing is ever
+ * overwritten: the script writes only where the name is free, and on a member taking part (it raises the member's
+ * floor to the lease's token, so tokens keep rising). The copy carries what is left of the lease when it is sent,
+ * so it ends no later than the majority's copies plus its own way to the member. A waiter's place in a member's
+ * queue is untouched: the waiter is answered "held" there as on the majority, until the holder's release frees
+ * every member.
  *
  * <p>Only members that answered phase 1 without granting are tried: a member that granted and did not
  * commit is sent the attempt's clean-up (a release of the same owner, which a copy put back there would

@@ -21,17 +21,16 @@ import java.util.concurrent.TimeUnit;
  * member when its grant there came too late or was another attempt's, or when the member did not hear
  * the renewals for longer than the lease (a partition, a pause).
  *
- * <p>Only a renewal that a majority confirmed asks for it, or an acquisition that a majority just
- * committed, while that majority's copies last ({@link LeaseSpread}, through {@link #putBack}): no other
- * owner can then hold a majority's grants (so no later lease of the lock can be committed anywhere), and
- * the script puts a lease back only where the name is free and the member takes part in grants, raising
- * the member's floor to its token (the floor is the key prefix's, raised by every lock committed there:
- * it cannot tell a later lease of this lock, so it does not refuse a put-back). Only what is left of the renewal's lease, and
- * never after the lease's release (see {@link #restore}): a copy of a lease nobody holds would keep
- * grants off that member (with another member down, off the whole lock), and keep the next holder's
- * lease on exactly a majority. A member that puts nothing back, fails or
- * does not answer within the wait simply stays unconfirmed: the next renewal asks again. Extends carry
- * no token (extend.lua's arguments), so only the watchdog's renewals and the acquisitions put leases back.
+ * <p>Only a renewal that a majority confirmed asks for it, or an acquisition that a majority just committed, while
+ * that majority's copies last ({@link LeaseSpread}, through {@link #putBack}): no other owner can then hold a
+ * majority's grants (so no later lease of the lock can be committed anywhere), and the script puts a lease back
+ * only where the name is free and the member takes part in grants, raising the member's floor to its token (the
+ * floor is the key prefix's, raised by every lock committed there: it cannot tell a later lease of this lock, so it
+ * does not refuse a put-back). Only what is left of the renewal's lease, and never after the lease's release (see
+ * {@link #restore}): a copy of a lease nobody holds would keep grants off that member (with another member down,
+ * off the whole lock), and keep the next holder's lease on exactly a majority. A member that puts nothing back,
+ * fails or does not answer within the wait simply stays unconfirmed: the next renewal asks again. Extends carry no
+ * token (extend.lua's arguments), so only the watchdog's renewals and the acquisitions put leases back.
  *
  * <p><b>Threads.</b> Never blocks; continues on the threads that complete the members' futures, or on
  * the JDK's delayed executor when the wait runs out. Threadsafe: each call keeps its own state.

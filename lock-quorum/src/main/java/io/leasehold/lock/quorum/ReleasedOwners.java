@@ -35,7 +35,10 @@ final class ReleasedOwners {
     static final int HARD_CAPACITY = 1 << 16;
     static final long KEEP_SECONDS = 10;
 
-    /** A release as it was sent ({@code sent}); {@code confirmed} once a majority answered that the owner is gone there (release.lua's only). */
+    /**
+     * A release as it was sent ({@code sent}); {@code confirmed} once a majority answered that the owner
+     * is gone there (release.lua's only).
+     */
     record Release(SentRelease sent, boolean confirmed) {}
 
     private final Map<String, Release> recent = new LinkedHashMap<>(64, 0.75f, false) {

@@ -26,7 +26,10 @@ record SentRelease(LuaScript script, List<String> keys, List<String> args, int p
         args = List.copyOf(args);
     }
 
-    /** The arguments to send at {@code nowNanos}: with a TTL argument, what is left of it (at least 1 ms, which ends the hold). */
+    /**
+     * The arguments to send at {@code nowNanos}: with a TTL argument, what is left of it (at least 1 ms,
+     * which ends the hold).
+     */
     List<String> argsNow(long nowNanos) {
         if (ttlArg < 0) {
             return args;
