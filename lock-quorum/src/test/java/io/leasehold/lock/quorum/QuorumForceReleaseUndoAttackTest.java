@@ -1,0 +1,228 @@
+package io.leasehold.lock.quorum;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.lock.Lease;
+import io.leasehold.lock.LockClient;
+import io.leasehold.lock.LockOptions;
+import io.leasehold.lock.spi.LockBackend;
+import io.leasehold.lock.spi.LuaScript;
+import io.leasehold.lock.spi.ScriptNames;
+import io.leasehold.lock.testkit.ForwardingLockBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
+
+/**
+ * Review attack (helper 65) on the put-back undo ({@code QuorumRestore#undoneAfterRelease}) with a
+ * force-release record. force-release.lua deletes the lock whoever holds it; re-sending it on a member
+ * after a put-back call FAILED (it "may have landed") deletes whatever holds the key there by then,
+ * including the next holder's lease.
+ *
+ * <p>Three in-memory members. Member 2 holds another owner's lock at B's grant, so B's lease is granted on
+ * members 0 and 1 and B's spread keeps asking member 2. One of those put-backs is held (never forwarded to
+ * member 2: it certainly did not land). B's client force-releases the lock; D (another client) then takes it
+ * on all three members. The held put-back then fails. D's copy on member 2 must survive: nothing of B's
+ * was ever written there.
+ */
+class QuorumForceReleaseUndoAttackTest {
+
+    private static final String NAME = "undo:force";
+    private static final String KEY = Members.lockKey(NAME);
+    private static final String OTHER = "x.1:1";
+    private static final LockOptions LONG_NO_RENEW = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .autoRenew(false)
+            .build();
+
+    private final Members members = new Members(3);
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        members.close();
+    }
+
+    /** Member 2's backend for B: holds the next put-back once armed (never forwarded); counts force-releases answered. */
+    static final class HeldRestore extends ForwardingLockBackend {
+        final AtomicInteger restoresSent = new AtomicInteger();
+        final AtomicInteger forceAnswered = new AtomicInteger();
+        volatile boolean armed;
+        final AtomicReference<CompletableFuture<Object>> held = new AtomicReference<>();
+
+        HeldRestore(LockBackend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+            if (ScriptNames.FORCE_RELEASE.equals(script.name())) {
+                return delegate().eval(script, keys, args).whenComplete((r, f) -> forceAnswered.incrementAndGet());
+            }
+            if (!ScriptNames.QUORUM_RESTORE.equals(script.name())) {
+                return delegate().eval(script, keys, args);
+            }
+            restoresSent.incrementAndGet();
+            if (armed) {
+                CompletableFuture<Object> future = new CompletableFuture<>();
+                if (held.compareAndSet(null, future)) {
+                    return future; // never reaches member 2
+                }
+            }
+            return delegate().eval(script, keys, args);
+        }
+    }
+
+    private static String ownerOf(String value) {
+        int sep = value.indexOf(':');
+        return sep < 0 ? value : value.substring(0, sep);
+    }
+
+    private String valueOn(int member) {
+        return members.store(member).get(KEY).orElse("(none)");
+    }
+
+    private String values() {
+        List<String> v = new ArrayList<>();
+        for (int m = 0; m < 3; m++) {
+            v.add(valueOn(m) + " (pttl " + members.store(m).pttl(KEY) + ")");
+        }
+        return v.toString();
+    }
+
+    private LockClient client() {
+        QuorumBackend quorum = members.quorum();
+        LockClient client = LockClient.create(quorum);
+        closing.add(quorum);
+        closing.add(client);
+        client.lock("warm-up").acquire(Duration.ofSeconds(5)).release();
+        return client;
+    }
+
+    /** D's lease and owner, and the members' values just before B's held put-back failed. */
+    private record DHolds(Lease lease, String owner, String beforeFailure) {}
+
+    /**
+     * D's lease, on all three members, after B's force-release while B's put-back to member 2 is held;
+     * then the held put-back fails with {@code putBackFailure}, and this waits until a force-release
+     * re-sent by B's client answered on member 2 (or 3 s passed).
+     */
+    private DHolds dHoldsAfterForceRelease(HeldRestore member2, Throwable putBackFailure) throws Exception {
+        return dHoldsAfter(member2, putBackFailure, true);
+    }
+
+    /** As {@link #dHoldsAfterForceRelease}, B letting go by force-release, or else by its lease's own release. */
+    private DHolds dHoldsAfter(HeldRestore member2, Throwable putBackFailure, boolean force) throws Exception {
+        QuorumBackend bQuorum = QuorumBackend.of(
+                members.fixtures.get(0).newBackend(), members.fixtures.get(1).newBackend(), member2);
+        LockClient b = LockClient.create(bQuorum);
+        closing.add(bQuorum);
+        closing.add(b);
+        b.lock("warm-up").acquire(Duration.ofSeconds(5)).release();
+        LockClient d = client();
+
+        members.store(2).writeKey(KEY, OTHER);
+        member2.armed = true; // the spread's next put-back to member 2 is held
+        Lease bLease = b.lock(NAME, LONG_NO_RENEW).acquire(Duration.ofSeconds(5));
+        Members.await("B's spread sent a put-back to member 2, held", () -> member2.held.get() != null);
+        String bOwner = ownerOf(valueOn(0));
+        assertEquals(OTHER, valueOn(2), "member 2 held by another owner at B's grant");
+
+        if (force) {
+            assertTrue(b.lock(NAME).forceRelease(), "B's client force-released the lock");
+        } else {
+            assertTrue(bLease.release(), "B released its lease");
+        }
+        members.store(2).deleteKey(KEY); // member 2 frees up (OTHER goes; the force-release deleted it already)
+        Lease dLease = d.lock(NAME, LONG_NO_RENEW).acquire(Duration.ofSeconds(5));
+        String dOwner = ownerOf(valueOn(0));
+        assertFalse(dOwner.equals(bOwner));
+        assertEquals(dOwner, ownerOf(valueOn(1)), "D holds member 1");
+        assertEquals(dOwner, ownerOf(valueOn(2)), () -> "D holds member 2: " + values());
+        String beforeFailure = values();
+
+        int forcesBefore = member2.forceAnswered.get();
+        member2.held.get().completeExceptionally(putBackFailure); // B's put-back never reached member 2
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (member2.forceAnswered.get() == forcesBefore && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5); // bounded: a re-sent force-release answered on member 2, or none came
+        }
+        return new DHolds(dLease, dOwner, beforeFailure);
+    }
+
+    private void assertDStillOnMember2(DHolds d, HeldRestore member2) {
+        assertEquals(
+                d.owner(),
+                ownerOf(valueOn(2)),
+                () -> "D's copy on member 2 deleted after B's put-back (never landed) failed; before the failure "
+                        + d.beforeFailure() + ", now " + values()
+                        + "; force-releases answered on member 2 via B's client: " + member2.forceAnswered.get());
+    }
+
+    /** A put-back failing with an error reply (not transient): the undo is sent at once. */
+    @RepeatedTest(2)
+    void shouldNotDeleteTheNextHoldersCopyWhenAPutBackFailsAfterAForceRelease() throws Exception {
+        HeldRestore member2 = new HeldRestore(members.fixtures.get(2).newBackend());
+        DHolds d = dHoldsAfterForceRelease(member2, new IllegalStateException("ERR put-back failed"));
+        assertDStillOnMember2(d, member2);
+        assertTrue(d.lease().release());
+    }
+
+    /**
+     * A put-back timing out (transient: B's client skips member 2 a while, so the undo fails at once and
+     * goes to ReleaseResends, which sends it once member 2 is admitted again).
+     */
+    @RepeatedTest(2)
+    void shouldNotDeleteTheNextHoldersCopyWhenAPutBackTimesOutAfterAForceRelease() throws Exception {
+        HeldRestore member2 = new HeldRestore(members.fixtures.get(2).newBackend());
+        DHolds d = dHoldsAfterForceRelease(member2, new TimeoutException("put-back timed out"));
+        assertDStillOnMember2(d, member2);
+        assertTrue(d.lease().release());
+    }
+
+    /**
+     * The consequence for D: holding the lock (granted on all three members), D loses member 0. Two of
+     * three members are up and nobody else holds the lock, so D's extend must be confirmed.
+     */
+    @RepeatedTest(2)
+    void shouldKeepTheNextHoldersLeaseThroughAMemberDeathAfterAFailedPutBack() throws Exception {
+        HeldRestore member2 = new HeldRestore(members.fixtures.get(2).newBackend());
+        DHolds d = dHoldsAfterForceRelease(member2, new IllegalStateException("ERR put-back failed"));
+        String beforeDeath = values();
+        members.fixtures.get(0).makeUnavailable();
+        try {
+            d.lease().extend(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            throw new AssertionError(
+                    "D's extend after member 0 died failed (2 of 3 up, D the only holder); before B's put-back failed "
+                            + d.beforeFailure() + ", before the death " + beforeDeath + ", now " + values(),
+                    e);
+        }
+        assertFalse(
+                d.lease().lost().isDone(), () -> "D lost: " + d.lease().lost().join());
+    }
+
+    /**
+     * Control: B lets go by its lease's own release (release.lua, checked against B's owner); the same
+     * failed put-back re-sends it on member 2, where it leaves D's copy alone.
+     */
+    @RepeatedTest(2)
+    void controlAReleaseReSentAfterAFailedPutBackLeavesTheNextHoldersCopy() throws Exception {
+        HeldRestore member2 = new HeldRestore(members.fixtures.get(2).newBackend());
+        DHolds d = dHoldsAfter(member2, new IllegalStateException("ERR put-back failed"), false);
+        assertDStillOnMember2(d, member2);
+        assertTrue(d.lease().release());
+    }
+}
