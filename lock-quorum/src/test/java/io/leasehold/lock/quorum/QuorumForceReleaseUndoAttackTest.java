@@ -225,4 +225,44 @@ class QuorumForceReleaseUndoAttackTest {
         assertDStillOnMember2(d, member2);
         assertTrue(d.lease().release());
     }
+
+    /**
+     * The renewals' put-back ({@code QuorumRestore#restore}): B auto-renews a 3 s lease granted on members
+     * 0 and 1; once B's spread gave up on member 2 (9 tries), member 2 frees up and B's next renewal puts
+     * the lease back there: that call is held (never forwarded). B's client force-releases the lock, D
+     * takes it on all three members, the held call fails: D's copy on member 2 must survive.
+     */
+    @RepeatedTest(2)
+    void shouldNotDeleteTheNextHoldersCopyWhenARenewalsPutBackFailsAfterAForceRelease() throws Exception {
+        HeldRestore member2 = new HeldRestore(members.fixtures.get(2).newBackend());
+        QuorumBackend bQuorum = QuorumBackend.of(
+                members.fixtures.get(0).newBackend(), members.fixtures.get(1).newBackend(), member2);
+        LockClient b = LockClient.create(bQuorum);
+        closing.add(bQuorum);
+        closing.add(b);
+        b.lock("warm-up").acquire(Duration.ofSeconds(5)).release();
+        LockClient d = client();
+        members.store(2).writeKey(KEY, OTHER);
+        int before = member2.restoresSent.get();
+        b.lock(NAME, LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build())
+                .acquire(Duration.ofSeconds(5));
+        Members.await("B's spread tried member 2 nine times", () -> member2.restoresSent.get() - before >= 9);
+        member2.armed = true;
+        members.store(2).deleteKey(KEY); // member 2 frees up: B's next renewal puts the lease back there
+        Members.await("a renewal's put-back to member 2, held", () -> member2.held.get() != null);
+        assertTrue(b.lock(NAME).forceRelease(), "B's client force-released the lock");
+        members.store(2).deleteKey(KEY);
+        Lease dLease = d.lock(NAME, LONG_NO_RENEW).acquire(Duration.ofSeconds(5));
+        String dOwner = ownerOf(valueOn(0));
+        assertEquals(dOwner, ownerOf(valueOn(2)), () -> "D holds member 2: " + values());
+        String beforeFailure = values();
+        int forcesBefore = member2.forceAnswered.get();
+        member2.held.get().completeExceptionally(new IllegalStateException("ERR put-back failed"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (member2.forceAnswered.get() == forcesBefore && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5); // bounded: a re-sent force-release answered on member 2, or none came
+        }
+        assertDStillOnMember2(new DHolds(dLease, dOwner, beforeFailure), member2);
+        assertTrue(dLease.release());
+    }
 }
