@@ -23,10 +23,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 
 /**
- * Review attack (helper 65) on the put-back undo ({@code QuorumRestore#undoneAfterRelease}) with a
- * force-release record. force-release.lua deletes the lock whoever holds it; re-sending it on a member
- * after a put-back call FAILED (it "may have landed") deletes whatever holds the key there by then,
- * including the next holder's lease.
+ * The put-back undo ({@code QuorumRestore#undoneAfterRelease}) after this client's force-release:
+ * force-release.lua deletes the lock whoever holds it, so it must not be sent again on a member where a
+ * put-back's call FAILED (it may or may not have landed): the key there may be the next holder's by then.
  *
  * <p>Three in-memory members. Member 2 holds another owner's lock at B's grant, so B's lease is granted on
  * members 0 and 1 and B's spread keeps asking member 2. One of those put-backs is held (never forwarded to
@@ -34,7 +33,7 @@ import org.junit.jupiter.api.RepeatedTest;
  * on all three members. The held put-back then fails. D's copy on member 2 must survive: nothing of B's
  * was ever written there.
  */
-class QuorumForceReleaseUndoAttackTest {
+class QuorumPutBackAfterForceReleaseTest {
 
     private static final String NAME = "undo:force";
     private static final String KEY = Members.lockKey(NAME);
@@ -219,7 +218,7 @@ class QuorumForceReleaseUndoAttackTest {
      * failed put-back re-sends it on member 2, where it leaves D's copy alone.
      */
     @RepeatedTest(2)
-    void controlAReleaseReSentAfterAFailedPutBackLeavesTheNextHoldersCopy() throws Exception {
+    void shouldLeaveTheNextHoldersCopyWhenAReleaseIsSentAgainAfterAFailedPutBack() throws Exception {
         HeldRestore member2 = new HeldRestore(members.fixtures.get(2).newBackend());
         DHolds d = dHoldsAfter(member2, new IllegalStateException("ERR put-back failed"), false);
         assertDStillOnMember2(d, member2);
