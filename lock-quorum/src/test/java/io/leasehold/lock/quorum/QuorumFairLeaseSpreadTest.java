@@ -13,12 +13,9 @@ import io.leasehold.lock.spi.LockKeys;
 import io.leasehold.lock.spi.LuaScript;
 import io.leasehold.lock.spi.ScriptNames;
 import io.leasehold.lock.testkit.ForwardingLockBackend;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -38,125 +35,14 @@ class QuorumFairLeaseSpreadTest {
 
     private static final String NAME = "orders:spread";
     private static final String LOCK_KEY = Members.lockKey(NAME);
+    private static final String QUEUE_KEY = LockKeys.quorumQueueKey(Members.PREFIX, NAME);
     private static final LockOptions NO_RENEW = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(10))
             .autoRenew(false)
             .build();
 
-    /** Five members as the scenario sees them: a backend of each, what it holds, and how it dies. */
-    private interface Five extends AutoCloseable {
-        LockBackend newBackend(int member);
-
-        /** The lock's value on {@code member}, or "(none)". */
-        String value(int member);
-
-        /** The lock's TTL on {@code member}, ms (negative when it has none, or the member is down). */
-        long pttl(int member);
-
-        /** The quorum queue of {@code member}: waiter → ticket. */
-        Map<String, Double> queue(int member);
-
-        void kill(int member);
-
-        @Override
-        void close();
-    }
-
-    private static final class InMemoryFive implements Five {
-        private final Members members = new Members(5);
-
-        @Override
-        public LockBackend newBackend(int member) {
-            return members.fixtures.get(member).newBackend();
-        }
-
-        @Override
-        public String value(int member) {
-            return members.store(member).get(LOCK_KEY).orElse("(none)");
-        }
-
-        @Override
-        public long pttl(int member) {
-            return members.store(member).pttl(LOCK_KEY);
-        }
-
-        @Override
-        public Map<String, Double> queue(int member) {
-            return members.store(member).sortedSetScores(LockKeys.quorumQueueKey(Members.PREFIX, NAME));
-        }
-
-        @Override
-        public void kill(int member) {
-            members.fixtures.get(member).makeUnavailable();
-        }
-
-        @Override
-        public void close() {
-            members.close();
-        }
-    }
-
-    private static final class RedisFive implements Five {
-        private final QuorumFixture fixture;
-
-        RedisFive(String driver) {
-            fixture = RedisMembers.of(driver, 5);
-        }
-
-        private RedisNode node(int member) {
-            return ((RedisLockBackendFixture<?>) fixture.members().get(member))
-                    .topology()
-                    .masterForKey(LOCK_KEY);
-        }
-
-        @Override
-        public LockBackend newBackend(int member) {
-            return fixture.members().get(member).newBackend();
-        }
-
-        @Override
-        public String value(int member) {
-            try {
-                Object value = node(member).command("GET", LOCK_KEY);
-                return value == null ? "(none)" : String.valueOf(value);
-            } catch (RuntimeException killed) {
-                return "(down)";
-            }
-        }
-
-        @Override
-        public long pttl(int member) {
-            try {
-                return ((Number) node(member).command("PTTL", LOCK_KEY)).longValue();
-            } catch (RuntimeException killed) {
-                return -3;
-            }
-        }
-
-        @Override
-        public Map<String, Double> queue(int member) {
-            List<?> flat = (List<?>) node(member)
-                    .command("ZRANGE", LockKeys.quorumQueueKey(Members.PREFIX, NAME), "0", "-1", "WITHSCORES");
-            Map<String, Double> scores = new java.util.HashMap<>();
-            for (int i = 0; i + 1 < flat.size(); i += 2) {
-                scores.put(String.valueOf(flat.get(i)), Double.valueOf(String.valueOf(flat.get(i + 1))));
-            }
-            return scores;
-        }
-
-        @Override
-        public void kill(int member) {
-            node(member).kill();
-        }
-
-        @Override
-        public void close() {
-            fixture.close();
-        }
-    }
-
     private final List<LockClient> clients = new ArrayList<>();
-    private Five members;
+    private FiveMembers members;
 
     @AfterEach
     void close() {
@@ -267,7 +153,7 @@ class QuorumFairLeaseSpreadTest {
     }
 
     private int queued(int member) {
-        return members.queue(member).size();
+        return members.scores(member, QUEUE_KEY).size();
     }
 
     private void awaitQueuedEverywhere(int count) {
@@ -286,7 +172,7 @@ class QuorumFairLeaseSpreadTest {
         Members.await("the waiters' tickets agree on every member", () -> {
             java.util.Map<String, java.util.Set<Double>> scores = new java.util.HashMap<>();
             for (int m = 0; m < 5; m++) {
-                members.queue(m)
+                members.scores(m, QUEUE_KEY)
                         .forEach((waiter, ticket) -> scores.computeIfAbsent(waiter, k -> new java.util.HashSet<>())
                                 .add(ticket));
             }
@@ -296,14 +182,14 @@ class QuorumFairLeaseSpreadTest {
 
     @RepeatedTest(3)
     void shouldKeepAFairLeaseThroughTheDeathOfTwoOfFiveMembersWhileWaitersContend() throws Exception {
-        members = new InMemoryFive();
+        members = FiveMembers.inMemory(LOCK_KEY);
         keepsTheFairLeaseThroughTwoDeaths();
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})
     void shouldKeepAFairLeaseThroughTheDeathOfTwoOfFiveRedisServersWhileWaitersContend(String driver) throws Exception {
-        members = new RedisFive(driver);
+        members = FiveMembers.redis(driver, LOCK_KEY);
         keepsTheFairLeaseThroughTwoDeaths();
     }
 
@@ -422,7 +308,7 @@ class QuorumFairLeaseSpreadTest {
      */
     @RepeatedTest(3)
     void shouldNotLeaveALeaseReleasedWhileItsSpreadWasOnItsWayOnTheMembersItReached() throws Exception {
-        members = new InMemoryFive();
+        members = FiveMembers.inMemory(LOCK_KEY);
         List<Runnable> heldPutBacks = new CopyOnWriteArrayList<>();
         QuorumRestoreRaceTest.HoldingRestores b3 =
                 new QuorumRestoreRaceTest.HoldingRestores(members.newBackend(3), heldPutBacks);
@@ -516,7 +402,7 @@ class QuorumFairLeaseSpreadTest {
      */
     @RepeatedTest(3)
     void shouldNotSpreadALeaseReleasedUnderAMinHoldTimePastTheHold() throws Exception {
-        members = new InMemoryFive();
+        members = FiveMembers.inMemory(LOCK_KEY);
         List<HoldingReleases> c3And4 = new ArrayList<>();
         Granted granted = grantedOnExactlyAMajority(backends(0, 5), cMembersHeldOn3And4(c3And4), HOLDING);
         long releasedAt = releaseUnderTheHoldThenFree3And4(granted, c3And4);
@@ -546,7 +432,7 @@ class QuorumFairLeaseSpreadTest {
      */
     @RepeatedTest(3)
     void shouldEndASpreadCopyThatLandedAfterAReleaseUnderAMinHoldTimeWithTheHold() throws Exception {
-        members = new InMemoryFive();
+        members = FiveMembers.inMemory(LOCK_KEY);
         List<Runnable> heldPutBacks = new CopyOnWriteArrayList<>();
         List<LockBackend> bMembers = backends(0, 3);
         QuorumRestoreRaceTest.HoldingRestores b3 =

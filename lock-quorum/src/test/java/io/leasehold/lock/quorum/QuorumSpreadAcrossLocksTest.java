@@ -8,8 +8,6 @@ import io.leasehold.lock.Lease;
 import io.leasehold.lock.LockClient;
 import io.leasehold.lock.LockOptions;
 import io.leasehold.lock.spi.LockBackend;
-import io.leasehold.lock.testkit.redis.RedisLockBackendFixture;
-import io.leasehold.lock.testkit.redis.RedisNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,121 +36,7 @@ class QuorumSpreadAcrossLocksTest {
             .autoRenew(false)
             .build();
 
-    private interface Five extends AutoCloseable {
-        LockBackend newBackend(int member);
-
-        String value(int member);
-
-        long pttl(int member);
-
-        void write(int member, String value);
-
-        void delete(int member);
-
-        void kill(int member);
-
-        @Override
-        void close();
-    }
-
-    private static final class InMemoryFive implements Five {
-        private final Members members = new Members(5);
-
-        @Override
-        public LockBackend newBackend(int member) {
-            return members.fixtures.get(member).newBackend();
-        }
-
-        @Override
-        public String value(int member) {
-            return members.store(member).get(KEY).orElse("(none)");
-        }
-
-        @Override
-        public long pttl(int member) {
-            return members.store(member).pttl(KEY);
-        }
-
-        @Override
-        public void write(int member, String value) {
-            members.store(member).writeKey(KEY, value);
-        }
-
-        @Override
-        public void delete(int member) {
-            members.store(member).deleteKey(KEY);
-        }
-
-        @Override
-        public void kill(int member) {
-            members.fixtures.get(member).makeUnavailable();
-        }
-
-        @Override
-        public void close() {
-            members.close();
-        }
-    }
-
-    private static final class RedisFive implements Five {
-        private final QuorumFixture fixture;
-
-        RedisFive(String driver) {
-            fixture = RedisMembers.of(driver, 5);
-        }
-
-        private RedisNode node(int member) {
-            return ((RedisLockBackendFixture<?>) fixture.members().get(member))
-                    .topology()
-                    .masterForKey(KEY);
-        }
-
-        @Override
-        public LockBackend newBackend(int member) {
-            return fixture.members().get(member).newBackend();
-        }
-
-        @Override
-        public String value(int member) {
-            try {
-                Object value = node(member).command("GET", KEY);
-                return value == null ? "(none)" : String.valueOf(value);
-            } catch (RuntimeException down) {
-                return "(down)";
-            }
-        }
-
-        @Override
-        public long pttl(int member) {
-            try {
-                return ((Number) node(member).command("PTTL", KEY)).longValue();
-            } catch (RuntimeException down) {
-                return -3;
-            }
-        }
-
-        @Override
-        public void write(int member, String value) {
-            node(member).command("SET", KEY, value);
-        }
-
-        @Override
-        public void delete(int member) {
-            node(member).command("DEL", KEY);
-        }
-
-        @Override
-        public void kill(int member) {
-            node(member).kill();
-        }
-
-        @Override
-        public void close() {
-            fixture.close();
-        }
-    }
-
-    private Five members;
+    private FiveMembers members;
     private final List<LockClient> clients = new ArrayList<>();
 
     @AfterEach
@@ -200,7 +84,7 @@ class QuorumSpreadAcrossLocksTest {
     })
     void shouldKeepALeaseGrantedOnThreeOfFiveThroughTwoDeathsWhenAnotherLockIsUsedMeanwhile(
             String where, boolean otherLock) throws Exception {
-        members = where.equals("in-memory") ? new InMemoryFive() : new RedisFive(where);
+        members = where.equals("in-memory") ? FiveMembers.inMemory(KEY) : FiveMembers.redis(where, KEY);
         LockClient b = client();
         LockClient other = client();
         members.write(3, OTHER);
@@ -247,7 +131,7 @@ class QuorumSpreadAcrossLocksTest {
     })
     void shouldKeepARenewedLeaseGrantedOnThreeOfFiveThroughTwoDeathsWhenAnotherLockIsUsedMeanwhile(
             String where, boolean otherLock) throws Exception {
-        members = where.equals("in-memory") ? new InMemoryFive() : new RedisFive(where);
+        members = where.equals("in-memory") ? FiveMembers.inMemory(KEY) : FiveMembers.redis(where, KEY);
         LockClient b = client();
         LockClient other = client();
         members.write(3, OTHER);
