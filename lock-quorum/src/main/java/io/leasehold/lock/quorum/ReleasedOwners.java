@@ -41,20 +41,20 @@ final class ReleasedOwners {
      */
     record Release(SentRelease sent, boolean confirmed) {}
 
-    private final Map<String, Release> recent = new LinkedHashMap<>(64, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Release> eldest) {
-            return size() > HARD_CAPACITY || (size() > CAPACITY && kept(eldest.getValue()));
-        }
-    };
+    private final Map<String, Release> recent = keptMap();
 
-    /** Force-releases by lock key (one map with {@link #recent}, under its lock): the latest of each. */
-    private final Map<String, Release> forced = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Release> eldest) {
-            return size() > HARD_CAPACITY || (size() > CAPACITY && kept(eldest.getValue()));
-        }
-    };
+    /** Force-releases by lock key (guarded by {@link #recent}'s lock): the latest of each. */
+    private final Map<String, Release> forced = keptMap();
+
+    /** A map in insertion order that forgets its oldest entries as the class doc says. */
+    private static Map<String, Release> keptMap() {
+        return new LinkedHashMap<>(64, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Release> eldest) {
+                return size() > HARD_CAPACITY || (size() > CAPACITY && kept(eldest.getValue()));
+            }
+        };
+    }
 
     /** Whether {@code release} was kept its {@value #KEEP_SECONDS} s. */
     private static boolean kept(Release release) {
