@@ -91,6 +91,24 @@ final class Members implements AutoCloseable {
         return List.of(owner, "86400000", "3000", "PUBLISH", "30000");
     }
 
+    /** The owner in a lock's value ({@code <owner>:<token>[:<seq>]}): its part before the first ':'. */
+    static String ownerOf(Object value) {
+        String v = String.valueOf(value);
+        int sep = v.indexOf(':');
+        return sep < 0 ? v : v.substring(0, sep);
+    }
+
+    /**
+     * Waits until {@code nanoTime} ({@link System#nanoTime()}): for a test that must let a bounded process
+     * (a spread's tries, a hold) run out before asserting that it left nothing behind.
+     */
+    static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(20)));
+        }
+    }
+
     /** Waits (polling, up to 10 s) until {@code condition} holds; fails naming {@code what} if it never does. */
     static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

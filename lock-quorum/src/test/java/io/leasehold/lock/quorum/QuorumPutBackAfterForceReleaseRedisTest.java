@@ -1,5 +1,6 @@
 package io.leasehold.lock.quorum;
 
+import static io.leasehold.lock.quorum.Members.ownerOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,12 +30,6 @@ class QuorumPutBackAfterForceReleaseRedisTest {
             .leaseTime(Duration.ofSeconds(30))
             .autoRenew(false)
             .build();
-
-    private static String ownerOf(Object value) {
-        String v = String.valueOf(value);
-        int sep = v.indexOf(':');
-        return sep < 0 ? v : v.substring(0, sep);
-    }
 
     @ParameterizedTest(name = "{0}, force {1}")
     // Not Lettuce with a force-release: Lettuce itself sends an unanswered command again when it reconnects,

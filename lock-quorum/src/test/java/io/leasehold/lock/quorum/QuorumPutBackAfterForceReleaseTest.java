@@ -1,5 +1,6 @@
 package io.leasehold.lock.quorum;
 
+import static io.leasehold.lock.quorum.Members.ownerOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -82,11 +83,6 @@ class QuorumPutBackAfterForceReleaseTest {
             }
             return delegate().eval(script, keys, args);
         }
-    }
-
-    private static String ownerOf(String value) {
-        int sep = value.indexOf(':');
-        return sep < 0 ? value : value.substring(0, sep);
     }
 
     private String valueOn(int member) {

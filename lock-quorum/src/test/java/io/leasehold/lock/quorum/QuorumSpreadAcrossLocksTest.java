@@ -1,5 +1,6 @@
 package io.leasehold.lock.quorum;
 
+import static io.leasehold.lock.quorum.Members.ownerOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,11 +65,6 @@ class QuorumSpreadAcrossLocksTest {
             }
         }
         throw last;
-    }
-
-    private static String ownerOf(String value) {
-        int sep = value.indexOf(':');
-        return sep < 0 ? value : value.substring(0, sep);
     }
 
     private String values() {

@@ -1,5 +1,7 @@
 package io.leasehold.lock.quorum;
 
+import static io.leasehold.lock.quorum.Members.ownerOf;
+import static io.leasehold.lock.quorum.Members.sleepUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,11 +61,6 @@ class QuorumSpreadAfterReleasesTest {
         return client;
     }
 
-    private static String ownerOf(String value) {
-        int sep = value.indexOf(':');
-        return sep < 0 ? value : value.substring(0, sep);
-    }
-
     private String valueOn(int member) {
         return members.store(member).get(KEY).orElse("(none)");
     }
@@ -74,13 +71,6 @@ class QuorumSpreadAfterReleasesTest {
             v.add(valueOn(m) + " (pttl " + members.store(m).pttl(KEY) + ")");
         }
         return v.toString();
-    }
-
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
-        long left;
-        while ((left = nanoTime - System.nanoTime()) > 0) {
-            TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(20)));
-        }
     }
 
     /** B's lease granted on members 0 and 1 while member 2 holds {@link #OTHER}; B's owner. */

@@ -1,5 +1,7 @@
 package io.leasehold.lock.quorum;
 
+import static io.leasehold.lock.quorum.Members.ownerOf;
+import static io.leasehold.lock.quorum.Members.sleepUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,18 +90,6 @@ class QuorumSpreadRedisRacesTest {
             v.add(valueOn(m) + " (pttl " + pttl(m) + ")");
         }
         return v.toString();
-    }
-
-    private static String ownerOf(String value) {
-        int sep = value.indexOf(':');
-        return sep < 0 ? value : value.substring(0, sep);
-    }
-
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
-        long left;
-        while ((left = nanoTime - System.nanoTime()) > 0) {
-            TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(20)));
-        }
     }
 
     /** A client over {@code backends} (it owns them), its members enlisted by a first acquisition. */
